@@ -1,0 +1,8 @@
+"""App config for accounts: sign-up, login, tokens, profiles and friends."""
+
+from django.apps import AppConfig
+
+
+class AccountsConfig(AppConfig):
+    name = "accounts"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,51 @@
+"""Accounts data: profiles, friendships and login-failure counters."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Profile(models.Model):
+    """What a player tells about themselves; created with the account."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
+    display_name = models.CharField(max_length=40, blank=True)
+    bio = models.CharField(max_length=280, blank=True)
+
+    def __str__(self) -> str:
+        return self.user.username
+
+
+class Friendship(models.Model):
+    """A friend request from one player to another; friends once accepted (the relation is mutual)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+
+    from_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="friend_requests_sent")
+    to_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="friend_requests_received")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["from_user", "to_user"], name="one_request_per_pair"),
+            models.CheckConstraint(condition=~Q(from_user=models.F("to_user")), name="no_self_friendship"),
+        ]
+        # Friends of a player are looked up from both sides.
+        indexes = [models.Index(fields=["to_user", "status"], name="friendship_to_status")]
+
+
+class LoginFailure(models.Model):
+    """Failed logins per key (account or address) and minute window, when Redis is not configured."""
+
+    key = models.CharField(max_length=200)
+    window = models.BigIntegerField(help_text="unix minute")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "window"], name="one_counter_per_window")]

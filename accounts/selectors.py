@@ -1,0 +1,40 @@
+"""Reads about players: friends lists and friendship checks."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+
+from accounts.models import Friendship
+
+
+def friend_ids(user) -> set[int]:
+    """Ids of the user's accepted friends (the relation is mutual)."""
+    if not getattr(user, "is_authenticated", False):
+        return set()
+    rows = Friendship.objects.filter(Q(from_user=user) | Q(to_user=user), status=Friendship.Status.ACCEPTED).values_list(
+        "from_user_id", "to_user_id"
+    )
+    return {b if a == user.pk else a for a, b in rows}
+
+
+def are_friends(a, b) -> bool:
+    if not getattr(a, "is_authenticated", False) or a.pk == b.pk:
+        return False
+    return Friendship.objects.filter(
+        Q(from_user=a, to_user=b) | Q(from_user=b, to_user=a), status=Friendship.Status.ACCEPTED
+    ).exists()
+
+
+def friends_overview(user) -> dict:
+    rows = Friendship.objects.filter(Q(from_user=user) | Q(to_user=user)).select_related("from_user", "to_user")
+    friends, incoming, outgoing = [], [], []
+    for row in rows.order_by("created_at"):
+        other = row.to_user if row.from_user_id == user.pk else row.from_user
+        if row.status == Friendship.Status.ACCEPTED:
+            friends.append({"username": other.username, "since": row.accepted_at})
+        elif row.to_user_id == user.pk:
+            incoming.append({"username": other.username, "since": row.created_at})
+        else:
+            outgoing.append({"username": other.username, "since": row.created_at})
+    by_name = lambda item: item["username"].lower()  # noqa: E731
+    return {"friends": sorted(friends, key=by_name), "incoming": incoming, "outgoing": outgoing}

@@ -1,0 +1,70 @@
+"""Login throttling: after 10 failures in a minute for one account or address, refuse until it passes.
+
+Counters are atomic and shared by every server process: Redis INCR when REDIS_URL is set, else an
+UPDATE ... SET count = count + 1 on a database row. Windows are fixed calendar minutes.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from accounts.models import LoginFailure
+
+LIMIT = 10
+WINDOW_S = 60
+
+
+def _window() -> int:
+    return int(time.time() // WINDOW_S)
+
+
+def keys_for(username: str, address: str | None) -> list[str]:
+    keys = [f"user:{username.strip().lower()[:150]}"]
+    if address:
+        keys.append(f"addr:{address}")
+    return keys
+
+
+def seconds_left() -> int:
+    return int(WINDOW_S - time.time() % WINDOW_S) + 1
+
+
+def _cache_key(key: str, window: int) -> str:
+    return f"login-fail:{window}:{key}"
+
+
+def failures(key: str) -> int:
+    window = _window()
+    if settings.REDIS_URL:
+        return int(cache.get(_cache_key(key, window)) or 0)
+    row = LoginFailure.objects.filter(key=key, window=window).values_list("count", flat=True).first()
+    return row or 0
+
+
+def is_limited(keys: list[str]) -> bool:
+    return any(failures(key) >= LIMIT for key in keys)
+
+
+def record_failure(keys: list[str]) -> None:
+    window = _window()
+    for key in keys:
+        if settings.REDIS_URL:
+            name = _cache_key(key, window)
+            cache.add(name, 0, timeout=WINDOW_S * 2)
+            cache.incr(name)
+            continue
+        if LoginFailure.objects.filter(key=key, window=window).update(count=F("count") + 1):
+            continue
+        try:
+            with transaction.atomic():
+                LoginFailure.objects.create(key=key, window=window, count=1)
+        except IntegrityError:  # another request created it first: count on its row
+            LoginFailure.objects.filter(key=key, window=window).update(count=F("count") + 1)
+    # Old rows are swept now and then, so the table stays small.
+    if not settings.REDIS_URL and window % 10 == 0:
+        LoginFailure.objects.filter(window__lt=window - 1).delete()

@@ -1,0 +1,132 @@
+"""The spec's error shape, {"error": {"code", "message"}}, for every API error, DRF's or Django's."""
+
+from __future__ import annotations
+
+import logging
+
+from django.http import JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+logger = logging.getLogger(__name__)
+
+
+class ServiceError(Exception):
+    """A refusal by the service layer, carried to clients with its spec code and HTTP status.
+
+    `extra` adds fields beside code and message (for example the current game on a ply conflict).
+    """
+
+    status = 400
+
+    def __init__(self, code: str, message: str, *, status: int | None = None, extra: dict | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        if status is not None:
+            self.status = status
+        self.extra = extra or {}
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "message": self.message, **self.extra}
+
+
+# HTTP status for each code the engine raises (bad input is 400; a well-formed move the rules refuse
+# is 422, so clients can tell "you typed it wrong" from "that is not allowed").
+ENGINE_STATUS = {"bad_notation": 400, "illegal_move": 422, "invalid_deal": 400, "bad_board": 400}
+
+_DRF_CODES = {
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "authentication_failed",
+    exceptions.PermissionDenied: "forbidden",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "rate_limited",
+    exceptions.ParseError: "bad_request",
+    exceptions.ValidationError: "invalid_request",
+}
+
+
+def error_body(code: str, message: str, **extra) -> dict:
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def _first_message(detail) -> str:
+    """A readable sentence from DRF's nested validation detail."""
+    if isinstance(detail, dict):
+        for field, value in detail.items():
+            inner = _first_message(value)
+            return inner if field == "non_field_errors" else f"{field}: {inner}"
+        return "invalid request"
+    if isinstance(detail, list):
+        return _first_message(detail[0]) if detail else "invalid request"
+    return str(detail)
+
+
+def api_exception_handler(exc, context):
+    """DRF's handler, reshaped; engine and service errors mapped to their codes."""
+    from games.engine import EngineError  # late import: the engine is a library, settings load first
+
+    if isinstance(exc, ServiceError):
+        return Response({"error": exc.as_dict()}, status=exc.status)
+    if isinstance(exc, EngineError):
+        return Response(error_body(exc.code, str(exc)), status=ENGINE_STATUS.get(exc.code, 400))
+    response = exception_handler(exc, context)
+    if response is None:
+        return None  # an unexpected error: the middleware answers 500 in the same shape
+    code = next((c for klass, c in _DRF_CODES.items() if isinstance(exc, klass)), "error")
+    detail = getattr(exc, "detail", str(exc))
+    message = _first_message(detail) if code == "invalid_request" else str(detail)
+    extra = {"fields": detail} if code == "invalid_request" and isinstance(detail, dict) else {}
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        extra["retry_after"] = int(exc.wait)
+    response.data = error_body(code, message, **extra)
+    return response
+
+
+_PLAIN_CODES = {
+    400: "bad_request",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    429: "rate_limited",
+    500: "server_error",
+}
+
+
+def _wants_json(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+class ApiErrorMiddleware:
+    """Gives errors raised outside DRF views (unknown /api/ URLs, crashes) the spec's JSON shape."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            _wants_json(request)
+            and response.status_code >= 400
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            code = _PLAIN_CODES.get(response.status_code, "error")
+            message = {404: f"no such endpoint: {request.path}", 405: f"method {request.method} not allowed"}.get(
+                response.status_code, code.replace("_", " ")
+            )
+            new = JsonResponse(error_body(code, message), status=response.status_code)
+            if response.has_header("Allow"):
+                new["Allow"] = response["Allow"]
+            return new
+        return response
+
+    def process_exception(self, request, exception):
+        if not _wants_json(request):
+            return None
+        logger.exception("unhandled error on %s %s", request.method, request.path)
+        return JsonResponse(error_body("server_error", "the server failed; the error was logged"), status=status.HTTP_500_INTERNAL_SERVER_ERROR)

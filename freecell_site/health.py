@@ -1,0 +1,55 @@
+"""GET /healthz: the state of the database and the channel layer, 200 when both answer, else 503."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import connection
+from django.http import JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+CHECK_TIMEOUT = 2.0
+
+
+def check_database() -> dict:
+    started = time.perf_counter()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any failure means "down"; the message says which
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
+    return {"ok": True, "vendor": connection.vendor, "ms": round((time.perf_counter() - started) * 1000, 2)}
+
+
+async def _round_trip(layer) -> None:
+    channel = await layer.new_channel("healthz.")
+    await layer.send(channel, {"type": "healthz.ping"})
+    await layer.receive(channel)
+
+
+def check_channel_layer() -> dict:
+    layer = get_channel_layer()
+    name = type(layer).__name__
+    started = time.perf_counter()
+
+    async def probe():
+        await asyncio.wait_for(_round_trip(layer), CHECK_TIMEOUT)
+
+    try:
+        async_to_sync(probe)()
+    except Exception as exc:
+        return {"ok": False, "backend": name, "error": f"{type(exc).__name__}: {exc}"[:300]}
+    return {"ok": True, "backend": name, "ms": round((time.perf_counter() - started) * 1000, 2)}
+
+
+@never_cache
+@require_GET
+def healthz(request):
+    checks = {"database": check_database(), "channel_layer": check_channel_layer()}
+    healthy = all(check["ok"] for check in checks.values())
+    return JsonResponse({"status": "ok" if healthy else "down", **checks}, status=200 if healthy else 503)

@@ -1,0 +1,198 @@
+"""Django settings, read from the environment with embedded defaults (SQLite, in-memory channel layer)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+from freecell_site.env import env_bool, env_int, env_list, env_origins, env_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# The development default is deliberately weak and named as such: `check --deploy` flags it
+# (security.W009), so a production start without SECRET_KEY never passes the deploy check.
+DEV_SECRET_KEY = "django-insecure-dev-only-set-SECRET_KEY-in-production"
+SECRET_KEY = os.environ.get("SECRET_KEY", "").strip() or DEV_SECRET_KEY
+DEBUG = env_bool("DEBUG", default=True)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_origins("CSRF_TRUSTED_ORIGINS")
+
+# Daily deals derive their seed from this secret and the date, so nobody can compute tomorrow's deal.
+DAILY_SECRET = os.environ.get("DAILY_SECRET", "").strip() or SECRET_KEY
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "accounts",
+    "games",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "freecell_site.errors.ApiErrorMiddleware",
+]
+
+ROOT_URLCONF = "freecell_site.urls"
+ASGI_APPLICATION = "freecell_site.asgi.application"
+WSGI_APPLICATION = "freecell_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: DATABASE_URL, or a SQLite file beside manage.py ---------------------------------
+_database_url = env_url("DATABASE_URL", schemes=("sqlite", "postgres", "postgresql", "pgsql"))
+if _database_url:
+    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0))}
+    if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+        DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
+            # A generous lock timeout: the dev server has several threads writing games.
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: channel layer and cache; without it, in-process equivalents ------------------------
+REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss", "unix"))
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+        }
+    }
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+# Serve straight from the app folders too, so `daphne` alone serves the site without collectstatic.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "FreeCell Online <noreply@freecell.invalid>")
+
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+
+# --- Production hardening: on whenever DEBUG is off -------------------------------------------
+if not DEBUG:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+# Health checks from load balancers come over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "freecell_site.errors.api_exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "freecell_site.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("THROTTLE_ANON", "120/min"),
+        "user": os.environ.get("THROTTLE_USER", "1200/min"),
+        "verify": os.environ.get("THROTTLE_VERIFY", "60/min"),
+        "moves": os.environ.get("THROTTLE_MOVES", "600/min"),
+    },
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "FreeCell Online API",
+    "DESCRIPTION": "Play FreeCell, the daily challenge and live races. Every error is "
+    '`{"error": {"code": ..., "message": ...}}`.',
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "GameStatusEnum": ["playing", "won", "resigned"],
+        "FinishedStatusEnum": ["won", "resigned"],
+    },
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # Django's own handler would print each line twice beside the root one.
+        "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "django.channels.server": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+    },
+}

@@ -1,0 +1,17 @@
+"""The site's URLs: admin, health, API (with its schema and docs) and the pages."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from freecell_site.health import healthz
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", include("accounts.urls")),
+    path("api/", include("games.api.urls")),
+    path("", include("frontend.urls")),
+]

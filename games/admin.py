@@ -1,0 +1,91 @@
+"""Admin pages for deals, games (with their read-only histories), dailies and races."""
+
+from django.contrib import admin
+
+from games.models import Action, DailyChallenge, Deal, Game, Race, RaceEntry, RaceInvite
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class ActionInline(ReadOnlyInline):
+    model = Action
+    fields = ["index", "kind", "notation", "autoplay", "client_id", "created_at"]
+    readonly_fields = fields
+
+
+@admin.register(Deal)
+class DealAdmin(admin.ModelAdmin):
+    list_display = ["id", "created_at"]
+    search_fields = ["id"]
+    readonly_fields = ["id", "columns", "created_at"]
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = ["id", "player", "deal", "daily", "status", "ply", "undos", "elapsed_ms", "review", "created_at"]
+    list_filter = ["status", "autoplay", "review", "daily"]
+    search_fields = ["player__username", "deal__id"]
+    raw_id_fields = ["player", "deal", "daily"]
+    # Everything but the review verdict is derived from the validated history: not editable here.
+    readonly_fields = [
+        "deal", "player", "autoplay", "daily", "status", "ply", "undos", "cards_home", "stuck",
+        "version", "state", "line", "created_at", "finished_at", "elapsed_ms",
+    ]
+    inlines = [ActionInline]
+
+
+@admin.register(Action)
+class ActionAdmin(admin.ModelAdmin):
+    list_display = ["game", "index", "kind", "notation", "created_at"]
+    search_fields = ["game__id"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(DailyChallenge)
+class DailyChallengeAdmin(admin.ModelAdmin):
+    list_display = ["date", "deal", "par", "seed_index", "created_at"]
+    readonly_fields = ["date", "deal", "seed_index", "par", "par_line", "created_at"]
+
+
+class RaceEntryInline(ReadOnlyInline):
+    model = RaceEntry
+    fields = ["player", "game", "rank", "joined_at"]
+    readonly_fields = fields
+
+
+@admin.register(Race)
+class RaceAdmin(admin.ModelAdmin):
+    list_display = ["code", "deal", "owner", "status", "starts_at", "created_at"]
+    list_filter = ["status"]
+    search_fields = ["code", "owner__username"]
+    raw_id_fields = ["owner", "deal", "rematch_of", "ghost_of"]
+    inlines = [RaceEntryInline]
+
+
+@admin.register(RaceEntry)
+class RaceEntryAdmin(admin.ModelAdmin):
+    list_display = ["race", "player", "game", "rank"]
+    raw_id_fields = ["race", "player", "game"]
+
+
+@admin.register(RaceInvite)
+class RaceInviteAdmin(admin.ModelAdmin):
+    list_display = ["race", "invited", "invited_by", "created_at"]
+    raw_id_fields = ["race", "invited", "invited_by"]

@@ -1,0 +1,55 @@
+"""A player's finished games with their lines: paginated JSON, or streamed NDJSON (`?format=ndjson`)."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth.models import User
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import permissions, serializers
+from rest_framework.renderers import JSONRenderer
+from rest_framework.views import APIView
+
+from freecell_site.errors import ServiceError
+from freecell_site.pagination import Pagination
+from freecell_site.renderers import NDJSONRenderer
+from games import selectors
+from games.api.serializers import ErrorSerializer
+
+
+class ExportRowSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    deal = serializers.CharField()
+    status = serializers.ChoiceField(choices=["won", "resigned"])
+    moves = serializers.IntegerField()
+    undos = serializers.IntegerField()
+    autoplay = serializers.ChoiceField(choices=["none", "safe"])
+    elapsed_ms = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    line = serializers.CharField()
+
+
+class UserGamesExportView(APIView):
+    permission_classes = [permissions.AllowAny]
+    renderer_classes = [JSONRenderer, NDJSONRenderer]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "ndjson"], description="ndjson: one game a line, streamed")],
+        responses={200: ExportRowSerializer(many=True), 404: OpenApiResponse(ErrorSerializer)},
+        summary="A player's finished games with their lines",
+    )
+    def get(self, request, username: str):
+        player = User.objects.filter(username=username, is_active=True).first()
+        if player is None:
+            raise ServiceError("not_found", f"no player named {username!r}", status=404)
+        rows = selectors.export_rows(player, request.user)
+        if request.accepted_renderer.format == "ndjson":
+            response = StreamingHttpResponse((json.dumps(row) + "\n" for row in rows), content_type="application/x-ndjson")
+            response["Content-Disposition"] = f'inline; filename="{player.username}-games.ndjson"'
+            return response
+        paginator = Pagination()
+        page = paginator.paginate_queryset(list(rows), request, view=self)
+        return paginator.get_paginated_response(page)

@@ -1,0 +1,114 @@
+"""Request validation and response shapes of the games API (also what the OpenAPI schema shows)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="bad_notation, illegal_move, ply_conflict, game_over, invalid_deal, not_found, forbidden, rate_limited, ...")
+    message = serializers.CharField()
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = ErrorDetailSerializer()
+
+
+class FoundationsSerializer(serializers.Serializer):
+    C = serializers.IntegerField(min_value=0, max_value=13)
+    D = serializers.IntegerField(min_value=0, max_value=13)
+    H = serializers.IntegerField(min_value=0, max_value=13)
+    S = serializers.IntegerField(min_value=0, max_value=13)
+
+
+class StateSerializer(serializers.Serializer):
+    columns = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), min_length=8, max_length=8)
+    cells = serializers.ListField(child=serializers.CharField(allow_null=True), min_length=4, max_length=4)
+    foundations = FoundationsSerializer()
+
+
+class ActionSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="0-based ply of the action")
+    kind = serializers.ChoiceField(choices=["move", "undo"])
+    move = serializers.CharField(help_text="the move played, or for an undo the move taken back")
+    autoplay = serializers.ListField(child=serializers.CharField(), help_text="foundation moves autoplay made (or that the undo took back)")
+    at = serializers.DateTimeField(help_text="server time")
+
+
+class GameSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    deal = serializers.CharField()
+    player = serializers.CharField()
+    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
+    ply = serializers.IntegerField(help_text="player actions so far (moves and undos)")
+    moves = serializers.IntegerField(help_text="the score: player actions, undos included")
+    undos = serializers.IntegerField()
+    autoplay = serializers.ChoiceField(choices=["none", "safe"])
+    ranked = serializers.BooleanField()
+    state = StateSerializer()
+    cards_home = serializers.IntegerField()
+    stuck = serializers.BooleanField()
+    version = serializers.IntegerField(help_text="bumped on every change; websocket clients resync on a gap")
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    elapsed_ms = serializers.IntegerField()
+
+
+class ActionResultSerializer(GameSerializer):
+    action = ActionSerializer(required=False)
+    repeated = serializers.BooleanField(help_text="true when this answers a resend of the last accepted action")
+
+
+class CreateGameSerializer(serializers.Serializer):
+    deal = serializers.CharField(max_length=40, help_text="ms:N, seed:S or daily:YYYY-MM-DD (a past day)")
+    autoplay = serializers.ChoiceField(choices=["none", "safe"], default="safe")
+
+
+class MoveSerializer(serializers.Serializer):
+    move = serializers.CharField(max_length=16, help_text="the spec's notation: 3a, 57, 24v3, ah ...")
+    ply = serializers.IntegerField(min_value=0, max_value=2**31 - 1, help_text="player actions the client has seen")
+    client_id = serializers.CharField(max_length=64, required=False, default="", allow_blank=True)
+
+
+class UndoSerializer(serializers.Serializer):
+    ply = serializers.IntegerField(min_value=0, max_value=2**31 - 1)
+    client_id = serializers.CharField(max_length=64, required=False, default="", allow_blank=True)
+
+
+class HistorySerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    deal = serializers.CharField()
+    autoplay = serializers.ChoiceField(choices=["none", "safe"])
+    actions = ActionSerializer(many=True)
+    line = serializers.CharField(help_text="the line of play for autoplay none: autoplay written out, undone moves left out")
+
+
+class DealSerializer(serializers.Serializer):
+    deal = serializers.CharField()
+    columns = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+    board = serializers.CharField(help_text="Freecell Solver board text")
+
+
+class VerifyRequestSerializer(serializers.Serializer):
+    deal = serializers.CharField(max_length=40)
+    moves = serializers.CharField(max_length=20000, allow_blank=True, help_text="moves separated by white space")
+    autoplay = serializers.ChoiceField(choices=["none", "safe"], default="none")
+
+
+class VerifyErrorSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    move = serializers.CharField()
+    code = serializers.ChoiceField(choices=["bad_notation", "illegal_move"])
+    message = serializers.CharField()
+
+
+class VerifyResultSerializer(serializers.Serializer):
+    valid = serializers.BooleanField()
+    won = serializers.BooleanField()
+    moves = serializers.IntegerField(help_text="moves replayed")
+    error = VerifyErrorSerializer(required=False)
+
+
+class HintSerializer(serializers.Serializer):
+    move = serializers.CharField(allow_null=True, help_text="null when the solver found no winning line")
+    result = serializers.ChoiceField(choices=["solved", "unsolvable", "gave_up"])

@@ -1,0 +1,17 @@
+"""URLs of the games API."""
+
+from django.urls import path
+
+from games.api import views
+
+urlpatterns = [
+    path("deals/<str:deal>/", views.DealView.as_view(), name="deal"),
+    path("games/", views.GameListView.as_view(), name="games"),
+    path("games/<int:game_id>/", views.GameView.as_view(), name="game"),
+    path("games/<int:game_id>/moves/", views.MoveView.as_view(), name="game-moves"),
+    path("games/<int:game_id>/undo/", views.UndoView.as_view(), name="game-undo"),
+    path("games/<int:game_id>/resign/", views.ResignView.as_view(), name="game-resign"),
+    path("games/<int:game_id>/history/", views.HistoryView.as_view(), name="game-history"),
+    path("games/<int:game_id>/hint/", views.HintView.as_view(), name="game-hint"),
+    path("solutions/verify/", views.VerifyView.as_view(), name="verify"),
+]

@@ -1,0 +1,197 @@
+"""REST views for deals, games, moves, undo, history, verification and hints: thin, over services."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import permissions, status
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from freecell_site.errors import ServiceError
+from freecell_site.renderers import PlainTextRenderer
+from games import selectors, services
+from games.api import serializers as s
+from games.engine import Board, parse_deal, verify
+from games.models import Game
+from games.payloads import game_payload
+
+ERRORS = {
+    400: OpenApiResponse(s.ErrorSerializer, description="bad input (bad_notation, invalid_deal, invalid_request)"),
+    401: OpenApiResponse(s.ErrorSerializer, description="not signed in"),
+    403: OpenApiResponse(s.ErrorSerializer, description="forbidden"),
+    404: OpenApiResponse(s.ErrorSerializer, description="not_found"),
+    409: OpenApiResponse(s.ErrorSerializer, description="ply_conflict (with the current game) or game_over"),
+    422: OpenApiResponse(s.ErrorSerializer, description="illegal_move"),
+    429: OpenApiResponse(s.ErrorSerializer, description="rate_limited"),
+}
+
+
+def errors(*codes: int) -> dict:
+    return {code: ERRORS[code] for code in codes}
+
+
+def visible_game(request, game_id: int) -> Game:
+    game = get_object_or_404(Game.objects.select_related("player", "deal"), pk=game_id)
+    if not selectors.can_view_game(request.user, game):
+        # Hidden games are reported as missing, so their existence leaks nothing.
+        raise ServiceError("not_found", f"no game {game_id}", status=404)
+    return game
+
+
+def deal_response(deal_text: str) -> dict:
+    deal_id = parse_deal(deal_text)
+    if deal_id.kind == "daily":
+        from games.daily import today
+
+        if deal_id.value >= today():
+            raise ServiceError("not_found", f"the deal of daily:{deal_id.value.isoformat()} is shown once its day is over", status=404)
+    deal = services.get_deal(str(deal_id))
+    board = services.board_of_deal(deal)
+    return {"deal": str(deal_id), "columns": deal.columns, "board": board.to_text()}
+
+
+class DealView(APIView):
+    permission_classes = [permissions.AllowAny]
+    throttle_scope = "verify"
+    throttle_classes = [ScopedRateThrottle]
+
+    @extend_schema(responses={200: s.DealSerializer, **errors(400, 404, 429)}, summary="A deal's layout")
+    def get(self, request, deal: str):
+        return Response(deal_response(deal))
+
+
+class GameListView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        request=s.CreateGameSerializer,
+        responses={201: s.GameSerializer, **errors(400, 401, 404, 429)},
+        summary="Start a casual game",
+    )
+    def post(self, request):
+        body = s.CreateGameSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        deal_id = parse_deal(body.validated_data["deal"])
+        if deal_id.kind == "daily":
+            from games.daily import today
+
+            if deal_id.value >= today():
+                raise ServiceError("forbidden", "today's daily is played ranked: POST /api/daily/play/", status=403)
+        game = services.create_game(player=request.user, deal=str(deal_id), autoplay=body.validated_data["autoplay"])
+        return Response(game_payload(game), status=status.HTTP_201_CREATED)
+
+
+class GameView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses={200: s.GameSerializer, **errors(404)}, summary="A game")
+    def get(self, request, game_id: int):
+        return Response(game_payload(visible_game(request, game_id)))
+
+
+class MoveView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "moves"
+    throttle_classes = [ScopedRateThrottle]
+
+    @extend_schema(
+        request=s.MoveSerializer,
+        responses={200: s.ActionResultSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
+        summary="Play one move",
+    )
+    def post(self, request, game_id: int):
+        body = s.MoveSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        outcome = services.play_move(game_id=game_id, user=request.user, **body.validated_data)
+        return Response(outcome.payload())
+
+
+class UndoView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "moves"
+    throttle_classes = [ScopedRateThrottle]
+
+    @extend_schema(
+        request=s.UndoSerializer,
+        responses={200: s.ActionResultSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
+        summary="Undo the last move",
+    )
+    def post(self, request, game_id: int):
+        body = s.UndoSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        outcome = services.undo(game_id=game_id, user=request.user, **body.validated_data)
+        return Response(outcome.payload())
+
+
+class ResignView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: s.ActionResultSerializer, **errors(401, 403, 404, 409)}, summary="Resign")
+    def post(self, request, game_id: int):
+        return Response(services.resign(game_id=game_id, user=request.user).payload())
+
+
+class HistoryView(APIView):
+    permission_classes = [permissions.AllowAny]
+    renderer_classes = [JSONRenderer, PlainTextRenderer]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "text"], description="text: the line of play")],
+        responses={(200, "application/json"): s.HistorySerializer, (200, "text/plain"): OpenApiTypes.STR, **errors(404)},
+        summary="A game's history",
+    )
+    def get(self, request, game_id: int):
+        game = visible_game(request, game_id)
+        line = selectors.line_text(game)
+        if request.accepted_renderer.format == "text":
+            return Response(line + "\n" if line else "", content_type="text/plain; charset=utf-8")
+        actions = [services.action_payload(a) for a in selectors.actions_of(game)]
+        return Response({"game": game.pk, "deal": game_payload(game)["deal"], "autoplay": game.autoplay, "actions": actions, "line": line})
+
+
+class VerifyView(APIView):
+    permission_classes = [permissions.AllowAny]
+    authentication_classes = []  # public: no session, so no CSRF token needed either
+    throttle_scope = "verify"
+    throttle_classes = [ScopedRateThrottle]
+
+    @extend_schema(request=s.VerifyRequestSerializer, responses={200: s.VerifyResultSerializer, **errors(400, 404, 429)}, summary="Check a solution")
+    def post(self, request):
+        body = s.VerifyRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        deal_id = parse_deal(data["deal"])
+        if deal_id.kind == "daily":
+            deal_response(str(deal_id))  # refuses a daily whose day is not over
+        deal = services.get_deal(str(deal_id))
+        result = verify(services.board_of_deal(deal), data["moves"], autoplay=data["autoplay"])
+        answer = {"valid": result.valid, "won": result.won, "moves": result.moves}
+        if result.error:
+            answer["error"] = result.error
+        return Response(answer)
+
+
+class HintView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "verify"
+    throttle_classes = [ScopedRateThrottle]
+
+    @extend_schema(responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429)}, summary="A hint (casual games)")
+    def get(self, request, game_id: int):
+        from games.engine.solver import solve
+
+        game = visible_game(request, game_id)
+        if request.user.pk != game.player_id:
+            raise ServiceError("forbidden", "only the game's player can ask for a hint", status=403)
+        if game.daily_id is not None:
+            raise ServiceError("forbidden", "no hints in ranked games", status=403)
+        if game.status != Game.Status.PLAYING:
+            raise ServiceError("game_over", f"the game is over ({game.status})", status=409)
+        board: Board = services.board_of(game)
+        solution = solve(Board.from_state(board.state()), autoplay=game.autoplay, budget=3.0)
+        move = str(solution.moves[0]) if solution.result == "solved" and solution.moves else None
+        return Response({"move": move, "result": solution.result})

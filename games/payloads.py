@@ -1,0 +1,42 @@
+"""The JSON shape of a game, shared by the REST API, websocket pushes and the channel layer."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from games.models import Game
+
+
+def deal_label(game: Game) -> str:
+    """The deal id a player knows the game by: `daily:DATE` for a daily, else the deal's own id."""
+    if game.daily_id is not None:
+        return f"daily:{game.daily_id.isoformat()}"
+    return game.deal_id
+
+
+def elapsed_ms(game: Game) -> int:
+    if game.elapsed_ms is not None:
+        return game.elapsed_ms
+    return max(0, int((timezone.now() - game.created_at).total_seconds() * 1000))
+
+
+def game_payload(game: Game, *, username: str | None = None) -> dict:
+    """The spec's game object: {id, deal, player, status, ply, moves, undos, autoplay, state, ...}."""
+    return {
+        "id": game.pk,
+        "deal": deal_label(game),
+        "player": username or game.player.username,
+        "status": game.status,
+        "ply": game.ply,
+        "moves": game.ply,
+        "undos": game.undos,
+        "autoplay": game.autoplay,
+        "ranked": game.daily_id is not None,
+        "state": game.state,
+        "cards_home": game.cards_home,
+        "stuck": game.stuck,
+        "version": game.version,
+        "created_at": game.created_at.isoformat().replace("+00:00", "Z"),
+        "finished_at": game.finished_at.isoformat().replace("+00:00", "Z") if game.finished_at else None,
+        "elapsed_ms": elapsed_ms(game),
+    }

@@ -1,0 +1,253 @@
+"""The only code that changes a game: create, play a move, undo, resign.
+
+REST views, websocket consumers, races, the admin and management commands all call these functions.
+Each write locks the game row, checks `ply`, lets the engine validate, appends the Action, updates the
+snapshot on Game, and after commit publishes the new state on the channel layer (best effort: clients
+resync from the database when they see a gap in `version`).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from freecell_site.errors import ServiceError
+from games import events
+from games.engine import Board, Move, parse_deal
+from games.engine import deal_columns as engine_deal_columns
+from games.models import Action, Deal, Game
+from games.payloads import game_payload
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer to one action: the game after it, the stored action, and whether it was a resend."""
+
+    game: Game
+    action: Action | None
+    repeated: bool = False
+
+    def payload(self) -> dict:
+        body = game_payload(self.game)
+        if self.action is not None:
+            body["action"] = action_payload(self.action)
+        body["repeated"] = self.repeated
+        return body
+
+
+def action_payload(action: Action) -> dict:
+    return {
+        "index": action.index,
+        "kind": action.kind,
+        "move": action.notation,
+        "autoplay": action.autoplay,
+        "at": action.created_at.isoformat().replace("+00:00", "Z"),
+    }
+
+
+# --- deals ------------------------------------------------------------------------------------
+
+
+def get_deal(deal: str) -> Deal:
+    """The stored Deal for a deal id (`ms:N`, `seed:S`, `daily:DATE` of a day that has begun)."""
+    deal_id = parse_deal(deal)
+    if deal_id.kind == "daily":
+        from games import daily  # dailies depend on the solver; loaded only when asked for
+
+        return daily.get_daily(deal_id.value).deal
+    key = str(deal_id)
+    found = Deal.objects.filter(pk=key).first()
+    if found is not None:
+        return found
+    columns = [[str(card) for card in column] for column in engine_deal_columns(deal_id)]
+    found, _ = Deal.objects.get_or_create(pk=key, defaults={"columns": columns})
+    return found
+
+
+def board_of_deal(deal: Deal) -> Board:
+    return Board.from_state({"columns": deal.columns, "cells": [None] * 4, "foundations": {"C": 0, "D": 0, "H": 0, "S": 0}})
+
+
+def board_of(game: Game) -> Board:
+    """The game's position, replayed from its effective line so that `undo` has its history."""
+    board = board_of_deal(game.deal)
+    for move, _autoplay in game.line:
+        if move is None:  # safe autoplay on the deal itself, before any move
+            board.safe_autoplay()
+        else:
+            board.play(move, autoplay=game.autoplay)
+    return board
+
+
+# --- creating games ---------------------------------------------------------------------------
+
+
+def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None, started_at=None) -> Game:
+    """A new game of `deal` for `player`; the clock starts at `started_at` (default: now)."""
+    if autoplay not in Game.Autoplay.values:
+        raise ServiceError("invalid_request", f"autoplay must be one of: {', '.join(Game.Autoplay.values)}")
+    deal_row = deal if isinstance(deal, Deal) else get_deal(deal)
+    board = board_of_deal(deal_row)
+    with transaction.atomic():
+        game = Game.objects.create(
+            deal=deal_row,
+            player=player,
+            autoplay=autoplay,
+            daily=daily,
+            state=board.state(),
+            created_at=started_at or timezone.now(),
+        )
+        # Safe autoplay can have work to do on the deal itself (an ace on top of a column).
+        if autoplay == Game.Autoplay.SAFE:
+            first = board.safe_autoplay()
+            if first:
+                game.line = [[None, [str(m) for m in first]]]
+                _store_position(game, board)
+                game.save()
+    return game
+
+
+# --- playing ----------------------------------------------------------------------------------
+
+
+def _lock(game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().select_related("deal", "player").get(pk=game_id)
+    except (Game.DoesNotExist, ValueError, TypeError):
+        raise ServiceError("not_found", f"no game {game_id}", status=404) from None
+
+
+def _check_player(game: Game, user) -> None:
+    if not getattr(user, "is_authenticated", False) or user.pk != game.player_id:
+        raise ServiceError("forbidden", "only the game's player can play it", status=403)
+
+
+def _check_ply(game: Game, ply) -> None:
+    if not isinstance(ply, int) or isinstance(ply, bool) or ply < 0:
+        raise ServiceError("invalid_request", "ply must be a non-negative whole number")
+    if ply != game.ply:
+        raise ServiceError(
+            "ply_conflict",
+            f"the game is at ply {game.ply}, not {ply}: refresh and try again",
+            status=409,
+            extra={"game": game_payload(game)},
+        )
+
+
+def _check_playing(game: Game) -> None:
+    if game.status != Game.Status.PLAYING:
+        raise ServiceError("game_over", f"the game is over ({game.status})", status=409, extra={"game": game_payload(game)})
+
+
+def _resend(game: Game, *, ply, kind: str, move: str | None, client_id: str) -> Outcome | None:
+    """The stored answer when this request repeats the last accepted action (same ply, same action)."""
+    if not isinstance(ply, int) or ply != game.ply - 1:
+        return None
+    last = game.actions.order_by("-index").first()
+    if last is None or last.index != ply or last.kind != kind:
+        return None
+    if client_id and last.client_id and client_id != last.client_id:
+        return None
+    if kind == Action.Kind.MOVE:
+        try:
+            asked, stored = Move.parse(move), Move.parse(last.notation)
+        except Exception:
+            return None
+        if (asked.source, asked.dest) != (stored.source, stored.dest) or asked.count not in (None, stored.count or 1):
+            return None
+    return Outcome(game, last, repeated=True)
+
+
+def _store_position(game: Game, board: Board) -> None:
+    game.state = board.state()
+    game.cards_home = board.cards_home()
+    game.stuck = board.is_stuck()
+
+
+def _record(game: Game, board: Board, *, kind: str, notation: str, autoplay: list[str], client_id: str) -> Action:
+    action = Action.objects.create(
+        game=game, index=game.ply, kind=kind, notation=notation, autoplay=autoplay, client_id=client_id[:64]
+    )
+    game.ply += 1
+    game.version += 1
+    _store_position(game, board)
+    if board.is_won():
+        game.status = Game.Status.WON
+        game.finished_at = action.created_at
+        game.elapsed_ms = max(0, int((game.finished_at - game.created_at).total_seconds() * 1000))
+        game.stuck = False
+    game.save()
+    _after_change(game)
+    return action
+
+
+def _after_change(game: Game) -> None:
+    """Side effects of any change: race progress inside the transaction, pushes after commit."""
+    from games import races  # races call back into this module
+
+    races.on_game_changed(game)
+    payload = game_payload(game)
+    transaction.on_commit(lambda: events.publish_game(payload))
+
+
+@transaction.atomic
+def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "") -> Outcome:
+    """Plays one move in the spec's notation; raises ServiceError or an EngineError."""
+    game = _lock(game_id)
+    _check_player(game, user)
+    if not isinstance(move, str):
+        raise ServiceError("bad_notation", "move must be a string such as '3a' or '57'")
+    repeated = _resend(game, ply=ply, kind=Action.Kind.MOVE, move=move, client_id=client_id)
+    if repeated:
+        return repeated
+    _check_playing(game)
+    _check_ply(game, ply)
+    board = board_of(game)
+    played = board.play(move, autoplay=game.autoplay)  # BadNotation / IllegalMove leave nothing stored
+    autoplay = [str(m) for m in played.autoplay]
+    game.line = [*game.line, [str(played.move), autoplay]]
+    action = _record(game, board, kind=Action.Kind.MOVE, notation=str(played.move), autoplay=autoplay, client_id=client_id)
+    return Outcome(game, action)
+
+
+@transaction.atomic
+def undo(*, game_id: int, user, ply: int, client_id: str = "") -> Outcome:
+    """Takes back the last move and the autoplay it triggered; counts as a player action."""
+    game = _lock(game_id)
+    _check_player(game, user)
+    repeated = _resend(game, ply=ply, kind=Action.Kind.UNDO, move=None, client_id=client_id)
+    if repeated:
+        return repeated
+    _check_playing(game)
+    _check_ply(game, ply)
+    if not game.line or game.line[-1][0] is None:
+        raise ServiceError("illegal_move", "there is no move to undo", status=422)
+    undone_move, undone_autoplay = game.line[-1]
+    game.line = game.line[:-1]
+    board = board_of(game)
+    game.undos += 1
+    action = _record(game, board, kind=Action.Kind.UNDO, notation=undone_move, autoplay=undone_autoplay, client_id=client_id)
+    return Outcome(game, action)
+
+
+@transaction.atomic
+def resign(*, game_id: int, user) -> Outcome:
+    """Ends the game as resigned (a loss); a resign of a resigned game answers the same."""
+    game = _lock(game_id)
+    _check_player(game, user)
+    if game.status == Game.Status.RESIGNED:
+        return Outcome(game, None, repeated=True)
+    _check_playing(game)
+    now = timezone.now()
+    game.status = Game.Status.RESIGNED
+    game.finished_at = now
+    game.elapsed_ms = max(0, int((now - game.created_at).total_seconds() * 1000))
+    game.version += 1
+    game.save()
+    _after_change(game)
+    return Outcome(game, None)
