@@ -1,0 +1,34 @@
+"""FreeCell rules engine: pure Python, no Django; the service, the solver and the tests use only these names."""
+
+from .board import AUTOPLAY_MODES, Board, Played
+from .cards import CARDS, RANKS, SUITS, Card
+from .deals import MS_MAX, SEED_MAX, DealId, deal_columns, parse_deal
+from .errors import BadBoardText, BadNotation, EngineError, IllegalMove, InvalidDeal
+from .notation import Move, format_moves, parse_moves
+from .replay import Verification, replay, verify
+
+__all__ = [
+    "AUTOPLAY_MODES",
+    "BadBoardText",
+    "BadNotation",
+    "Board",
+    "CARDS",
+    "Card",
+    "DealId",
+    "EngineError",
+    "IllegalMove",
+    "InvalidDeal",
+    "MS_MAX",
+    "Move",
+    "Played",
+    "RANKS",
+    "SEED_MAX",
+    "SUITS",
+    "Verification",
+    "deal_columns",
+    "format_moves",
+    "parse_deal",
+    "parse_moves",
+    "replay",
+    "verify",
+]
