@@ -1,6 +1,6 @@
 """URLs of the games API."""
 
-from django.urls import path
+from django.urls import include, path
 
 from games.api import views
 
@@ -14,4 +14,6 @@ urlpatterns = [
     path("games/<int:game_id>/history/", views.HistoryView.as_view(), name="game-history"),
     path("games/<int:game_id>/hint/", views.HintView.as_view(), name="game-hint"),
     path("solutions/verify/", views.VerifyView.as_view(), name="verify"),
+    path("", include("games.api.race_urls")),
+    path("", include("games.api.daily_urls")),
 ]

@@ -1,0 +1,3 @@
+"""URLs of the daily API (filled in by its issue)."""
+
+urlpatterns: list = []

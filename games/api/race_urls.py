@@ -1,0 +1,3 @@
+"""URLs of the race API (filled in by its issue)."""
+
+urlpatterns: list = []
