@@ -73,8 +73,9 @@ TEMPLATES = [
 
 # --- Database: DATABASE_URL, or a SQLite file beside manage.py ---------------------------------
 _database_url = env_url("DATABASE_URL", schemes=("sqlite", "postgres", "postgresql", "pgsql"))
+_conn_max_age = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
 if _database_url:
-    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0))}
+    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=_conn_max_age)}
     if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
         DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5

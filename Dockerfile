@@ -1,0 +1,15 @@
+# The FreeCell Online web image: Daphne serving HTTP and websockets, static files by whitenoise.
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY freecell_site ./freecell_site
+COPY games ./games
+COPY accounts ./accounts
+COPY frontend ./frontend
+COPY manage.py ./
+RUN pip install --no-cache-dir . && DEBUG=0 SECRET_KEY=build-only python manage.py collectstatic --noinput
+RUN useradd --create-home freecell
+USER freecell
+EXPOSE 8000
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "freecell_site.asgi:application"]

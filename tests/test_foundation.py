@@ -1,0 +1,227 @@
+"""The foundation: settings from the environment, /healthz, the error shape, the deploy check, compose."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_django(code: str, **env: str) -> subprocess.CompletedProcess:
+    """Runs `code` after django.setup() in a fresh interpreter with `env` on top of a clean environment."""
+    base = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"}}
+    base.update(env, DJANGO_SETTINGS_MODULE="freecell_site.settings")
+    script = f"import django; django.setup()\n{code}"
+    return subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=base, capture_output=True, text=True, timeout=60)
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"}}
+    base.update(env)
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=base, capture_output=True, text=True, timeout=120)
+
+
+class TestSettings:
+    def test_it_defaults_to_sqlite_and_the_in_memory_layer(self):
+        result = run_django(
+            "from django.conf import settings as s\n"
+            "print(s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'], s.CACHES['default']['BACKEND'], s.DEBUG)"
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split() == [
+            "django.db.backends.sqlite3",
+            "channels.layers.InMemoryChannelLayer",
+            "django.core.cache.backends.locmem.LocMemCache",
+            "True",
+        ]
+
+    def test_it_reads_postgres_and_redis_urls(self):
+        result = run_django(
+            "from django.conf import settings as s\n"
+            "d = s.DATABASES['default']\n"
+            "print(d['ENGINE'], d['NAME'], d['HOST'], d['PORT'], s.CHANNEL_LAYERS['default']['BACKEND'], s.CACHES['default']['BACKEND'])",
+            DATABASE_URL="postgres://u:p@db.example:5433/fc",
+            REDIS_URL="redis://cache.example:6379/2",
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split() == [
+            "django.db.backends.postgresql",
+            "fc",
+            "db.example",
+            "5433",
+            "channels_redis.core.RedisChannelLayer",
+            "django.core.cache.backends.redis.RedisCache",
+        ]
+
+    def test_it_reads_lists_and_booleans(self):
+        result = run_django(
+            "from django.conf import settings as s\nprint(s.DEBUG, s.ALLOWED_HOSTS, s.CSRF_TRUSTED_ORIGINS)",
+            DEBUG="off",
+            ALLOWED_HOSTS="a.example, b.example",
+            CSRF_TRUSTED_ORIGINS="https://a.example",
+            SECRET_KEY="x" * 60,
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "False ['a.example', 'b.example'] ['https://a.example']"
+
+    @pytest.mark.parametrize(
+        ("variable", "value"),
+        [
+            ("DEBUG", "maybe"),
+            ("DATABASE_URL", "mysql://nobody@host/db"),
+            ("DATABASE_URL", "not a url"),
+            ("REDIS_URL", "http://localhost:6379"),
+            ("CSRF_TRUSTED_ORIGINS", "freecell.example"),
+            ("DB_CONN_MAX_AGE", "forever"),
+        ],
+    )
+    def test_it_fails_loudly_naming_a_bad_variable(self, variable, value):
+        result = run_django("", **{variable: value})
+        assert result.returncode != 0
+        assert "ImproperlyConfigured" in result.stderr
+        assert variable in result.stderr.splitlines()[-1]
+
+
+class TestDeployCheck:
+    def test_it_passes_with_production_values(self):
+        result = manage(
+            "check", "--deploy", "--fail-level", "WARNING",
+            DEBUG="0", SECRET_KEY="k8$" + "q7Zp" * 16, ALLOWED_HOSTS="freecell.example",
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    def test_it_flags_the_development_secret_key(self):
+        result = manage("check", "--deploy", "--fail-level", "WARNING", DEBUG="0", ALLOWED_HOSTS="freecell.example")
+        assert result.returncode != 0
+        assert "security.W009" in result.stdout + result.stderr
+
+
+class TestHealth:
+    def test_it_is_up_when_the_database_and_layer_answer(self, client, db):
+        response = client.get("/healthz")
+        assert response.status_code == 200
+        body = response.json()
+        assert body["status"] == "ok"
+        assert body["database"]["ok"] and body["channel_layer"]["ok"]
+
+    def test_it_is_down_when_the_database_fails(self, client, db, monkeypatch):
+        from freecell_site import health
+
+        class DeadConnection:
+            vendor = "postgresql"
+
+            def cursor(self):
+                raise RuntimeError("database unreachable")
+
+        monkeypatch.setattr(health, "connection", DeadConnection())
+        response = client.get("/healthz")
+        assert response.status_code == 503
+        assert response.json()["database"] == {"ok": False, "error": "RuntimeError: database unreachable"}
+
+    def test_it_is_down_when_the_channel_layer_fails(self, client, db, monkeypatch):
+        from freecell_site import health
+
+        class DeadLayer:
+            async def new_channel(self, prefix):
+                raise ConnectionError("redis is gone")
+
+        monkeypatch.setattr(health, "get_channel_layer", lambda: DeadLayer())
+        response = client.get("/healthz")
+        assert response.status_code == 503
+        assert response.json()["channel_layer"]["ok"] is False
+        assert response.json()["status"] == "down"
+
+
+class TestErrorShape:
+    def test_an_unknown_api_url_is_a_json_404(self, client, db):
+        response = client.get("/api/no/such/thing/")
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "not_found"
+
+    def test_a_wrong_method_is_a_json_405(self, client, db):
+        response = client.delete("/api/solutions/verify/")
+        assert response.status_code == 405
+        assert response.json()["error"]["code"] == "method_not_allowed"
+
+    def test_a_missing_game_is_a_json_404(self, client, db):
+        response = client.get("/api/games/999999/")
+        assert response.status_code == 404
+        assert set(response.json()["error"]) >= {"code", "message"}
+
+    def test_a_validation_error_names_the_field(self, alice_client):
+        response = alice_client.post("/api/games/", {"autoplay": "none"}, format="json")
+        assert response.status_code == 400
+        error = response.json()["error"]
+        assert error["code"] == "invalid_request"
+        assert "deal" in error["message"] and "deal" in error["fields"]
+
+    def test_an_anonymous_write_is_a_json_401(self, anon_client, db):
+        response = anon_client.post("/api/games/", {"deal": "ms:1"}, format="json")
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "not_authenticated"
+
+    def test_a_bad_token_is_a_json_401(self, anon_client, db):
+        anon_client.credentials(HTTP_AUTHORIZATION="Token nonsense")
+        response = anon_client.get("/api/games/1/")
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "authentication_failed"
+
+    def test_malformed_json_is_a_json_400(self, alice_client):
+        response = alice_client.generic("POST", "/api/games/", "{not json", content_type="application/json")
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == "bad_request"
+
+    def test_a_crash_is_a_json_500(self, alice_client, monkeypatch):
+        from games import services
+
+        def crash(**kwargs):
+            raise RuntimeError("boom")
+
+        monkeypatch.setattr(services, "create_game", crash)
+        alice_client.raise_request_exception = False
+        response = alice_client.post("/api/games/", {"deal": "ms:1"}, format="json")
+        assert response.status_code == 500
+        assert response.json()["error"]["code"] == "server_error"
+
+    def test_the_schema_and_docs_are_served(self, client, db):
+        assert client.get("/api/schema/").status_code == 200
+        assert client.get("/api/docs/").status_code == 200
+
+
+class TestCompose:
+    def compose(self) -> dict:
+        return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+    def test_it_has_web_postgres_and_redis_with_health_checks(self):
+        services = self.compose()["services"]
+        assert {"web", "postgres", "redis"} <= set(services)
+        for name in ("web", "postgres", "redis"):
+            assert "healthcheck" in services[name], name
+
+    def test_web_runs_daphne_with_several_replicas(self):
+        web = self.compose()["services"]["web"]
+        assert web["command"][0] == "daphne" and "freecell_site.asgi:application" in web["command"]
+        assert web["deploy"]["replicas"] >= 2
+        # A fixed host port would stop the service from scaling.
+        assert all(":" not in str(port) for port in web.get("ports", []))
+
+    def test_web_is_wired_to_postgres_and_redis(self):
+        services = self.compose()["services"]
+        env = services["web"]["environment"]
+        assert env["DATABASE_URL"].startswith("postgres://") and "@postgres:5432/" in env["DATABASE_URL"]
+        assert env["REDIS_URL"].startswith("redis://redis:6379")
+        assert env["DEBUG"] == "0"
+        assert "SECRET_KEY" in env and "${SECRET_KEY" in env["SECRET_KEY"]
+        depends = services["web"]["depends_on"]
+        assert depends["postgres"]["condition"] == "service_healthy"
+        assert depends["redis"]["condition"] == "service_healthy"
+
+    def test_the_dockerfile_builds_what_compose_runs(self):
+        dockerfile = (ROOT / "Dockerfile").read_text()
+        assert "pip install" in dockerfile and "daphne" in dockerfile
