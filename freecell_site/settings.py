@@ -73,12 +73,17 @@ TEMPLATES = [
 
 # --- Database: DATABASE_URL, or a SQLite file beside manage.py ---------------------------------
 _database_url = env_url("DATABASE_URL", schemes=("sqlite", "postgres", "postgresql", "pgsql"))
-_conn_max_age = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
+# Under ASGI, connections are not tied to one request thread: PostgreSQL uses psycopg's pool instead of
+# persistent connections (Django requires CONN_MAX_AGE=0 with a pool).
+_pool_size = env_int("DB_POOL_SIZE", 10, minimum=0)
 if _database_url:
-    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=_conn_max_age)}
+    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=0)}
     if DATABASES["default"]["ENGINE"].endswith("postgresql"):
-        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-        DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
+        options = DATABASES["default"].setdefault("OPTIONS", {})
+        options["connect_timeout"] = 5
+        if _pool_size:
+            # `timeout`: how long a request waits for a free connection before failing.
+            options["pool"] = {"min_size": 1, "max_size": _pool_size, "timeout": 10}
 else:
     DATABASES = {
         "default": {

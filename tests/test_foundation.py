@@ -78,7 +78,7 @@ class TestSettings:
             ("DATABASE_URL", "not a url"),
             ("REDIS_URL", "http://localhost:6379"),
             ("CSRF_TRUSTED_ORIGINS", "freecell.example"),
-            ("DB_CONN_MAX_AGE", "forever"),
+            ("DB_POOL_SIZE", "many"),
         ],
     )
     def test_it_fails_loudly_naming_a_bad_variable(self, variable, value):

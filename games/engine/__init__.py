@@ -32,3 +32,15 @@ __all__ = [
     "replay",
     "verify",
 ]
+
+# The solver (solver.py) is another module's work and imports this package: load it on first use so
+# `from games.engine import solve` works without an import cycle.
+_SOLVER_NAMES = ("solve", "hint", "Solution")
+
+
+def __getattr__(name: str) -> object:
+    if name in _SOLVER_NAMES:
+        from . import solver
+
+        return getattr(solver, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -144,7 +144,7 @@ class Board:
         column_lines: list[str] = []
         cells = [-1, -1, -1, -1]
         foundations = [0, 0, 0, 0]
-        for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        for raw in text.splitlines():
             line = raw.strip()
             head, _, rest = line.partition(":")
             key = head.strip().lower()
@@ -352,17 +352,12 @@ class Board:
         if target:
             top = target[-1]
             n = (top >> 2) - (card >> 2)  # cards to move so that the run's bottom sits on `top`
-            if n < 1 or n > len(column):
-                if n == 1 or n < 1:
+            if not (1 <= n <= len(column) and _FITS[column[-n] * 52 + top]) or not all(
+                _FITS[column[i + 1] * 52 + column[i]] for i in range(-n, -1)
+            ):
+                if len(column) == 1 or not _FITS[card * 52 + column[-2]]:
                     raise IllegalMove(f"the {CARD_NAME[card]} cannot go on the {CARD_NAME[top]}")
                 raise IllegalMove(f"no run in column {move.source} fits on the {CARD_NAME[top]}")
-            if not _FITS[column[-n] * 52 + top]:
-                if n == 1:
-                    raise IllegalMove(f"the {CARD_NAME[card]} cannot go on the {CARD_NAME[top]}")
-                raise IllegalMove(f"no run in column {move.source} fits on the {CARD_NAME[top]}")
-            for i in range(-n, -1):
-                if not _FITS[column[i + 1] * 52 + column[i]]:
-                    raise IllegalMove(f"no run in column {move.source} fits on the {CARD_NAME[top]}")
             if n > 1:
                 free_cells = self._cells.count(-1)
                 empty = 0
