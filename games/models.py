@@ -150,6 +150,8 @@ class Race(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     rematch_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematches")
     ghost_of = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="ghost_races")
+    # How many of the ghost's recorded actions have been replayed so far (ghost races only).
+    ghost_step = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
