@@ -31,6 +31,9 @@ class DailyChallenge(models.Model):
     par = models.PositiveIntegerField(null=True, blank=True)
     par_line = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Ranked games started, kept as a counter beside the creation of each ranked game, so that the
+    # archive never counts a day's games (a million rows on a busy day).
+    players = models.PositiveIntegerField(default=0, help_text="ranked games started")
 
     def __str__(self) -> str:
         return f"daily:{self.date.isoformat()}"
@@ -190,3 +193,54 @@ class RaceInvite(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["race", "invited"], name="one_invite_per_friend")]
+
+
+class DailyResult(models.Model):
+    """A ranked result on a daily's leaderboard: a won ranked game that is not held for review.
+
+    Written in the winning move's transaction (games.daily.on_game_changed); a narrow table with its
+    own ranking index, so leaderboards never read the wide Game rows.
+    """
+
+    game = models.OneToOneField(Game, primary_key=True, on_delete=models.CASCADE, related_name="daily_result")
+    daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="results")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="daily_results")
+    moves = models.PositiveIntegerField(help_text="the score: player actions, undos included")
+    undos = models.PositiveIntegerField(default=0)
+    elapsed_ms = models.PositiveBigIntegerField()
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["daily", "player"], name="one_result_per_daily")]
+        indexes = [
+            # The spec's ranking order: fewest moves, then shortest time, then earliest finish.
+            models.Index(fields=["daily", "moves", "elapsed_ms", "finished_at", "game"], name="daily_result_rank"),
+        ]
+
+    def __str__(self) -> str:
+        return f"daily:{self.daily_id} game {self.game_id}: {self.moves} moves"
+
+
+class DailyMovesTally(models.Model):
+    """How many ranked results a daily has with each move count: a rank is the sum of the counts of
+    fewer moves plus the position within its own move count, instead of a count over all better rows."""
+
+    daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="+")
+    moves = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["daily", "moves"], name="one_tally_per_move_count")]
+
+
+class DailySpanTally(models.Model):
+    """The same counts split by span of elapsed time (`span` = elapsed_ms // DAILY_SPAN_MS) within a move
+    count, so that a rank inside a crowded move count only counts the rows of its own span."""
+
+    daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="+")
+    moves = models.PositiveIntegerField()
+    span = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["daily", "moves", "span"], name="one_tally_per_span")]
