@@ -182,8 +182,6 @@ class HintView(APIView):
 
     @extend_schema(responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429)}, summary="A hint (casual games)")
     def get(self, request, game_id: int):
-        from games.engine.solver import solve
-
         game = visible_game(request, game_id)
         if request.user.pk != game.player_id:
             raise ServiceError("forbidden", "only the game's player can ask for a hint", status=403)
@@ -191,6 +189,8 @@ class HintView(APIView):
             raise ServiceError("forbidden", "no hints in ranked games", status=403)
         if game.status != Game.Status.PLAYING:
             raise ServiceError("game_over", f"the game is over ({game.status})", status=409)
+        from games.engine.solver import solve  # the solver loads only when a hint is asked for
+
         board: Board = services.board_of(game)
         solution = solve(Board.from_state(board.state()), autoplay=game.autoplay, budget=3.0)
         move = str(solution.moves[0]) if solution.result == "solved" and solution.moves else None

@@ -1,0 +1,303 @@
+"""The games API: creating games, moves, undo, resign, history, verify, deals, export, each error code."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from games import services
+from games.engine import Board
+from games.models import Action, Game
+from tests.lines import winning_line
+
+
+def new_game(client, deal="ms:1", autoplay="none") -> dict:
+    response = client.post("/api/games/", {"deal": deal, "autoplay": autoplay}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def move(client, game_id, notation, ply, **extra):
+    return client.post(f"/api/games/{game_id}/moves/", {"move": notation, "ply": ply, **extra}, format="json")
+
+
+def code_of(response) -> str:
+    return response.json()["error"]["code"]
+
+
+class TestCreating:
+    def test_it_creates_a_game_with_the_spec_fields(self, alice_client):
+        game = new_game(alice_client, "ms:1")
+        assert {"id", "deal", "player", "status", "ply", "moves", "undos", "autoplay", "state", "created_at", "finished_at", "elapsed_ms"} <= set(game)
+        assert game["deal"] == "ms:1" and game["player"] == "alice" and game["status"] == "playing"
+        assert game["state"]["columns"][0] == ["JD", "KD", "2S", "4C", "3S", "6D", "6S"]
+        assert game["state"]["cells"] == [None, None, None, None]
+        assert game["state"]["foundations"] == {"C": 0, "D": 0, "H": 0, "S": 0}
+
+    def test_it_creates_seeded_deals(self, alice_client):
+        game = new_game(alice_client, "seed:12345")
+        assert game["deal"] == "seed:12345"
+        assert sum(len(c) for c in game["state"]["columns"]) == 52
+
+    @pytest.mark.parametrize("deal", ["ms:0", "ms:8589934592", "foo:1", "ms:-3", "seed:x", ""])
+    def test_it_refuses_invalid_deals(self, alice_client, deal):
+        response = alice_client.post("/api/games/", {"deal": deal}, format="json")
+        assert response.status_code == 400
+        assert code_of(response) in {"invalid_deal", "invalid_request"}
+
+    def test_it_refuses_a_bad_autoplay_mode(self, alice_client):
+        response = alice_client.post("/api/games/", {"deal": "ms:1", "autoplay": "always"}, format="json")
+        assert response.status_code == 400 and code_of(response) == "invalid_request"
+
+    def test_safe_autoplay_plays_aces_already_exposed_on_the_deal(self, alice_client):
+        # seed deals vary; look for one with an exposed ace through the engine.
+        for seed in range(200):
+            board = Board.from_deal(f"seed:{seed}")
+            if board.safe_autoplay():
+                break
+        game = new_game(alice_client, f"seed:{seed}", autoplay="safe")
+        assert game["cards_home"] >= 1 and game["ply"] == 0
+
+
+class TestPlaying:
+    def test_a_move_is_applied_counted_and_stored(self, alice_client):
+        game = new_game(alice_client)
+        response = move(alice_client, game["id"], "3a", 0)
+        assert response.status_code == 200
+        body = response.json()
+        assert body["ply"] == 1 and body["moves"] == 1 and body["state"]["cells"][0] == "2H"
+        assert body["action"]["move"] == "3a" and body["repeated"] is False
+        assert Action.objects.filter(game_id=game["id"]).count() == 1
+
+    def test_it_reports_bad_notation_and_stores_nothing(self, alice_client):
+        game = new_game(alice_client)
+        for text in ["zz", "9a", "3", "a", "3e", "hh", "3a3a", " "]:
+            response = move(alice_client, game["id"], text, 0)
+            assert response.status_code == 400, text
+            assert code_of(response) in {"bad_notation", "invalid_request"}, text
+        assert Game.objects.get(pk=game["id"]).ply == 0
+
+    def test_it_reports_an_illegal_move_with_a_reason(self, alice_client):
+        game = new_game(alice_client)
+        response = move(alice_client, game["id"], "1h", 0)
+        assert response.status_code == 422 and code_of(response) == "illegal_move"
+        assert "spades" in response.json()["error"]["message"]
+        assert Game.objects.get(pk=game["id"]).ply == 0
+
+    def test_it_rejects_a_stale_ply_with_the_current_game(self, alice_client):
+        game = new_game(alice_client)
+        assert move(alice_client, game["id"], "3a", 0).status_code == 200
+        assert move(alice_client, game["id"], "3b", 1).status_code == 200
+        response = move(alice_client, game["id"], "4c", 0)
+        assert response.status_code == 409 and code_of(response) == "ply_conflict"
+        assert response.json()["error"]["game"]["ply"] == 2
+
+    def test_it_rejects_a_ply_from_the_future(self, alice_client):
+        game = new_game(alice_client)
+        response = move(alice_client, game["id"], "3a", 5)
+        assert response.status_code == 409 and code_of(response) == "ply_conflict"
+
+    def test_a_resend_of_the_last_move_is_answered_again_not_applied_twice(self, alice_client):
+        game = new_game(alice_client)
+        first = move(alice_client, game["id"], "3a", 0, client_id="c-1")
+        again = move(alice_client, game["id"], "3a", 0, client_id="c-1")
+        assert again.status_code == 200 and again.json()["repeated"] is True
+        assert again.json()["state"] == first.json()["state"] and again.json()["ply"] == 1
+        assert Action.objects.filter(game_id=game["id"]).count() == 1
+
+    def test_a_different_move_with_the_last_ply_is_a_conflict(self, alice_client):
+        game = new_game(alice_client)
+        move(alice_client, game["id"], "3a", 0)
+        response = move(alice_client, game["id"], "4a", 0)
+        assert response.status_code == 409 and code_of(response) == "ply_conflict"
+
+    def test_undo_takes_back_the_move_and_counts(self, alice_client):
+        game = new_game(alice_client)
+        start = game["state"]
+        move(alice_client, game["id"], "3a", 0)
+        response = alice_client.post(f"/api/games/{game['id']}/undo/", {"ply": 1}, format="json")
+        assert response.status_code == 200
+        body = response.json()
+        assert body["state"] == start and body["ply"] == 2 and body["moves"] == 2 and body["undos"] == 1
+
+    def test_undo_with_nothing_to_undo_is_illegal(self, alice_client):
+        game = new_game(alice_client)
+        response = alice_client.post(f"/api/games/{game['id']}/undo/", {"ply": 0}, format="json")
+        assert response.status_code == 422 and code_of(response) == "illegal_move"
+
+    def test_a_resent_undo_is_not_applied_twice(self, alice_client):
+        game = new_game(alice_client)
+        move(alice_client, game["id"], "3a", 0)
+        move(alice_client, game["id"], "3b", 1)
+        alice_client.post(f"/api/games/{game['id']}/undo/", {"ply": 2}, format="json")
+        again = alice_client.post(f"/api/games/{game['id']}/undo/", {"ply": 2}, format="json")
+        assert again.status_code == 200 and again.json()["repeated"] is True
+        assert again.json()["undos"] == 1 and again.json()["state"]["cells"][:2] == ["2H", None]
+
+    def test_resign_ends_the_game_and_further_moves_are_game_over(self, alice_client):
+        game = new_game(alice_client)
+        response = alice_client.post(f"/api/games/{game['id']}/resign/")
+        assert response.status_code == 200 and response.json()["status"] == "resigned"
+        assert response.json()["finished_at"] is not None
+        response = move(alice_client, game["id"], "3a", 0)
+        assert response.status_code == 409 and code_of(response) == "game_over"
+
+    @pytest.mark.parametrize("body", [{}, {"move": "3a"}, {"ply": 0}, {"move": "3a", "ply": -1}, {"move": "3a", "ply": "one"}, {"move": ["3a"], "ply": 0}, {"move": "3a", "ply": 10**12}])
+    def test_malformed_move_bodies_are_invalid_requests(self, alice_client, body):
+        game = new_game(alice_client)
+        response = alice_client.post(f"/api/games/{game['id']}/moves/", body, format="json")
+        assert response.status_code == 400
+        assert code_of(response) in {"invalid_request", "bad_notation"}
+
+    def test_a_full_game_through_rest_ends_won_with_its_score(self, alice_client):
+        line = winning_line("ms:1")
+        game = new_game(alice_client, "ms:1", autoplay="none")
+        for ply, notation in enumerate(line):
+            response = move(alice_client, game["id"], notation, ply)
+            assert response.status_code == 200, (ply, notation, response.content)
+        body = response.json()
+        assert body["status"] == "won" and body["cards_home"] == 52 and body["moves"] == len(line)
+        assert body["finished_at"] is not None and body["elapsed_ms"] >= 0
+        assert code_of(move(alice_client, game["id"], "1a", len(line))) == "game_over"
+
+    def test_the_text_history_replays_to_the_same_position(self, alice_client):
+        line = winning_line("ms:1")
+        game = new_game(alice_client, "ms:1", autoplay="safe")
+        ply = 0
+        # Under safe autoplay some moves of the autoplay-none line are made by autoplay: skip those.
+        board = Board.from_deal("ms:1")
+        board.safe_autoplay()
+        for notation in line[:40]:
+            try:
+                board.check(notation)
+            except Exception:
+                continue
+            board.play(notation, autoplay="safe")
+            assert move(alice_client, game["id"], notation, ply).status_code == 200
+            ply += 1
+        alice_client.post(f"/api/games/{game['id']}/undo/", {"ply": ply}, format="json")
+        text = alice_client.get(f"/api/games/{game['id']}/history/?format=text")
+        assert text.status_code == 200 and text["Content-Type"].startswith("text/plain")
+        verdict = alice_client.post("/api/solutions/verify/", {"deal": "ms:1", "moves": text.content.decode(), "autoplay": "none"}, format="json").json()
+        assert verdict["valid"] is True
+        replayed = Board.from_deal("ms:1")
+        for notation in text.content.decode().split():
+            replayed.play(notation)
+        assert replayed.state() == Game.objects.get(pk=game["id"]).state
+
+    def test_the_json_history_lists_every_action_with_autoplay_and_time(self, alice_client):
+        game = new_game(alice_client)
+        move(alice_client, game["id"], "3a", 0)
+        alice_client.post(f"/api/games/{game['id']}/undo/", {"ply": 1}, format="json")
+        history = alice_client.get(f"/api/games/{game['id']}/history/").json()
+        assert [(a["index"], a["kind"], a["move"]) for a in history["actions"]] == [(0, "move", "3a"), (1, "undo", "3a")]
+        assert all(a["at"].endswith("Z") for a in history["actions"]) and history["line"] == ""
+
+
+class TestVerify:
+    def test_it_accepts_a_winning_line_without_an_account(self, anon_client, db):
+        line = " ".join(winning_line("ms:1"))
+        response = anon_client.post("/api/solutions/verify/", {"deal": "ms:1", "moves": line, "autoplay": "none"}, format="json")
+        assert response.status_code == 200
+        assert response.json() == {"valid": True, "won": True, "moves": len(line.split())}
+
+    def test_it_names_the_first_bad_move(self, anon_client, db):
+        response = anon_client.post("/api/solutions/verify/", {"deal": "ms:1", "moves": "3a 3b xx 1h"}, format="json")
+        body = response.json()
+        assert body["valid"] is False and body["error"]["index"] == 2 and body["error"]["code"] == "bad_notation"
+        response = anon_client.post("/api/solutions/verify/", {"deal": "ms:1", "moves": "3a 1h"}, format="json")
+        assert response.json()["error"] | {"message": ""} == {"index": 1, "move": "1h", "code": "illegal_move", "message": ""}
+
+    def test_it_refuses_an_invalid_deal(self, anon_client, db):
+        response = anon_client.post("/api/solutions/verify/", {"deal": "ms:0", "moves": ""}, format="json")
+        assert response.status_code == 400 and code_of(response) == "invalid_deal"
+
+
+class TestDeals:
+    def test_it_shows_a_deal_with_columns_and_board_text(self, anon_client, db):
+        body = anon_client.get("/api/deals/ms:617/").json()
+        assert body["deal"] == "ms:617" and len(body["columns"]) == 8
+        assert Board.from_text(body["board"]).state()["columns"] == body["columns"]
+
+    def test_an_invalid_deal_is_invalid_deal(self, anon_client, db):
+        response = anon_client.get("/api/deals/ms:8589934592/")
+        assert response.status_code == 400 and code_of(response) == "invalid_deal"
+
+    def test_the_deal_endpoint_is_throttled(self, anon_client, db, settings):
+        from rest_framework.throttling import ScopedRateThrottle
+
+        ScopedRateThrottle.THROTTLE_RATES = {**ScopedRateThrottle.THROTTLE_RATES, "verify": "3/min"}
+        try:
+            codes = [anon_client.get("/api/deals/ms:1/").status_code for _ in range(5)]
+        finally:
+            ScopedRateThrottle.THROTTLE_RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+        assert codes[:3] == [200, 200, 200] and codes[3] == 429
+
+
+class TestWhoMaySeeWhat:
+    """Owner alice, friend bob, stranger charlie, and anonymous, over every game endpoint."""
+
+    @pytest.fixture
+    def game(self, alice_client, bob, charlie):
+        return new_game(alice_client)
+
+    @pytest.mark.parametrize("who", ["bob_client", "charlie_client"])
+    def test_only_the_player_plays(self, request, game, who):
+        other = request.getfixturevalue(who)
+        assert code_of(move(other, game["id"], "3a", 0)) == "forbidden"
+        assert code_of(other.post(f"/api/games/{game['id']}/undo/", {"ply": 0}, format="json")) == "forbidden"
+        assert code_of(other.post(f"/api/games/{game['id']}/resign/")) == "forbidden"
+        assert Game.objects.get(pk=game["id"]).ply == 0
+
+    def test_anonymous_cannot_play(self, anon_client, game):
+        assert move(anon_client, game["id"], "3a", 0).status_code == 401
+
+    @pytest.mark.parametrize("who", ["alice_client", "bob_client", "charlie_client", "anon_client"])
+    def test_everyone_may_watch_a_casual_game_and_its_history(self, request, game, who):
+        viewer = request.getfixturevalue(who)
+        assert viewer.get(f"/api/games/{game['id']}/").status_code == 200
+        assert viewer.get(f"/api/games/{game['id']}/history/").status_code == 200
+
+    def test_a_ranked_daily_game_of_someone_else_stays_hidden_until_the_day_is_over(self, alice, alice_client, bob_client, charlie_client, anon_client, monkeypatch):
+        import datetime as dt
+
+        from games import daily
+        from games.models import DailyChallenge
+
+        today = daily.today()
+        deal = services.get_deal("seed:99")
+        challenge = DailyChallenge.objects.create(date=today, deal=deal)
+        ranked = services.create_game(player=alice, deal=deal, daily=challenge)
+        for viewer in (bob_client, charlie_client, anon_client):
+            assert viewer.get(f"/api/games/{ranked.pk}/").status_code == 404
+            assert viewer.get(f"/api/games/{ranked.pk}/history/").status_code == 404
+        assert alice_client.get(f"/api/games/{ranked.pk}/").status_code == 200
+        monkeypatch.setattr("games.selectors.today", lambda: today + dt.timedelta(days=1))
+        for viewer in (bob_client, charlie_client, anon_client):
+            assert viewer.get(f"/api/games/{ranked.pk}/").status_code == 200
+
+    def test_hints_are_for_the_player_of_a_casual_game(self, game, bob_client):
+        assert code_of(bob_client.get(f"/api/games/{game['id']}/hint/")) == "forbidden"
+
+
+class TestExport:
+    def test_it_streams_a_players_finished_games_with_their_lines_as_ndjson(self, alice, alice_client, anon_client):
+        first = new_game(alice_client)
+        move(alice_client, first["id"], "3a", 0)
+        alice_client.post(f"/api/games/{first['id']}/resign/")
+        new_game(alice_client)  # still playing: not exported
+        response = anon_client.get("/api/users/alice/games/?format=ndjson")
+        assert response.status_code == 200 and response["Content-Type"] == "application/x-ndjson"
+        rows = [json.loads(line) for line in b"".join(response.streaming_content).decode().splitlines()]
+        assert [(r["id"], r["status"], r["line"]) for r in rows] == [(first["id"], "resigned", "3a")]
+
+    def test_the_json_export_is_paginated(self, alice, alice_client, anon_client):
+        for _ in range(3):
+            game = new_game(alice_client)
+            alice_client.post(f"/api/games/{game['id']}/resign/")
+        body = anon_client.get("/api/users/alice/games/?page_size=2").json()
+        assert body["count"] == 3 and len(body["results"]) == 2 and body["next"]
+
+    def test_an_unknown_player_is_not_found(self, anon_client, db):
+        assert code_of(anon_client.get("/api/users/nobody/games/?format=ndjson")) == "not_found"
