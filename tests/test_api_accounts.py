@@ -1,0 +1,165 @@
+"""The accounts API: sign-up, tokens, session login, passwords, profiles, friends, login throttling."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import mail
+from rest_framework.test import APIClient
+
+from tests.conftest import PASSWORD, client_for
+
+
+def code_of(response) -> str:
+    return response.json()["error"]["code"]
+
+
+class TestSignUpAndLogin:
+    def test_register_answers_the_username_and_a_working_token(self, anon_client, db):
+        response = anon_client.post("/api/auth/register/", {"username": "dora", "password": PASSWORD}, format="json")
+        assert response.status_code == 201
+        body = response.json()
+        assert body["username"] == "dora" and len(body["token"]) == 40
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {body['token']}")
+        assert client.get("/api/me/").json()["username"] == "dora"
+
+    def test_register_applies_djangos_password_validators(self, anon_client, db):
+        for weak in ["short", "12345678901", "password123", "dorathea1"]:
+            response = anon_client.post("/api/auth/register/", {"username": "dorathea", "password": weak}, format="json")
+            assert response.status_code == 400, weak
+            assert code_of(response) == "invalid_request" and "password" in response.json()["error"]["fields"]
+
+    def test_register_refuses_a_taken_username_in_any_case(self, anon_client, alice):
+        response = anon_client.post("/api/auth/register/", {"username": "ALICE", "password": PASSWORD}, format="json")
+        assert response.status_code == 400 and "taken" in response.json()["error"]["message"]
+
+    def test_a_token_is_given_for_the_right_password_only(self, anon_client, alice):
+        good = anon_client.post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
+        assert good.status_code == 200 and len(good.json()["token"]) == 40
+        bad = anon_client.post("/api/auth/token/", {"username": "alice", "password": "nope"}, format="json")
+        assert bad.status_code == 401 and code_of(bad) == "authentication_failed"
+
+    def test_session_login_and_logout(self, alice):
+        client = APIClient(enforce_csrf_checks=True)
+        client.get("/")  # a page sets the CSRF cookie
+        response = client.post("/api/auth/login/", {"username": "alice", "password": PASSWORD}, format="json")
+        assert response.status_code == 200 and response.json() == {"username": "alice"}
+        assert client.get("/api/me/").status_code == 200
+        # Session-authenticated writes need the CSRF token.
+        refused = client.post("/api/games/", {"deal": "ms:1"}, format="json")
+        assert refused.status_code == 403 and code_of(refused) == "forbidden"
+        token = client.cookies["csrftoken"].value
+        assert client.post("/api/games/", {"deal": "ms:1"}, format="json", HTTP_X_CSRFTOKEN=token).status_code == 201
+        assert client.post("/api/auth/logout/", HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value).status_code == 204
+        assert client.get("/api/me/").status_code in (401, 403)
+
+
+class TestLoginThrottling:
+    def test_ten_failures_in_a_minute_lock_the_account_then_the_window_passes(self, anon_client, alice, monkeypatch):
+        from accounts import throttle
+
+        clock = [1_000_000.0]
+        monkeypatch.setattr(throttle.time, "time", lambda: clock[0])
+        for _ in range(10):
+            assert anon_client.post("/api/auth/token/", {"username": "alice", "password": "wrong"}, format="json").status_code == 401
+        locked = anon_client.post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
+        assert locked.status_code == 429 and code_of(locked) == "rate_limited"
+        clock[0] += 61
+        assert anon_client.post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json").status_code == 200
+
+    def test_failures_from_one_address_lock_that_address_for_every_account(self, alice, charlie, monkeypatch):
+        from accounts import throttle
+
+        monkeypatch.setattr(throttle.time, "time", lambda: 2_000_000.0)
+        client = APIClient(REMOTE_ADDR="203.0.113.9")
+        for index in range(10):
+            client.post("/api/auth/token/", {"username": f"ghost{index}", "password": "x"}, format="json")
+        response = client.post("/api/auth/login/", {"username": "charlie", "password": PASSWORD}, format="json")
+        assert response.status_code == 429
+        other = APIClient(REMOTE_ADDR="198.51.100.1")
+        assert other.post("/api/auth/token/", {"username": "charlie", "password": PASSWORD}, format="json").status_code == 200
+
+    def test_counting_is_atomic_on_the_database(self, db, monkeypatch, settings):
+        from accounts import throttle
+        from accounts.models import LoginFailure
+
+        settings.REDIS_URL = None
+        monkeypatch.setattr(throttle.time, "time", lambda: 3_000_000.0)
+        for _ in range(4):
+            throttle.record_failure(["user:x"])
+        assert LoginFailure.objects.get(key="user:x").count == 4
+
+
+class TestPasswords:
+    def test_change_needs_the_old_password_and_a_valid_new_one(self, alice, alice_client):
+        wrong = alice_client.post("/api/auth/password/change/", {"old_password": "nope", "new_password": "a fresh password 7"}, format="json")
+        assert wrong.status_code == 400
+        weak = alice_client.post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": "123"}, format="json")
+        assert weak.status_code == 400
+        ok = alice_client.post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": "a fresh password 7"}, format="json")
+        assert ok.status_code == 204
+        alice.refresh_from_db()
+        assert alice.check_password("a fresh password 7")
+
+    def test_reset_by_email_sets_a_new_password(self, alice, anon_client):
+        alice.email = "alice@example.com"
+        alice.save()
+        assert anon_client.post("/api/auth/password/reset/", {"email": "alice@example.com"}, format="json").status_code == 202
+        assert anon_client.post("/api/auth/password/reset/", {"email": "nobody@example.com"}, format="json").status_code == 202
+        assert len(mail.outbox) == 1
+        uid, token = re.search(r"uid=(\S+) token=(\S+)", mail.outbox[0].body).groups()
+        bad = anon_client.post("/api/auth/password/reset/confirm/", {"uid": uid, "token": "x-y", "new_password": "another good one 5"}, format="json")
+        assert bad.status_code == 400
+        good = anon_client.post("/api/auth/password/reset/confirm/", {"uid": uid, "token": token, "new_password": "another good one 5"}, format="json")
+        assert good.status_code == 204
+        assert User.objects.get(username="alice").check_password("another good one 5")
+
+
+class TestProfile:
+    def test_a_player_edits_their_profile(self, alice_client):
+        response = alice_client.patch("/api/me/", {"display_name": "Alice A.", "bio": "aces high"}, format="json")
+        assert response.status_code == 200 and response.json()["display_name"] == "Alice A."
+
+    def test_the_public_profile_shows_statistics_and_friendship(self, alice, bob, bob_client, charlie_client):
+        assert bob_client.get("/api/users/alice/").json()["is_friend"] is True
+        body = charlie_client.get("/api/users/alice/").json()
+        assert body["is_friend"] is False and "stats" in body and "email" not in body
+
+    def test_an_unknown_player_is_not_found(self, anon_client, db):
+        assert code_of(anon_client.get("/api/users/nobody/")) == "not_found"
+
+
+class TestFriends:
+    def test_request_accept_list_and_remove(self, alice, charlie):
+        alice_client, charlie_client = client_for(alice), client_for(charlie)
+        sent = alice_client.post("/api/friends/requests/", {"username": "charlie"}, format="json")
+        assert sent.status_code == 201 and sent.json()["outgoing"][0]["username"] == "charlie"
+        assert charlie_client.get("/api/friends/").json()["incoming"][0]["username"] == "alice"
+        accepted = charlie_client.post("/api/friends/requests/alice/accept/")
+        assert accepted.status_code == 200 and [f["username"] for f in accepted.json()["friends"]] == ["alice"]
+        assert [f["username"] for f in alice_client.get("/api/friends/").json()["friends"]] == ["charlie"]
+        assert alice_client.delete("/api/friends/charlie/").status_code == 204
+        assert charlie_client.get("/api/friends/").json()["friends"] == []
+
+    def test_decline_removes_the_request(self, alice, charlie):
+        client_for(alice).post("/api/friends/requests/", {"username": "charlie"}, format="json")
+        assert client_for(charlie).post("/api/friends/requests/alice/decline/").status_code == 200
+        assert client_for(alice).get("/api/friends/").json()["outgoing"] == []
+
+    def test_asking_back_accepts_the_pending_request(self, alice, charlie):
+        client_for(alice).post("/api/friends/requests/", {"username": "charlie"}, format="json")
+        body = client_for(charlie).post("/api/friends/requests/", {"username": "alice"}, format="json").json()
+        assert [f["username"] for f in body["friends"]] == ["alice"]
+
+    @pytest.mark.parametrize(("name", "code"), [("alice", "invalid_request"), ("nobody", "not_found")])
+    def test_bad_requests_are_refused(self, alice_client, name, code):
+        assert code_of(alice_client.post("/api/friends/requests/", {"username": name}, format="json")) == code
+
+    def test_answering_a_request_that_does_not_exist_is_not_found(self, alice_client, charlie):
+        assert code_of(alice_client.post("/api/friends/requests/charlie/accept/")) == "not_found"
+
+    def test_friends_need_an_account(self, anon_client, db):
+        assert anon_client.get("/api/friends/").status_code == 401
