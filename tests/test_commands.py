@@ -1,0 +1,36 @@
+"""Management commands: deal and verify."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from games.engine import Board
+from tests.lines import winning_line
+
+
+def test_deal_prints_the_board_text(capsys):
+    call_command("deal", "ms:1")
+    out = capsys.readouterr().out
+    assert Board.from_text(out) == Board.from_deal("ms:1")
+    assert "JD KD 2S 4C 3S 6D 6S" in out
+
+
+def test_deal_refuses_an_invalid_deal():
+    with pytest.raises(CommandError, match="invalid_deal"):
+        call_command("deal", "ms:0")
+
+
+def test_verify_says_a_winning_line_is_valid_and_won(capsys):
+    call_command("verify", "ms:1", " ".join(winning_line("ms:1")), "--autoplay", "none")
+    assert capsys.readouterr().out.startswith("valid and won")
+
+
+def test_verify_names_the_first_bad_move():
+    with pytest.raises(CommandError, match=r"move 1 \('1h'\) is refused: illegal_move"):
+        call_command("verify", "ms:1", "3a 1h 57")
+
+
+def test_verify_says_an_unfinished_line_is_valid_not_won(capsys):
+    call_command("verify", "ms:1", "3a")
+    assert capsys.readouterr().out.startswith("valid, not won: 1 moves")

@@ -1,0 +1,70 @@
+"""Concurrent writers on PostgreSQL with real threads: one action per ply, resends answered once."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection
+
+from freecell_site.errors import ServiceError
+from games import services
+from games.models import Action, Game
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def race_threads(count: int, work) -> list:
+    """Runs `work()` in `count` threads released together; returns each result or exception."""
+    barrier = threading.Barrier(count)
+    results: list = [None] * count
+
+    def run(index: int) -> None:
+        barrier.wait()
+        try:
+            results[index] = work(index)
+        except Exception as exc:  # collected for the assertions
+            results[index] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def test_many_requests_with_the_same_ply_apply_exactly_one(alice):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    # Different moves, all legal at ply 0: exactly one may win the ply.
+    moves = ["3a", "3b", "1a", "2a", "4a", "5a", "6a", "7a"] * 2
+    results = race_threads(len(moves), lambda i: services.play_move(game_id=game.pk, user=alice, move=moves[i], ply=0))
+    applied = [r for r in results if isinstance(r, services.Outcome) and not r.repeated]
+    repeated = [r for r in results if isinstance(r, services.Outcome) and r.repeated]
+    conflicts = [r for r in results if isinstance(r, ServiceError) and r.code == "ply_conflict"]
+    assert len(applied) == 1
+    assert len(applied) + len(repeated) + len(conflicts) == len(moves), results
+    assert all(r.action.notation == applied[0].action.notation for r in repeated)
+    assert Action.objects.filter(game=game).count() == 1
+    assert Game.objects.get(pk=game.pk).ply == 1
+
+
+def test_the_same_move_sent_many_times_is_applied_once(alice):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    results = race_threads(12, lambda i: services.play_move(game_id=game.pk, user=alice, move="3a", ply=0, client_id="tab-1"))
+    assert all(isinstance(r, services.Outcome) for r in results), results
+    assert sum(not r.repeated for r in results) == 1
+    assert Action.objects.filter(game=game).count() == 1
+    assert Game.objects.get(pk=game.pk).state["cells"][0] == "2H"
+
+
+def test_concurrent_undos_take_back_one_move(alice):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)
+    services.play_move(game_id=game.pk, user=alice, move="3b", ply=1)
+    results = race_threads(8, lambda i: services.undo(game_id=game.pk, user=alice, ply=2))
+    assert sum(isinstance(r, services.Outcome) and not r.repeated for r in results) == 1
+    stored = Game.objects.get(pk=game.pk)
+    assert stored.undos == 1 and stored.ply == 3 and stored.state["cells"][:2] == ["2H", None]
