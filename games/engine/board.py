@@ -352,8 +352,8 @@ class Board:
         if target:
             top = target[-1]
             n = (top >> 2) - (card >> 2)  # cards to move so that the run's bottom sits on `top`
-            if not (1 <= n <= len(column) and _FITS[column[-n] * 52 + top]) or not all(
-                _FITS[column[i + 1] * 52 + column[i]] for i in range(-n, -1)
+            if not (1 <= n <= len(column) and _FITS[column[-n] * 52 + top]) or (
+                n > 1 and not all(_FITS[column[i + 1] * 52 + column[i]] for i in range(-n, -1))
             ):
                 if len(column) == 1 or not _FITS[card * 52 + column[-2]]:
                     raise IllegalMove(f"the {CARD_NAME[card]} cannot go on the {CARD_NAME[top]}")

@@ -117,6 +117,10 @@ def splitmix64(state: int) -> tuple[int, int]:
     return state, z ^ (z >> 31)
 
 
+#: _LIMITS[n]: the largest multiple of n not above 2^64 (rejection bound of an unbiased draw below n).
+_LIMITS = [0] + [2**64 - (2**64 % n) for n in range(1, 53)]
+
+
 def seed_deal_indices(seed: int) -> list[list[int]]:
     """The 8 columns (bottom card first, engine card indices) of deal ``seed:S`` (see docs/deals.md).
 
@@ -130,9 +134,13 @@ def seed_deal_indices(seed: int) -> list[list[int]]:
     for i in range(51, 0, -1):
         bound = i + 1
         # Values at or above `limit` would make `x % bound` favour small results: draw again.
-        limit = 2**64 - (2**64 % bound)
+        limit = _LIMITS[bound]
         while True:
-            state, x = splitmix64(state)
+            # splitmix64(), inlined: this loop is the whole cost of dealing
+            state = (state + 0x9E3779B97F4A7C15) & _MASK64
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+            x = z ^ (z >> 31)
             if x < limit:
                 break
         j = x % bound
