@@ -146,11 +146,11 @@ class Board:
         foundations = [0, 0, 0, 0]
         for raw in text.splitlines():
             line = raw.strip()
-            head, _, rest = line.partition(":")
+            head, colon, rest = line.partition(":")
             key = head.strip().lower()
-            if _ and key in ("freecells", "fc"):
+            if colon and key in ("freecells", "fc"):
                 cells = _parse_cells(rest)
-            elif _ and key in ("foundations", "founds"):
+            elif colon and key in ("foundations", "founds"):
                 foundations = _parse_foundations(rest)
             else:
                 column_lines.append(line)
