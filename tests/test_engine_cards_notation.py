@@ -157,3 +157,13 @@ def test_the_public_api_exports_the_documented_names():
         "invalid_deal",
     ]
     assert engine.BadBoardText.code == "bad_board" and engine.EngineError.code == "engine_error"
+
+
+def test_the_examples_in_the_engine_docstrings_hold():
+    import doctest
+    import importlib
+
+    for name in ["cards", "notation", "deals", "board", "replay"]:
+        module = importlib.import_module(f"games.engine.{name}")
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, name
