@@ -1,13 +1,651 @@
-"""Channels consumers for games and races: thin, calling games/services.py."""
+"""Channels consumers for games and races: thin, calling games/services.py and games/races.py.
 
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+A socket is a view on the database: every frame it sends is built from committed rows, carries a
+`version`, and the channel layer only says "something changed". When the layer drops a message, or
+Redis goes away for a while, the socket notices (a version gap, or a failed layer call) and sends the
+full current state again, so a client never depends on the bus for correctness. See docs/websocket.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import logging
+import os
+import time
+
+from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+from django.utils import timezone
+
+from freecell_site.errors import ServiceError
+from games import events, races, services
+from games.engine import EngineError
+from games.models import Game, Race
+from games.payloads import game_payload
+
+logger = logging.getLogger(__name__)
 
 
-class GameConsumer(AsyncJsonWebsocketConsumer):
+def setting(name: str, default: float) -> float:
+    """A socket tunable: Django setting, else environment variable, else the default."""
+    value = getattr(settings, name, None)
+    if value is None:
+        value = os.environ.get(name, "").strip() or default
+    return float(value)
+
+
+MAX_FRAME = 4096  # bytes of one client frame
+MAX_ID = 64
+
+
+class BadFrame(Exception):
+    pass
+
+
+def db(func):
+    """Runs ORM code off the event loop. On PostgreSQL (a connection pool) calls may run side by side;
+    SQLite keeps Channels' default of one thread per process."""
+    return database_sync_to_async(func, thread_sensitive=connection.vendor != "postgresql")
+
+
+# Counts failures of the channel layer in this process; a socket that sees the count move resyncs its
+# client once the layer answers again (messages published meanwhile are lost, and a Redis restart also
+# forgets group memberships, which the periodic check re-adds).
+_bus_failures = 0
+
+
+def _bus_failed(what: str, exc: BaseException) -> None:
+    global _bus_failures
+    _bus_failures += 1
+    logger.warning("channel layer %s failed: %s: %s", what, type(exc).__name__, exc)
+
+
+def _iso_to_dt(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class Socket(AsyncWebsocketConsumer):
+    """What both sockets share: frame parsing, auth frames, heartbeats, rate limit, robust bus."""
+
+    frame_types: tuple[str, ...] = ("auth", "ping", "sync")
+
+    # --- plumbing ---------------------------------------------------------------------------
+
+    async def __call__(self, scope, receive, send):
+        # AsyncConsumer.__call__ with a channel receive that survives the layer going away: Channels
+        # would let a Redis error end the consumer (and drop the socket).
+        self.scope = scope
+        self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        self.base_send = send
+        self.bus_groups: set[str] = set()
+        self.tasks: list[asyncio.Task] = []
+        self.closed = False
+        from channels.utils import await_many_dispatch
+
+        sources = [receive]
+        if self.channel_layer is not None:
+            self.channel_name = await self.channel_layer.new_channel()
+            sources.append(self._bus_receive)
+        try:
+            await await_many_dispatch(sources, self.dispatch)
+        except StopConsumer:
+            pass
+        finally:
+            for task in self.tasks:
+                task.cancel()
+
+    async def _bus_receive(self):
+        while True:
+            try:
+                return await self.channel_layer.receive(self.channel_name)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                _bus_failed("receive", exc)
+                await asyncio.sleep(1.0)
+
+    async def dispatch(self, message):
+        # Channels' dispatch also closes old DB connections on every message; our DB calls already do
+        # that around each call, and a push must not wait for a thread hop.
+        handler = getattr(self, message["type"].replace(".", "_"), None)
+        if handler is None or message["type"].startswith("_"):
+            logger.warning("socket got an event it has no handler for: %s", message["type"])
+            return
+        if message["type"].startswith("websocket."):
+            await handler(message)
+            return
+        try:
+            await handler(message)
+        except Exception:  # an event must never end the socket
+            logger.exception("handling %s failed", message["type"])
+
+    async def join_group(self, group: str) -> None:
+        self.bus_groups.add(group)
+        if self.channel_layer is None:
+            return
+        try:
+            await asyncio.wait_for(self.channel_layer.group_add(group, self.channel_name), 1.0)
+        except Exception as exc:
+            _bus_failed("group_add", exc)
+
+    async def leave_groups(self) -> None:
+        for group in list(self.bus_groups):
+            try:
+                await asyncio.wait_for(self.channel_layer.group_discard(group, self.channel_name), 1.0)
+            except Exception:
+                pass
+        self.bus_groups.clear()
+
+    async def send_json(self, content: dict) -> None:
+        if self.closed:
+            return
+        await self.send(text_data=json.dumps(content, separators=(",", ":")))
+
+    async def send_error(self, frame_id, code: str, message: str, **extra) -> None:
+        body = {"type": "error", "code": code, "message": message, **extra}
+        if frame_id is not None:
+            body["id"] = frame_id
+        await self.send_json(body)
+
+    async def close_with(self, frame_id, code: str, message: str, close_code: int) -> None:
+        await self.send_error(frame_id, code, message)
+        self.closed = True
+        await self.close(code=close_code)
+
+    # --- lifecycle --------------------------------------------------------------------------
+
     async def connect(self):
-        await self.close(code=4404)
+        self.user = self.scope.get("user") or AnonymousUser()
+        loop = asyncio.get_running_loop()
+        self.last_seen = loop.time()
+        self.tokens = setting("WS_MOVE_BURST", 20)
+        self.tokens_at = loop.time()
+        self.bus_generation = _bus_failures
+        await self.accept()
+        self.tasks.append(asyncio.create_task(self._heartbeat()))
+        try:
+            await self.open()
+        except Exception:
+            logger.exception("opening a socket failed")
+            await self.close_with(None, "server_error", "the server failed; the error was logged", 1011)
+
+    async def disconnect(self, code):
+        self.closed = True
+        for task in self.tasks:
+            task.cancel()
+        await self.leave_groups()
+
+    async def _heartbeat(self):
+        """Sends heartbeats, closes silent sockets, re-joins groups and resyncs after a bus failure."""
+        beat = setting("WS_HEARTBEAT_S", 20)
+        idle = setting("WS_IDLE_TIMEOUT_S", 60)
+        check = setting("WS_BUS_CHECK_S", 5)
+        loop = asyncio.get_running_loop()
+        next_beat, next_check = loop.time() + beat, loop.time() + check
+        try:
+            while not self.closed:
+                await asyncio.sleep(max(0.01, min(next_beat, next_check) - loop.time()))
+                now = loop.time()
+                if now - self.last_seen > idle:
+                    await self.close_with(None, "idle_timeout", f"nothing heard for {idle:g} s", 4408)
+                    return
+                if now >= next_beat:
+                    next_beat = now + beat
+                    await self.send_json({"type": "heartbeat"})
+                if now >= next_check:
+                    next_check = now + check
+                    await self._check_bus()
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            logger.exception("heartbeat failed")
+
+    async def _check_bus(self) -> None:
+        generation = _bus_failures
+        for group in list(self.bus_groups):
+            await self.join_group(group)
+        if _bus_failures == generation and generation != self.bus_generation:
+            self.bus_generation = generation
+            await self.resync()
+
+    # --- frames -----------------------------------------------------------------------------
+
+    async def receive(self, text_data=None, bytes_data=None):
+        self.last_seen = asyncio.get_running_loop().time()
+        frame_id = None
+        try:
+            if text_data is None:
+                raise BadFrame("frames are JSON text; binary frames are not accepted")
+            if len(text_data) > MAX_FRAME or len(text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME:
+                await self.send_error(None, "too_large", f"a frame is at most {MAX_FRAME} bytes")
+                return
+            try:
+                frame = json.loads(text_data)
+            except (ValueError, RecursionError):
+                raise BadFrame("not JSON") from None
+            if not isinstance(frame, dict):
+                raise BadFrame("a frame is a JSON object with a type")
+            frame_id = frame.get("id")
+            if frame_id is not None and not (
+                (isinstance(frame_id, str) and len(frame_id) <= MAX_ID)
+                or (isinstance(frame_id, int | float) and not isinstance(frame_id, bool) and len(str(frame_id)) <= MAX_ID)
+            ):
+                frame_id = None
+                raise BadFrame(f"id must be a string or number of at most {MAX_ID} characters")
+            kind = frame.get("type")
+            if not isinstance(kind, str) or kind not in self.frame_types:
+                raise BadFrame(f"unknown frame type {kind!r}: one of {', '.join(self.frame_types)}")
+            self.check_allowed(kind)
+            await getattr(self, f"frame_{kind}")(frame, frame_id)
+        except BadFrame as exc:
+            await self.send_error(frame_id, "bad_frame", str(exc))
+        except ServiceError as exc:
+            await self.send_error(frame_id, exc.code, exc.message, **exc.extra)
+        except EngineError as exc:
+            await self.send_error(frame_id, exc.code, str(exc))
+        except Exception:
+            logger.exception("frame failed")
+            await self.send_error(frame_id, "server_error", "the server failed; the error was logged")
+
+    async def frame_ping(self, frame, frame_id):
+        body = {"type": "pong"}
+        if frame_id is not None:
+            body["id"] = frame_id
+        await self.send_json(body)
+
+    async def frame_auth(self, frame, frame_id):
+        token = frame.get("token")
+        if not isinstance(token, str) or not token or len(token) > 64:
+            raise BadFrame("auth needs a token")
+        user = await db(_user_of_token)(token)
+        if user is None:
+            await self.send_error(frame_id, "authentication_failed", "invalid token")
+            return
+        if self.user.is_authenticated and self.user.pk != user.pk:
+            await self.send_error(frame_id, "forbidden", "this socket is already signed in as someone else")
+            return
+        self.user = user
+        body = {"type": "auth_ok", "username": user.username}
+        if frame_id is not None:
+            body["id"] = frame_id
+        await self.send_json(body)
+        await self.authenticated()
+
+    def check_rate(self) -> None:
+        """Per-socket token bucket on moves and undos."""
+        now = asyncio.get_running_loop().time()
+        burst, rate = setting("WS_MOVE_BURST", 20), setting("WS_MOVE_RATE", 10)
+        self.tokens = min(burst, self.tokens + (now - self.tokens_at) * rate)
+        self.tokens_at = now
+        if self.tokens < 1:
+            raise ServiceError("rate_limited", "too many moves on this socket", extra={"retry_after_ms": int((1 - self.tokens) / rate * 1000) + 1})
+        self.tokens -= 1
+
+    # --- games (both sockets play one game: the game socket's, or the racer's own) ------------
+
+    game_id: int | None = None
+    game_version = -1
+
+    async def send_game(self, game: dict, frame_id=None) -> None:
+        self.game_version = max(self.game_version, game["version"])
+        body = {"type": "state", "game": game, "version": game["version"]}
+        if frame_id is not None:
+            body["id"] = frame_id
+        await self.send_json(body)
+
+    async def game_state(self, event):
+        """A game changed (pushed by services after commit, from any process)."""
+        game = event["game"]
+        if game.get("id") != self.game_id or game["version"] <= self.game_version:
+            return
+        if self.game_version >= 0 and game["version"] > self.game_version + 1:
+            fresh = await db(_game_state)(self.game_id)  # a gap: something was missed on the bus
+            if fresh is not None:
+                game = fresh if fresh["version"] >= game["version"] else game
+        await self.send_game(game)
+
+    def played_game(self) -> int:
+        if self.game_id is None:
+            raise ServiceError("race_not_started", "you have no game in this race yet", status=409)
+        return self.game_id
+
+    async def frame_move(self, frame, frame_id):
+        move, ply, client_id = frame.get("move"), frame.get("ply"), frame.get("client_id", "")
+        if not isinstance(move, str) or not move or len(move) > 16:
+            raise BadFrame("move needs a move in the spec's notation, such as 3a")
+        self._check_ply_and_client(ply, client_id)
+        self.check_rate()
+        game_id = self.played_game()
+        result = await db(_play)(game_id=game_id, user=self.user, move=move, ply=ply, client_id=client_id)
+        await self.send_ack(frame_id, client_id, result)
+
+    async def frame_undo(self, frame, frame_id):
+        ply, client_id = frame.get("ply"), frame.get("client_id", "")
+        self._check_ply_and_client(ply, client_id)
+        self.check_rate()
+        game_id = self.played_game()
+        result = await db(_undo)(game_id=game_id, user=self.user, ply=ply, client_id=client_id)
+        await self.send_ack(frame_id, client_id, result)
+
+    @staticmethod
+    def _check_ply_and_client(ply, client_id) -> None:
+        if not isinstance(ply, int) or isinstance(ply, bool) or not 0 <= ply < 2**31:
+            raise BadFrame("ply must be the number of player actions the client has seen")
+        if not isinstance(client_id, str) or len(client_id) > 64:
+            raise BadFrame("client_id must be a string of at most 64 characters")
+
+    async def send_ack(self, frame_id, client_id: str, result: dict) -> None:
+        game = result["game"]
+        self.game_version = max(self.game_version, game["version"])
+        await self.send_json(
+            {
+                "type": "ack",
+                "id": frame_id,
+                "client_id": client_id,
+                "ply": game["ply"],
+                "version": game["version"],
+                "game": game,
+                "action": result["action"],
+                "repeated": result["repeated"],
+            }
+        )
+
+    # --- hooks ------------------------------------------------------------------------------
+
+    def check_allowed(self, kind: str) -> None:
+        pass
+
+    async def open(self) -> None:
+        raise NotImplementedError
+
+    async def authenticated(self) -> None:
+        pass
+
+    async def resync(self) -> None:
+        pass
 
 
-class RaceConsumer(AsyncJsonWebsocketConsumer):
+# --- sync helpers (run in a DB thread) ---------------------------------------------------------
+
+
+def _user_of_token(key: str):
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.select_related("user").filter(key=key).first()
+    if token is None or not token.user.is_active:
+        return None
+    return token.user
+
+
+def _visible_game(game_id: int, user) -> dict | None:
+    from games.selectors import can_view_game
+
+    game = Game.objects.select_related("player").filter(pk=game_id).first()
+    if game is None or not can_view_game(user, game):
+        return None
+    return game_payload(game)
+
+
+def _game_state(game_id: int) -> dict | None:
+    game = Game.objects.select_related("player").filter(pk=game_id).first()
+    return game_payload(game) if game else None
+
+
+def _result(outcome) -> dict:
+    action = services.action_payload(outcome.action) if outcome.action is not None else None
+    return {"game": game_payload(outcome.game), "action": action, "repeated": outcome.repeated}
+
+
+def _play(**kwargs) -> dict:
+    return _result(services.play_move(**kwargs))
+
+
+def _undo(**kwargs) -> dict:
+    return _result(services.undo(**kwargs))
+
+
+def _resign_game(game_id: int, user) -> dict:
+    return _result(services.resign(game_id=game_id, user=user))
+
+
+class GameConsumer(Socket):
+    """`/ws/games/<id>/`: watch one game; its player also plays it here."""
+
+    frame_types = ("auth", "ping", "sync", "move", "undo", "resign")
+    watching = False
+
+    async def open(self):
+        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        self.watching = False
+        if await self._watch():
+            return
+        if self.user.is_authenticated:
+            await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
+            return
+        # Maybe a private game whose player authenticates with a token frame: wait a little for it.
+        self.tasks.append(asyncio.create_task(self._await_auth()))
+
+    async def _watch(self) -> bool:
+        """Joins the game's group and sends its state, if this socket may see it."""
+        group = events.game_group(self.game_id)
+        await self.join_group(group)  # before reading, so no change between read and join is missed
+        game = await db(_visible_game)(self.game_id, self.user)
+        if game is None:
+            self.bus_groups.discard(group)
+            if self.channel_layer is not None:
+                try:
+                    await self.channel_layer.group_discard(group, self.channel_name)
+                except Exception:
+                    pass
+            return False
+        self.watching = True
+        await self.send_game(game)
+        return True
+
+    async def _await_auth(self):
+        try:
+            await asyncio.sleep(setting("WS_AUTH_TIMEOUT_S", 10))
+            if not self.watching and not self.closed:
+                await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
+        except asyncio.CancelledError:
+            pass
+
+    async def authenticated(self):
+        if not self.watching and not await self._watch():
+            await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
+
+    def check_allowed(self, kind: str) -> None:
+        if not self.watching and kind not in ("auth", "ping"):
+            raise ServiceError("not_found", f"no game {self.game_id}", status=404)
+
+    async def frame_sync(self, frame, frame_id):
+        game = await db(_visible_game)(self.game_id, self.user)
+        if game is None:
+            raise ServiceError("not_found", f"no game {self.game_id}", status=404)
+        await self.send_game(game, frame_id)
+
+    async def frame_resign(self, frame, frame_id):
+        result = await db(_resign_game)(self.game_id, self.user)
+        await self.send_ack(frame_id, "", result)
+
+    async def resync(self):
+        if self.watching:
+            game = await db(_game_state)(self.game_id)
+            if game is not None and game["version"] > self.game_version:
+                await self.send_game(game)
+
+
+# --- races -------------------------------------------------------------------------------------
+
+
+def _race_view(code: str, user, *, refresh: bool = True) -> dict:
+    """The race as this socket sees it: its object, the viewer's game, and when to wake up next."""
+    race = races.refresh(code) if refresh else races.get_race(code)
+    wake = races.wakeup_at(race)
+    return {
+        "race": races.race_payload(race),
+        "my_game": races.racer_game_id(race, user),
+        "wake_at": wake.isoformat() if wake else None,
+    }
+
+
+def _my_game_state(game_id: int) -> dict | None:
+    return _game_state(game_id)
+
+
+def _race_start(code: str, user) -> dict:
+    races.start(code=code, user=user)
+    return _race_view(code, user)
+
+
+def _race_resign(code: str, user) -> dict:
+    races.resign(code=code, user=user)
+    return _race_view(code, user)
+
+
+class RaceConsumer(Socket):
+    """`/ws/races/<code>/`: a race's live progress; a racer also plays their own game here."""
+
+    frame_types = ("auth", "ping", "sync", "move", "undo", "resign", "start")
+    race_version = -1
+
+    async def open(self):
+        self.code = races.normalize_code(self.scope["url_route"]["kwargs"]["code"])
+        self.timer: asyncio.Task | None = None
+        await self.join_group(events.race_group(self.code))
+        try:
+            view = await db(_race_view)(self.code, self.user)
+        except ServiceError as exc:
+            await self.close_with(None, exc.code, exc.message, 4404)
+            return
+        await self.show(view)
+
+    async def show(self, view: dict, frame_id=None, *, force: bool = False) -> None:
+        """Sends the race if newer than what the client has; starts following the viewer's game."""
+        race = view["race"]
+        if force or race["version"] > self.race_version:
+            self.race_version = max(self.race_version, race["version"])
+            body = {"type": "race", "race": race, "version": race["version"]}
+            if frame_id is not None:
+                body["id"] = frame_id
+            await self.send_json(body)
+        if view["my_game"] and self.game_id is None:
+            self.game_id = view["my_game"]
+            await self.join_group(events.game_group(self.game_id))
+            game = await db(_my_game_state)(self.game_id)
+            if game is not None:
+                await self.send_game(game)
+        self.schedule(_iso_to_dt(view["wake_at"]))
+
+    def schedule(self, wake_at: dt.datetime | None) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if wake_at is not None and not self.closed:
+            delay = max(0.0, (wake_at - timezone.now()).total_seconds()) + 0.005
+            self.timer = asyncio.create_task(self._wake(delay))
+
+    async def _wake(self, delay: float):
+        try:
+            await asyncio.sleep(delay)
+            self.timer = None
+            view = await db(_race_view)(self.code, self.user)
+            await self.show(view)
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            logger.exception("race timer failed")
+
+    async def disconnect(self, code):
+        if getattr(self, "timer", None) is not None:
+            self.timer.cancel()
+        await super().disconnect(code)
+
+    async def race_state(self, event):
+        """A race changed (joined, started, a racer's progress, finish), from any process."""
+        race = event["race"]
+        if race.get("code") != self.code or race["version"] <= self.race_version:
+            return
+        gap = self.race_version >= 0 and race["version"] > self.race_version + 1
+        needs_db = gap or (self.game_id is None and race["status"] != Race.Status.OPEN and self.user.is_authenticated)
+        if needs_db or race.get("ghost") or race["status"] == Race.Status.COUNTDOWN:
+            await self.show(await db(_race_view)(self.code, self.user, refresh=False))
+            return
+        await self.show({"race": race, "my_game": None, "wake_at": _wake_of(race)})
+
+    async def frame_sync(self, frame, frame_id):
+        await self.show(await db(_race_view)(self.code, self.user), frame_id, force=True)
+        if self.game_id is not None:
+            game = await db(_my_game_state)(self.game_id)
+            if game is not None:
+                await self.send_game(game, frame_id)
+
+    async def frame_start(self, frame, frame_id):
+        await self.show(await db(_race_start)(self.code, self.user), frame_id, force=True)
+
+    async def frame_resign(self, frame, frame_id):
+        await self.show(await db(_race_resign)(self.code, self.user), frame_id, force=True)
+
+    async def authenticated(self):
+        self.game_id = None
+        await self.show(await db(_race_view)(self.code, self.user), force=True)
+
+    async def resync(self):
+        await self.show(await db(_race_view)(self.code, self.user))
+        if self.game_id is not None:
+            game = await db(_my_game_state)(self.game_id)
+            if game is not None and game["version"] > self.game_version:
+                await self.send_game(game)
+
+
+def _wake_of(race: dict) -> str | None:
+    """The next due instant readable from the race object alone (races without a ghost)."""
+    if race["status"] == Race.Status.COUNTDOWN:
+        return race["starts_at"]
+    if race["status"] == Race.Status.RUNNING:
+        return race["ends_at"]
+    return None
+
+
+# --- the benchmark's baseline --------------------------------------------------------------------
+
+
+def bench_echo_enabled() -> bool:
+    return bool(getattr(settings, "BENCH_ECHO", False)) or os.environ.get("BENCH_ECHO", "") in ("1", "true", "yes")
+
+
+class EchoConsumer(AsyncWebsocketConsumer):
+    """`/ws/echo/<room>/`, only with BENCH_ECHO=1: the same stack (origin check, auth middleware,
+    channel layer) with no database and no rules, as the benchmark's baseline. Each frame is answered
+    to its sender at once and relayed through the channel layer to the room's other sockets."""
+
     async def connect(self):
-        await self.close(code=4404)
+        self.room = "echo." + "".join(c for c in self.scope["url_route"]["kwargs"]["room"] if c.isalnum())[:40]
+        await self.channel_layer.group_add(self.room, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code):
+        await self.channel_layer.group_discard(self.room, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if text_data is None or len(text_data) > MAX_FRAME:
+            return
+        try:
+            frame = json.loads(text_data)
+        except ValueError:
+            return
+        await self.send(text_data=json.dumps({"type": "ack", "id": frame.get("id"), "t": time.time()}))
+        await self.channel_layer.group_send(self.room, {"type": "echo.relay", "frame": frame, "sender": self.channel_name})
+
+    async def echo_relay(self, event):
+        if event["sender"] != self.channel_name:
+            await self.send(text_data=json.dumps({"type": "relay", "frame": event["frame"]}))

@@ -1,58 +1,624 @@
-"""Race lifecycle: racers' progress and finish order as their games change."""
+"""Race lifecycle: open -> countdown -> running -> finished, ghost opponents, and racers' progress.
+
+Every change bumps `Race.version` and is published on the race's group after commit (best effort:
+sockets resync from the database on a gap). Games are created only through `services.create_game`, at
+the start instant decided by the server, and resigned only through `services.resign`.
+
+Timed transitions (the countdown's end, a ghost's next recorded action, the time limit) have no
+scheduler of their own: `refresh()` applies whatever is due. It runs on every read and write of a race
+(REST and websocket) and from timers in the race sockets, so a race with someone watching moves on
+at the right instant and any other race catches up the next time anyone looks at it. Each transition
+is idempotent under the race's row lock, so several processes may try at once.
+"""
 
 from __future__ import annotations
 
-from django.db import transaction
-from django.db.models import Max
+import datetime as dt
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from freecell_site.errors import ServiceError
 from games import events
-from games.models import Game, Race, RaceEntry
+from games.models import Action, Deal, Game, Race, RaceEntry, RaceInvite
+
+# No 0/O, 1/I/L: codes are read aloud and typed from phones.
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LENGTH = 6
+
+
+def countdown_s() -> float:
+    return float(getattr(settings, "RACE_COUNTDOWN_S", 3))
+
+
+def max_racers() -> int:
+    return int(getattr(settings, "RACE_MAX_RACERS", 8))
+
+
+def default_time_limit_s() -> int:
+    return int(getattr(settings, "RACE_TIME_LIMIT_S", 1800))
+
+
+def iso(moment: dt.datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def join_link(code: str) -> str:
+    return f"/races/{code}/"
+
+
+def ends_at(race: Race) -> dt.datetime | None:
+    if race.starts_at is None:
+        return None
+    return race.starts_at + dt.timedelta(seconds=race.time_limit_s)
+
+
+# --- ghosts -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GhostStep:
+    """The recorded game after one of its actions: when (ms after its start) and how far it was."""
+
+    at_ms: int
+    moves: int
+    cards_home: int
+
+
+@dataclass(frozen=True)
+class GhostTimeline:
+    game_id: int
+    username: str
+    start_cards_home: int
+    steps: tuple[GhostStep, ...]
+    won: bool
+    elapsed_ms: int | None
+
+    def due(self, race_ms: float) -> int:
+        """How many recorded actions had happened `race_ms` after the start."""
+        count = 0
+        for step in self.steps:
+            if step.at_ms > race_ms:
+                break
+            count += 1
+        return count
+
+    def finished_at_step(self, step: int) -> bool:
+        return self.won and step >= len(self.steps)
+
+
+_timelines: OrderedDict[int, GhostTimeline] = OrderedDict()
+_TIMELINE_CACHE = 256
+
+
+def ghost_timeline(game: Game) -> GhostTimeline:
+    """The recorded progress of a finished game, action by action (cached: a finished game never changes)."""
+    cached = _timelines.get(game.pk)
+    if cached is not None:
+        _timelines.move_to_end(game.pk)
+        return cached
+    line = game.line or []
+    start_home = len(line[0][1]) if line and line[0][0] is None else 0
+    # cards_home after each action without replaying the rules: a move adds its own foundation move
+    # and its autoplay; an undo takes back exactly what the move it undoes added.
+    stack: list[int] = []
+    home = start_home
+    steps = []
+    for action in Action.objects.filter(game=game).order_by("index").only("index", "kind", "notation", "autoplay", "created_at"):
+        if action.kind == Action.Kind.MOVE:
+            gained = (1 if action.notation[1:2] == "h" else 0) + len(action.autoplay)
+            stack.append(gained)
+            home += gained
+        elif stack:
+            home -= stack.pop()
+        at_ms = max(0, int((action.created_at - game.created_at).total_seconds() * 1000))
+        steps.append(GhostStep(at_ms=at_ms, moves=action.index + 1, cards_home=home))
+    timeline = GhostTimeline(
+        game_id=game.pk,
+        username=game.player.username,
+        start_cards_home=start_home,
+        steps=tuple(steps),
+        won=game.status == Game.Status.WON,
+        elapsed_ms=game.elapsed_ms,
+    )
+    _timelines[game.pk] = timeline
+    while len(_timelines) > _TIMELINE_CACHE:
+        _timelines.popitem(last=False)
+    return timeline
+
+
+def _ghost_of(race: Race) -> GhostTimeline | None:
+    if race.ghost_of_id is None:
+        return None
+    ghost = race.ghost_of
+    if ghost is None:  # the recorded game was deleted
+        return None
+    return ghost_timeline(ghost)
+
+
+def next_ghost_at(race: Race) -> dt.datetime | None:
+    """When the ghost's next recorded action is due (None when it has no more or the race is not running)."""
+    timeline = _ghost_of(race)
+    if timeline is None or race.status != Race.Status.RUNNING or race.ghost_step >= len(timeline.steps):
+        return None
+    return race.starts_at + dt.timedelta(milliseconds=timeline.steps[race.ghost_step].at_ms)
+
+
+# --- the race object --------------------------------------------------------------------------
+
+
+def _racer(entry: RaceEntry) -> dict:
+    game = entry.game
+    return {
+        "username": entry.player.username,
+        "game": game.pk if game else None,
+        "moves": game.ply if game else 0,
+        "cards_home": game.cards_home if game else 0,
+        "status": game.status if game else "waiting",
+        "rank": entry.rank,
+        "elapsed_ms": game.elapsed_ms if game else None,
+        "ghost": False,
+    }
+
+
+def _ghost_racer(race: Race, timeline: GhostTimeline, ranks: dict) -> dict:
+    step = race.ghost_step if race.starts_at else 0
+    done = timeline.steps[step - 1] if step else None
+    finished = timeline.finished_at_step(step) and race.status != Race.Status.OPEN
+    return {
+        "username": timeline.username,
+        "game": None,  # the recorded game (its whole line) stays out of sight while racing it
+        "moves": done.moves if done else 0,
+        "cards_home": done.cards_home if done else timeline.start_cards_home,
+        "status": "won" if finished else ("waiting" if race.status in (Race.Status.OPEN, Race.Status.COUNTDOWN) else "playing"),
+        "rank": ranks.get("ghost") if finished else None,
+        "elapsed_ms": timeline.elapsed_ms if finished else None,
+        "ghost": True,
+    }
 
 
 def race_payload(race: Race) -> dict:
-    """The spec's race object: {code, deal, status, owner, racers}."""
-    racers = []
-    for entry in race.entries.select_related("player", "game").order_by("joined_at", "id"):
-        game = entry.game
-        racers.append(
-            {
-                "username": entry.player.username,
-                "game": game.pk if game else None,
-                "moves": game.ply if game else 0,
-                "cards_home": game.cards_home if game else 0,
-                "status": game.status if game else "waiting",
-                "rank": entry.rank,
-                "elapsed_ms": game.elapsed_ms if game else None,
-            }
-        )
+    """The spec's race object: {code, deal, status, owner, racers}, each racer
+    {username, game, moves, cards_home, status, rank}; more fields for the page."""
+    entries = list(race.entries.select_related("player", "game").order_by("joined_at", "id"))
+    racers = [_racer(entry) for entry in entries]
+    timeline = _ghost_of(race)
+    if timeline is not None:
+        racers.append(_ghost_racer(race, timeline, {"ghost": _ghost_rank(race, entries, timeline)}))
+    invited: list[str] = []
+    if race.status in (Race.Status.OPEN, Race.Status.COUNTDOWN):
+        invited = list(race.invites.order_by("created_at", "id").values_list("invited__username", flat=True))
+    rematch = None
+    if race.status == Race.Status.FINISHED:
+        rematch = Race.objects.filter(rematch_of=race).order_by("id").values_list("code", flat=True).first()
     return {
         "code": race.code,
+        "link": join_link(race.code),
         "deal": race.deal_id,
         "status": race.status,
         "owner": race.owner.username,
         "autoplay": race.autoplay,
-        "starts_at": race.starts_at.isoformat().replace("+00:00", "Z") if race.starts_at else None,
+        "created_at": iso(race.created_at),
+        "starts_at": iso(race.starts_at),
+        "ends_at": iso(ends_at(race)),
+        "finished_at": iso(race.finished_at),
         "time_limit_s": race.time_limit_s,
         "version": race.version,
         "racers": racers,
+        "invited": invited,
+        "ghost": {"username": timeline.username, "moves": timeline.steps[-1].moves if timeline.steps else 0, "elapsed_ms": timeline.elapsed_ms}
+        if timeline
+        else None,
+        "rematch": rematch,
+        "rematch_of": race.rematch_of.code if race.rematch_of_id else None,
     }
 
 
-def on_game_changed(game: Game) -> None:
-    """Called by services inside the game's transaction: ranks a finisher, ends a finished race."""
-    entry = RaceEntry.objects.select_related("race").filter(game=game).first()
-    if entry is None:
-        return
-    race = Race.objects.select_for_update().get(pk=entry.race_id)
-    if game.status == Game.Status.WON and entry.rank is None:
-        entry.rank = (race.entries.aggregate(best=Max("rank"))["best"] or 0) + 1
-        entry.save(update_fields=["rank"])
-    unfinished = race.entries.filter(game__status=Game.Status.PLAYING).exists()
-    if race.status == Race.Status.RUNNING and not unfinished:
-        race.status = Race.Status.FINISHED
-        race.finished_at = timezone.now()
-    race.version += 1
-    race.save(update_fields=["status", "finished_at", "version"])
+def _publish_after_commit(race: Race) -> dict:
     payload = race_payload(race)
     transaction.on_commit(lambda: events.publish_race(payload))
+    return payload
+
+
+def _bump(race: Race, *fields: str) -> None:
+    race.version += 1
+    race.save(update_fields=["version", *fields])
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+_RELATED = ("owner", "deal", "rematch_of", "ghost_of__player")
+
+
+def normalize_code(code) -> str:
+    return str(code or "").strip().upper()[:16]
+
+
+def _not_found(code: str) -> ServiceError:
+    return ServiceError("not_found", f"no race {code!r}", status=404)
+
+
+def get_race(code) -> Race:
+    code = normalize_code(code)
+    race = Race.objects.select_related(*_RELATED).filter(code=code).first()
+    if race is None:
+        raise _not_found(code)
+    return race
+
+
+def _lock(code: str) -> Race:
+    race = Race.objects.select_for_update(of=("self",)).select_related(*_RELATED).filter(code=normalize_code(code)).first()
+    if race is None:
+        raise _not_found(code)
+    return race
+
+
+def _entry_of(race: Race, user) -> RaceEntry | None:
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return race.entries.filter(player=user).first()
+
+
+def races_of(user) -> dict:
+    """The caller's races that are not over, and open races a friend invited them to."""
+    mine = (
+        Race.objects.filter(entries__player=user)
+        .exclude(status=Race.Status.FINISHED)
+        .select_related(*_RELATED)
+        .order_by("-created_at")[:50]
+    )
+    invites = (
+        RaceInvite.objects.filter(invited=user, race__status=Race.Status.OPEN)
+        .exclude(race__entries__player=user)
+        .select_related("race", "invited_by")
+        .order_by("-created_at")[:50]
+    )
+    return {
+        "races": [race_payload(refresh(race)) for race in mine],
+        "invites": [{"code": i.race.code, "link": join_link(i.race.code), "invited_by": i.invited_by.username} for i in invites],
+    }
+
+
+# --- creating, joining, inviting --------------------------------------------------------------
+
+
+def random_deal() -> str:
+    """A fresh deal nobody has seen: `seed:` and 64 random bits from the system's secure source."""
+    return f"seed:{secrets.randbits(64)}"
+
+
+def resolve_deal(deal: str | None) -> Deal:
+    """The Deal row for a race: any `ms:`/`seed:` deal, a past daily, or a fresh seed when none is given."""
+    from games import services
+    from games.daily import today
+    from games.engine import parse_deal
+    from games.models import DailyChallenge
+
+    deal_id = parse_deal(deal if deal else random_deal())  # InvalidDeal carries the spec's code
+    if deal_id.kind == "daily":
+        if deal_id.value >= today():
+            raise ServiceError("forbidden", "a daily deal can be raced once its day is over", status=403)
+        daily = DailyChallenge.objects.select_related("deal").filter(date=deal_id.value).first()
+        if daily is None:
+            raise ServiceError("not_found", f"there was no daily challenge on {deal_id.value.isoformat()}", status=404)
+        return daily.deal
+    return services.get_deal(str(deal_id))
+
+
+def _new_race(**fields) -> Race:
+    for _ in range(20):
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        try:
+            with transaction.atomic():
+                return Race.objects.create(code=code, version=1, **fields)
+        except IntegrityError:  # the code was taken: draw again
+            continue
+    raise ServiceError("server_busy", "could not find a free race code; try again", status=503)
+
+
+@transaction.atomic
+def create_race(*, owner, deal: str | None = None, autoplay: str = "safe", time_limit_s: int | None = None) -> Race:
+    """An open race on `deal` (a fresh random seed when none), with its owner as the first racer."""
+    if autoplay not in Game.Autoplay.values:
+        raise ServiceError("invalid_request", "autoplay must be one of: none, safe")
+    race = _new_race(
+        deal=resolve_deal(deal), owner=owner, autoplay=autoplay, time_limit_s=time_limit_s or default_time_limit_s()
+    )
+    RaceEntry.objects.create(race=race, player=owner)
+    _publish_after_commit(race)
+    return race
+
+
+@transaction.atomic
+def create_ghost_race(*, owner, game_id, time_limit_s: int | None = None) -> Race:
+    """A race against a recorded won game (the owner's own or a friend's), replayed at its recorded pace."""
+    from accounts.selectors import friend_ids
+    from games.daily import today
+    from games.selectors import can_view_game
+
+    game = Game.objects.select_related("player", "deal").filter(pk=game_id).first() if isinstance(game_id, int) else None
+    if game is None or not can_view_game(owner, game):
+        raise ServiceError("not_found", f"no game {game_id}", status=404)
+    if game.player_id != owner.pk and game.player_id not in friend_ids(owner):
+        raise ServiceError("forbidden", "you can race a ghost of your own games or of a friend's", status=403)
+    if game.status != Game.Status.WON:
+        raise ServiceError("game_not_won", "only a won game can be raced as a ghost", status=409)
+    if game.daily_id is not None and game.daily_id >= today():
+        raise ServiceError("forbidden", "a daily game can be raced as a ghost once its day is over", status=403)
+    race = _new_race(
+        deal=game.deal,
+        owner=owner,
+        autoplay=game.autoplay,
+        ghost_of=game,
+        time_limit_s=time_limit_s or default_time_limit_s(),
+    )
+    RaceEntry.objects.create(race=race, player=owner)
+    _publish_after_commit(race)
+    return race
+
+
+@transaction.atomic
+def join(*, code, user) -> Race:
+    """Adds the user to an open race (joining twice is harmless)."""
+    race = _lock(code)
+    if _entry_of(race, user) is not None:
+        return race
+    if race.status != Race.Status.OPEN:
+        raise ServiceError("race_started", "this race has already started", status=409)
+    if race.entries.count() >= max_racers():
+        raise ServiceError("race_full", f"a race has at most {max_racers()} racers", status=409)
+    RaceEntry.objects.create(race=race, player=user)
+    _bump(race)
+    _publish_after_commit(race)
+    return race
+
+
+@transaction.atomic
+def invite(*, code, user, username: str) -> Race:
+    """A racer invites one of their accepted friends to an open race."""
+    from accounts.selectors import friend_ids
+
+    race = _lock(code)
+    if _entry_of(race, user) is None:
+        raise ServiceError("forbidden", "only a racer can invite to this race", status=403)
+    other = get_user_model().objects.filter(username=username, is_active=True).first()
+    if other is None:
+        raise ServiceError("not_found", f"no player named {username!r}", status=404)
+    if other.pk not in friend_ids(user):
+        raise ServiceError("forbidden", f"{username} is not your friend", status=403)
+    if race.status != Race.Status.OPEN:
+        raise ServiceError("race_started", "this race has already started", status=409)
+    _, created = RaceInvite.objects.get_or_create(race=race, invited=other, defaults={"invited_by": user})
+    if created:
+        _bump(race)
+        _publish_after_commit(race)
+    return race
+
+
+# --- starting and the start instant -----------------------------------------------------------
+
+
+@transaction.atomic
+def start(*, code, user) -> Race:
+    """The owner starts the countdown; the server decides the start instant (now + RACE_COUNTDOWN_S)."""
+    race = _lock(code)
+    if race.owner_id != getattr(user, "pk", None):
+        raise ServiceError("forbidden", "only the race's owner can start it", status=403)
+    if race.status == Race.Status.FINISHED:
+        raise ServiceError("race_over", "this race is over", status=409)
+    if race.status == Race.Status.OPEN:
+        race.status = Race.Status.COUNTDOWN
+        race.starts_at = timezone.now() + dt.timedelta(seconds=countdown_s())
+        _bump(race, "status", "starts_at")
+        if race.starts_at <= timezone.now():
+            _reveal(race)
+        else:
+            _publish_after_commit(race)
+    return race
+
+
+def _reveal(race: Race) -> None:
+    """At the start instant: every racer's game, created with the clock at that instant (race locked)."""
+    from games import services
+
+    for entry in race.entries.select_related("player").order_by("joined_at", "id"):
+        if entry.game_id is None:
+            entry.game = services.create_game(player=entry.player, deal=race.deal, autoplay=race.autoplay, started_at=race.starts_at)
+            entry.save(update_fields=["game"])
+    race.status = Race.Status.RUNNING
+    _bump(race, "status")
+    _publish_after_commit(race)
+
+
+def refresh(race: Race | str) -> Race:
+    """Applies what is due: the reveal at the start instant, the ghost's recorded actions, the time limit."""
+    if not isinstance(race, Race):
+        race = get_race(race)
+    now = timezone.now()
+    if race.status == Race.Status.COUNTDOWN and race.starts_at and race.starts_at <= now:
+        with transaction.atomic():
+            race = _lock(race.code)
+            if race.status == Race.Status.COUNTDOWN:
+                _reveal(race)
+    if race.status == Race.Status.RUNNING and race.ghost_of_id:
+        timeline = _ghost_of(race)
+        if timeline is not None and timeline.due(_race_ms(race, now)) > race.ghost_step:
+            with transaction.atomic():
+                race = _lock(race.code)
+                _advance_ghost(race, timeline, now)
+    if race.status == Race.Status.RUNNING and now >= ends_at(race):
+        race = _time_out(race)
+    return race
+
+
+def _race_ms(race: Race, now: dt.datetime) -> float:
+    return (now - race.starts_at).total_seconds() * 1000
+
+
+def _advance_ghost(race: Race, timeline: GhostTimeline, now: dt.datetime) -> None:
+    due = timeline.due(_race_ms(race, now))
+    if race.status != Race.Status.RUNNING or due <= race.ghost_step:
+        return
+    race.ghost_step = due
+    if timeline.finished_at_step(due):
+        _rerank(race)
+    _bump(race, "ghost_step")
+    _publish_after_commit(race)
+
+
+def _time_out(race: Race) -> Race:
+    """Past the time limit: every racer still playing is resigned; the last resign finishes the race."""
+    from games import services
+
+    playing = RaceEntry.objects.filter(race=race, game__status=Game.Status.PLAYING).select_related("player")
+    for entry in playing:
+        try:
+            services.resign(game_id=entry.game_id, user=entry.player)
+        except ServiceError:  # won (or resigned) in the meantime
+            pass
+    with transaction.atomic():
+        race = _lock(race.code)
+        if race.status == Race.Status.RUNNING:
+            _finish(race)
+            _bump(race, "status", "finished_at")
+            _publish_after_commit(race)
+    return race
+
+
+# --- progress, ranks, the end -----------------------------------------------------------------
+
+
+def _ghost_rank(race: Race, entries: list[RaceEntry], timeline: GhostTimeline) -> int | None:
+    if not timeline.finished_at_step(race.ghost_step) or timeline.elapsed_ms is None:
+        return None
+    faster = sum(1 for e in entries if e.game and e.game.status == Game.Status.WON and (e.game.elapsed_ms or 0) < timeline.elapsed_ms)
+    return faster + 1
+
+
+def _rerank(race: Race) -> None:
+    """Finish order by server time to win (ties: who finished first, then who joined first)."""
+    entries = list(race.entries.select_related("game"))
+    timeline = _ghost_of(race)
+    ghost_ms = timeline.elapsed_ms if timeline and timeline.finished_at_step(race.ghost_step) else None
+    winners = sorted(
+        (e for e in entries if e.game and e.game.status == Game.Status.WON),
+        key=lambda e: (e.game.elapsed_ms or 0, e.game.finished_at, e.joined_at, e.pk),
+    )
+    for position, entry in enumerate(winners, start=1):
+        # The ghost ranks before a racer only when it was strictly faster (a tie goes to the living).
+        rank = position + (1 if ghost_ms is not None and ghost_ms < (entry.game.elapsed_ms or 0) else 0)
+        if entry.rank != rank:
+            entry.rank = rank
+            entry.save(update_fields=["rank"])
+    for entry in entries:
+        if entry.rank is not None and entry not in winners:
+            entry.rank = None
+            entry.save(update_fields=["rank"])
+
+
+def _finish(race: Race) -> None:
+    race.status = Race.Status.FINISHED
+    race.finished_at = timezone.now()
+
+
+def on_game_changed(game: Game) -> None:
+    """Called by services inside the game's transaction: pushes the racer's progress, ranks a finisher,
+    and ends the race when every racer has finished or resigned."""
+    race_id = RaceEntry.objects.filter(game_id=game.pk).values_list("race_id", flat=True).first()
+    if race_id is None:
+        return
+    race = Race.objects.select_for_update(of=("self",)).select_related(*_RELATED).get(pk=race_id)
+    fields = []
+    if game.status != Game.Status.PLAYING:
+        _rerank(race)
+        unfinished = race.entries.filter(game__status=Game.Status.PLAYING).exists()
+        if race.status == Race.Status.RUNNING and not unfinished:
+            _finish(race)
+            fields = ["status", "finished_at"]
+    _bump(race, *fields)
+    _publish_after_commit(race)
+
+
+# --- leaving, resigning, rematch --------------------------------------------------------------
+
+
+def resign(*, code, user) -> Race:
+    """Resigns the racer's game. Before the start, a racer leaves instead (the owner's leaving cancels)."""
+    from games import services
+
+    race = refresh(code)
+    entry = _entry_of(race, user)
+    if entry is None:
+        raise ServiceError("forbidden", "you are not racing in this race", status=403)
+    if race.status == Race.Status.OPEN:
+        with transaction.atomic():
+            race = _lock(code)
+            if race.status == Race.Status.OPEN:
+                if race.owner_id == user.pk:
+                    _finish(race)
+                    _bump(race, "status", "finished_at")
+                else:
+                    RaceEntry.objects.filter(race=race, player=user).delete()
+                    _bump(race)
+                _publish_after_commit(race)
+                return race
+    if race.status == Race.Status.COUNTDOWN:
+        raise ServiceError("race_not_started", "the race has not started yet: resign once the boards are shown", status=409)
+    entry = _entry_of(race, user)
+    if entry is not None and entry.game_id is not None:
+        services.resign(game_id=entry.game_id, user=user)
+    return get_race(code)
+
+
+@transaction.atomic
+def rematch(*, code, user) -> tuple[Race, bool]:
+    """A new race for the same racers on a fresh seed; everyone asking for it lands in the same one.
+
+    Returns (race, created)."""
+    race = _lock(code)
+    if _entry_of(race, user) is None:
+        raise ServiceError("forbidden", "only a racer can ask for a rematch", status=403)
+    if race.status != Race.Status.FINISHED:
+        raise ServiceError("race_not_over", "a rematch can follow a finished race only", status=409)
+    existing = Race.objects.select_related(*_RELATED).filter(rematch_of=race).order_by("id").first()
+    if existing is not None:
+        return existing, False
+    if race.ghost_of_id is not None:
+        raise ServiceError("invalid_request", "a ghost race has no rematch on a new deal: race the ghost again")
+    new = _new_race(
+        deal=resolve_deal(None),
+        owner=user,
+        autoplay=race.autoplay,
+        time_limit_s=race.time_limit_s,
+        rematch_of=race,
+    )
+    RaceEntry.objects.create(race=new, player=user)
+    for entry in race.entries.exclude(player=user).select_related("player").order_by("joined_at", "id"):
+        RaceEntry.objects.create(race=new, player=entry.player)
+    _publish_after_commit(new)
+    _bump(race)  # the old race's sockets learn the rematch's code
+    _publish_after_commit(race)
+    return new, True
+
+
+# --- for sockets ------------------------------------------------------------------------------
+
+
+def racer_game_id(race: Race, user) -> int | None:
+    entry = _entry_of(race, user)
+    return entry.game_id if entry else None
+
+
+def wakeup_at(race: Race) -> dt.datetime | None:
+    """The next instant at which `refresh` has something to do for this race."""
+    if race.status == Race.Status.COUNTDOWN:
+        return race.starts_at
+    if race.status == Race.Status.RUNNING:
+        moments = [m for m in (next_ghost_at(race), ends_at(race)) if m is not None]
+        return min(moments) if moments else None
+    return None

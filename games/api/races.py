@@ -1,0 +1,182 @@
+"""REST views of races: create (on a deal, a fresh seed or a ghost), read, join, invite, start, resign,
+rematch. Thin: the lifecycle lives in games/races.py."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import permissions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import races
+from games.api.views import errors
+
+# --- shapes -----------------------------------------------------------------------------------
+
+
+class RacerSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    game = serializers.IntegerField(allow_null=True, help_text="the racer's game; null until the start instant (always null for a ghost)")
+    moves = serializers.IntegerField(help_text="player actions so far, undos included")
+    cards_home = serializers.IntegerField(min_value=0, max_value=52)
+    status = serializers.ChoiceField(choices=["waiting", "playing", "won", "resigned"])
+    rank = serializers.IntegerField(allow_null=True, help_text="finish position by server time to win; null until won")
+    elapsed_ms = serializers.IntegerField(allow_null=True, help_text="time to win (or to resign) from the start instant")
+    ghost = serializers.BooleanField(help_text="a recorded game replayed at its recorded pace")
+
+
+class GhostSerializer(serializers.Serializer):
+    username = serializers.CharField(help_text="whose recorded game is raced")
+    moves = serializers.IntegerField(help_text="the recorded game's final move count")
+    elapsed_ms = serializers.IntegerField(allow_null=True, help_text="the recorded game's time to win")
+
+
+class RaceSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="short join code")
+    link = serializers.CharField(help_text="the page to join by")
+    deal = serializers.CharField()
+    status = serializers.ChoiceField(choices=["open", "countdown", "running", "finished"])
+    owner = serializers.CharField()
+    autoplay = serializers.ChoiceField(choices=["none", "safe"])
+    created_at = serializers.DateTimeField()
+    starts_at = serializers.DateTimeField(allow_null=True, help_text="the start instant chosen by the server (set when the countdown begins)")
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="the time limit: racers still playing then are resigned")
+    finished_at = serializers.DateTimeField(allow_null=True)
+    time_limit_s = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="bumped on every change; websocket clients resync on a gap")
+    racers = RacerSerializer(many=True)
+    invited = serializers.ListField(child=serializers.CharField(), help_text="friends invited while the race is open")
+    ghost = GhostSerializer(allow_null=True)
+    rematch = serializers.CharField(allow_null=True, help_text="code of the rematch, once someone asked for it")
+    rematch_of = serializers.CharField(allow_null=True)
+
+
+class InviteSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    link = serializers.CharField()
+    invited_by = serializers.CharField()
+
+
+class RaceListSerializer(serializers.Serializer):
+    races = RaceSerializer(many=True, help_text="the caller's races that are not over")
+    invites = InviteSerializer(many=True, help_text="open races a friend invited the caller to")
+
+
+class CreateRaceSerializer(serializers.Serializer):
+    deal = serializers.CharField(max_length=40, required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
+    autoplay = serializers.ChoiceField(choices=["none", "safe"], default="safe")
+    time_limit_s = serializers.IntegerField(min_value=30, max_value=86400, required=False, help_text="default 1800")
+
+
+class CreateGhostRaceSerializer(serializers.Serializer):
+    game = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="a won game of yours or of a friend")
+    time_limit_s = serializers.IntegerField(min_value=30, max_value=86400, required=False)
+
+
+class RaceInviteRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+
+
+# --- views ------------------------------------------------------------------------------------
+
+
+class RaceListView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={200: RaceListSerializer, **errors(401)}, summary="My races and invitations", operation_id="races_mine")
+    def get(self, request):
+        return Response(races.races_of(request.user))
+
+    @extend_schema(
+        request=CreateRaceSerializer,
+        responses={201: RaceSerializer, **errors(400, 401, 403, 404)},
+        summary="Open a race",
+    )
+    def post(self, request):
+        body = CreateRaceSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        race = races.create_race(
+            owner=request.user, deal=data.get("deal") or None, autoplay=data["autoplay"], time_limit_s=data.get("time_limit_s")
+        )
+        return Response(races.race_payload(race), status=status.HTTP_201_CREATED)
+
+
+class GhostRaceView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        request=CreateGhostRaceSerializer,
+        responses={201: RaceSerializer, **errors(400, 401, 403, 404, 409)},
+        summary="Open a race against a recorded game (a ghost)",
+    )
+    def post(self, request):
+        body = CreateGhostRaceSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        race = races.create_ghost_race(owner=request.user, game_id=body.validated_data["game"], time_limit_s=body.validated_data.get("time_limit_s"))
+        return Response(races.race_payload(race), status=status.HTTP_201_CREATED)
+
+
+class RaceView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses={200: RaceSerializer, **errors(404)}, summary="A race", operation_id="race_retrieve")
+    def get(self, request, code: str):
+        return Response(races.race_payload(races.refresh(code)))
+
+
+class _RaceAction(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    def respond(self, race):
+        return Response(races.race_payload(races.refresh(race)))
+
+
+class RaceJoinView(_RaceAction):
+    @extend_schema(request=None, responses={200: RaceSerializer, **errors(401, 404, 409)}, summary="Join a race by its code")
+    def post(self, request, code: str):
+        return self.respond(races.join(code=code, user=request.user))
+
+
+class RaceStartView(_RaceAction):
+    @extend_schema(request=None, responses={200: RaceSerializer, **errors(401, 403, 404, 409)}, summary="Start the countdown (owner only)")
+    def post(self, request, code: str):
+        return self.respond(races.start(code=code, user=request.user))
+
+
+class RaceInviteView(_RaceAction):
+    @extend_schema(
+        request=RaceInviteRequestSerializer,
+        responses={200: RaceSerializer, **errors(400, 401, 403, 404, 409)},
+        summary="Invite a friend",
+    )
+    def post(self, request, code: str):
+        body = RaceInviteRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        return self.respond(races.invite(code=code, user=request.user, username=body.validated_data["username"]))
+
+
+class RaceResignView(_RaceAction):
+    @extend_schema(
+        request=None,
+        responses={200: RaceSerializer, **errors(401, 403, 404, 409)},
+        summary="Resign your game (before the start: leave the race)",
+    )
+    def post(self, request, code: str):
+        return self.respond(races.resign(code=code, user=request.user))
+
+
+class RaceRematchView(_RaceAction):
+    @extend_schema(
+        request=None,
+        responses={
+            201: RaceSerializer,
+            200: OpenApiResponse(RaceSerializer, description="the rematch another racer already asked for"),
+            **errors(400, 401, 403, 404, 409),
+        },
+        summary="Rematch: same racers, a new deal",
+    )
+    def post(self, request, code: str):
+        race, created = races.rematch(code=code, user=request.user)
+        return Response(races.race_payload(race), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+

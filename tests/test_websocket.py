@@ -1,0 +1,472 @@
+"""The game socket /ws/games/<id>/: state on connect, moves with acks and errors, auth, origin, abuse."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ORIGIN = b"http://testserver"
+
+
+@pytest.fixture(autouse=True)
+def _in_memory_layer(settings):
+    """Unit tests run on the in-memory layer; the services-marked tests use Redis across processes."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    settings.WS_HEARTBEAT_S = 30
+    settings.WS_IDLE_TIMEOUT_S = 60
+
+
+def run(scenario):
+    """Runs an async scenario from a sync test (database calls go to this thread, as in the server)."""
+    return async_to_sync(scenario)()
+
+
+def token_of(user) -> str:
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+@pytest.fixture
+def alice_token(alice):
+    return token_of(alice)
+
+
+@pytest.fixture
+def charlie_token(charlie):
+    return token_of(charlie)
+
+
+def session_cookie(user) -> str:
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+async def open_socket(path: str, *, origin: bytes | None = ORIGIN, cookie: str | None = None, token: str | None = None):
+    from freecell_site.asgi import application
+
+    headers = []
+    if origin is not None:
+        headers.append((b"origin", origin))
+    if cookie is not None:
+        headers.append((b"cookie", f"sessionid={cookie}".encode()))
+    socket = WebsocketCommunicator(application, path, headers=headers)
+    connected, _ = await socket.connect(timeout=3)
+    assert connected, f"{path} refused the connection"
+    if token is not None:
+        await socket.send_json_to({"type": "auth", "token": token})
+    return socket
+
+
+async def next_of(socket, kind: str, timeout: float = 2.0) -> dict:
+    """The next frame of a type, skipping others (heartbeats, pushes)."""
+    while True:
+        frame = await socket.receive_json_from(timeout=timeout)
+        if frame["type"] == kind:
+            return frame
+
+
+async def nothing_more(socket, wait: float = 0.15) -> bool:
+    return await socket.receive_nothing(timeout=wait)
+
+
+def new_game(user, deal="ms:1", autoplay="none"):
+    from games import services
+
+    return services.create_game(player=user, deal=deal, autoplay=autoplay)
+
+
+# --- connecting and watching --------------------------------------------------------------------
+
+
+def test_a_watcher_gets_the_full_state_with_its_version_on_connect(alice):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/")
+        frame = await socket.receive_json_from(timeout=2)
+        assert frame["type"] == "state"
+        assert frame["version"] == frame["game"]["version"] == 0
+        assert frame["game"]["id"] == game.pk and len(frame["game"]["state"]["columns"]) == 8
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_the_player_moves_gets_an_ack_and_every_watcher_gets_the_new_state(alice_token, alice):
+    game = new_game(alice)
+
+    async def scenario():
+        player = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        watcher = await open_socket(f"/ws/games/{game.pk}/")
+        await next_of(watcher, "state")
+        await next_of(player, "auth_ok")
+        await player.send_json_to({"type": "move", "move": "5a", "ply": 0, "client_id": "c1", "id": 7})
+        ack = await next_of(player, "ack")
+        assert ack["id"] == 7 and ack["client_id"] == "c1" and ack["ply"] == 1 and ack["repeated"] is False
+        assert ack["action"]["move"] == "5a" and ack["version"] == ack["game"]["version"] == 1
+        pushed = await next_of(watcher, "state")
+        assert pushed["version"] == 1 and pushed["game"]["state"]["cells"][0] is not None
+        assert await nothing_more(player), "the sender gets the ack, not the same state again"
+        await player.disconnect()
+        await watcher.disconnect()
+
+    run(scenario)
+
+
+def test_undo_over_the_socket_is_acked_and_counts_as_an_action(alice_token, alice):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
+        await next_of(socket, "ack")
+        await socket.send_json_to({"type": "undo", "ply": 1, "id": "u"})
+        ack = await next_of(socket, "ack")
+        assert ack["id"] == "u" and ack["action"]["kind"] == "undo" and ack["game"]["moves"] == 2
+        assert ack["game"]["undos"] == 1 and ack["game"]["state"]["cells"] == [None] * 4
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_refused_moves_get_the_rest_codes(alice_token, alice):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        await socket.send_json_to({"type": "move", "move": "zz", "ply": 0, "id": 1})
+        assert (await next_of(socket, "error"))["code"] == "bad_notation"
+        await socket.send_json_to({"type": "move", "move": "1h", "ply": 0, "id": 2})
+        error = await next_of(socket, "error")
+        assert error["code"] == "illegal_move" and error["id"] == 2
+        await socket.send_json_to({"type": "move", "move": "5a", "ply": 3, "id": 3})
+        conflict = await next_of(socket, "error")
+        assert conflict["code"] == "ply_conflict" and conflict["game"]["ply"] == 0
+        await socket.send_json_to({"type": "undo", "ply": 0, "id": 4})
+        assert (await next_of(socket, "error"))["code"] == "illegal_move"
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_resend_of_the_last_move_is_acked_again_and_not_applied_twice(alice_token, alice):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        frame = {"type": "move", "move": "5a", "ply": 0, "client_id": "same"}
+        await socket.send_json_to(frame)
+        first = await next_of(socket, "ack")
+        await socket.send_json_to(frame)
+        again = await next_of(socket, "ack")
+        assert again["repeated"] is True and again["ply"] == first["ply"] == 1
+        await socket.disconnect()
+
+    run(scenario)
+    game.refresh_from_db()
+    assert game.ply == 1 and game.actions.count() == 1
+
+
+def test_moves_after_the_end_get_game_over(alice_token, alice):
+    from games import services
+
+    game = new_game(alice)
+    services.resign(game_id=game.pk, user=alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
+        assert (await next_of(socket, "error"))["code"] == "game_over"
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_resigning_over_the_socket_is_acked_with_the_ended_game(alice_token, alice):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        await socket.send_json_to({"type": "resign", "id": "r"})
+        ack = await next_of(socket, "ack")
+        assert ack["id"] == "r" and ack["game"]["status"] == "resigned" and ack["action"] is None
+        await socket.disconnect()
+
+    run(scenario)
+
+
+# --- who may do what ------------------------------------------------------------------------------
+
+
+def test_the_session_cookie_signs_the_socket_in(alice):
+    game = new_game(alice)
+    cookie = session_cookie(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
+        await next_of(socket, "state")
+        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
+        assert (await next_of(socket, "ack"))["ply"] == 1
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_wrong_token_is_refused_and_the_socket_stays_anonymous(alice):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token="not-a-token")
+        await next_of(socket, "state")
+        assert (await next_of(socket, "error"))["code"] == "authentication_failed"
+        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
+        assert (await next_of(socket, "error"))["code"] == "forbidden"
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_someone_else_cannot_play_your_game(charlie_token, alice, charlie):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=charlie_token)
+        await next_of(socket, "state")
+        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
+        assert (await next_of(socket, "error"))["code"] == "forbidden"
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_foreign_origin_is_refused(alice):
+    from freecell_site.asgi import application
+
+    game = new_game(alice)
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=[(b"origin", b"http://evil.example")])
+        connected, _ = await socket.connect(timeout=2)
+        assert not connected
+
+    run(scenario)
+
+
+def ranked_game_of_today(user):
+    from games import services
+    from games.daily import today
+    from games.models import DailyChallenge
+
+    deal = services.get_deal("seed:12345")
+    daily, _ = DailyChallenge.objects.get_or_create(date=today(), defaults={"deal": deal})
+    return services.create_game(player=user, deal=deal, autoplay="safe", daily=daily)
+
+
+def test_a_ranked_game_of_today_is_hidden_from_other_players(charlie_token, alice, charlie):
+    game = ranked_game_of_today(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=charlie_token)
+        await next_of(socket, "auth_ok")
+        error = await next_of(socket, "error")
+        assert error["code"] == "not_found" and "state" not in json.dumps(error)
+        assert (await socket.receive_output(timeout=1))["type"] == "websocket.close"
+
+    run(scenario)
+
+
+def test_an_anonymous_socket_sees_a_hidden_game_only_after_its_player_authenticates(alice_token, alice, settings):
+    settings.WS_AUTH_TIMEOUT_S = 0.3
+    game = ranked_game_of_today(alice)
+
+    async def scenario():
+        player = await open_socket(f"/ws/games/{game.pk}/")
+        assert await nothing_more(player, 0.1), "no state before authentication"
+        await player.send_json_to({"type": "sync"})
+        assert (await next_of(player, "error"))["code"] == "not_found"
+        await player.send_json_to({"type": "auth", "token": alice_token})
+        await next_of(player, "auth_ok")
+        assert (await next_of(player, "state"))["game"]["ranked"] is True
+        stranger = await open_socket(f"/ws/games/{game.pk}/")
+        error = await next_of(stranger, "error", timeout=2)
+        assert error["code"] == "not_found"
+        await player.disconnect()
+
+    run(scenario)
+
+
+def test_an_unknown_game_is_not_found(alice_token, alice):
+    async def scenario():
+        socket = await open_socket("/ws/games/999999/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        assert (await next_of(socket, "error"))["code"] == "not_found"
+
+    run(scenario)
+
+
+# --- malformed frames, limits, heartbeats -------------------------------------------------------
+
+
+def test_malformed_frames_get_error_frames_and_the_socket_lives_on(alice_token, alice):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        cases = [
+            ({"bytes_data": b"\x00\x01"}, "bad_frame"),
+            ({"text_data": "{not json"}, "bad_frame"),
+            ({"text_data": "[1, 2]"}, "bad_frame"),
+            ({"text_data": '"move"'}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "fly"})}, "bad_frame"),
+            ({"text_data": json.dumps({"no": "type"})}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "move", "ply": 0})}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "move", "move": "5a"})}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "move", "move": "5a", "ply": "0"})}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "move", "move": 5, "ply": 0})}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "undo", "ply": True})}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "move", "move": "5a", "ply": 0, "client_id": {"x": 1}})}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "ping", "id": "x" * 65})}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "auth"})}, "bad_frame"),
+            ({"text_data": "[" * 3000 + "]" * 3000}, "too_large"),
+            ({"text_data": "[" * 2000 + "]" * 2000}, "bad_frame"),
+            ({"text_data": json.dumps({"type": "move", "move": "5a", "ply": 0, "pad": "x" * 5000})}, "too_large"),
+        ]
+        for frame, code in cases:
+            await socket.send_to(**frame)
+            error = await next_of(socket, "error")
+            assert error["code"] == code, (frame, error)
+        await socket.send_json_to({"type": "ping", "id": 3})
+        assert await next_of(socket, "pong") == {"type": "pong", "id": 3}
+        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
+        assert (await next_of(socket, "ack"))["ply"] == 1
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_moves_beyond_the_burst_are_rate_limited(alice_token, alice, settings):
+    settings.WS_MOVE_BURST = 3
+    settings.WS_MOVE_RATE = 0.01
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        codes = []
+        for _ in range(5):
+            await socket.send_json_to({"type": "move", "move": "1h", "ply": 0})
+            codes.append((await next_of(socket, "error"))["code"])
+        assert codes == ["illegal_move"] * 3 + ["rate_limited"] * 2
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_heartbeats_are_sent_and_a_silent_socket_is_closed(alice, settings):
+    settings.WS_HEARTBEAT_S = 0.1
+    settings.WS_IDLE_TIMEOUT_S = 0.35
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/")
+        await next_of(socket, "state")
+        assert (await socket.receive_json_from(timeout=1))["type"] == "heartbeat"
+        error = await next_of(socket, "error", timeout=1)
+        assert error["code"] == "idle_timeout"
+        closed = await socket.receive_output(timeout=1)
+        assert closed == {"type": "websocket.close", "code": 4408}
+
+    run(scenario)
+
+
+def test_a_socket_that_answers_heartbeats_stays_open(alice, settings):
+    settings.WS_HEARTBEAT_S = 0.1
+    settings.WS_IDLE_TIMEOUT_S = 0.35
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/")
+        await next_of(socket, "state")
+        for _ in range(6):
+            await next_of(socket, "heartbeat", timeout=1)
+            await socket.send_json_to({"type": "ping"})
+        await socket.send_json_to({"type": "sync", "id": "s"})
+        assert (await next_of(socket, "state"))["id"] == "s"
+        await socket.disconnect()
+
+    run(scenario)
+
+
+# --- versions, gaps, resync ------------------------------------------------------------------------
+
+
+def test_a_missed_push_is_noticed_and_answered_with_the_current_state(alice, monkeypatch):
+    from games import events, services
+
+    game = new_game(alice)
+
+    async def scenario():
+        watcher = await open_socket(f"/ws/games/{game.pk}/")
+        assert (await next_of(watcher, "state"))["version"] == 0
+        real = events.publish_game
+        monkeypatch.setattr(events, "publish_game", lambda payload: False)  # the bus drops version 1
+        await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="5a", ply=0)
+        monkeypatch.setattr(events, "publish_game", real)
+        assert await nothing_more(watcher)
+        await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="5b", ply=1)
+        pushed = await next_of(watcher, "state")
+        assert pushed["version"] == 2 and pushed["game"]["ply"] == 2
+        await watcher.disconnect()
+
+    run(scenario)
+
+
+def test_a_reconnect_is_a_resync(alice):
+    from games import services
+
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/")
+        await next_of(socket, "state")
+        await socket.disconnect()
+        await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="5a", ply=0)
+        again = await open_socket(f"/ws/games/{game.pk}/")
+        frame = await again.receive_json_from(timeout=2)
+        assert frame["type"] == "state" and frame["version"] == 1
+        await again.disconnect()
+
+    run(scenario)
+
+
+def test_a_move_over_rest_reaches_socket_watchers(alice):
+    from tests.conftest import client_for
+
+    game = new_game(alice)
+    api = client_for(alice)
+
+    async def scenario():
+        watcher = await open_socket(f"/ws/games/{game.pk}/")
+        await next_of(watcher, "state")
+        response = await database_sync_to_async(api.post)(f"/api/games/{game.pk}/moves/", {"move": "5a", "ply": 0}, format="json")
+        assert response.status_code == 200
+        assert (await next_of(watcher, "state"))["game"]["ply"] == 1
+        await watcher.disconnect()
+
+    run(scenario)
