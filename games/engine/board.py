@@ -34,6 +34,14 @@ _MOVE_BY: list[list[list[Move]]] = [
 _COLUMN_MOVES = [[_MOVE_BY[s][d] for d in range(8)] for s in range(12)]
 _CELL_MOVES = [[_MOVE_BY[s][8 + d][1] for d in range(4)] for s in range(12)]
 _HOME_MOVES = [_MOVE_BY[s][12][1] for s in range(12)]
+#: _CELL_MOVES_BY_MASK[src][mask]: the moves from src to each free cell in `mask` (bit i = cell i empty).
+_CELL_MOVES_BY_MASK = [
+    [tuple(_MOVE_BY[s][8 + i][1] for i in range(4) if mask >> i & 1 and 8 + i != s) for mask in range(16)]
+    for s in range(12)
+]
+_BIT_COUNT = [bin(mask).count("1") for mask in range(16)]
+#: _PARENTS[c]: the cards c may rest on in a column (one rank higher, other colour); none for a king.
+_PARENTS = tuple(tuple(b for b in range(52) if _FITS[a * 52 + b]) for a in range(52))
 
 AUTOPLAY_MODES = ("none", "safe")
 
@@ -507,25 +515,37 @@ class Board:
     def legal_moves(self) -> list[Move]:
         """Every distinct legal move, normalized; each legal run length to each empty column.
 
-        Order: by source (columns 1-8, then cells a-d), then foundation, free cells a-d, columns 1-8.
+        Order: by source (columns 1-8, then cells a-d); for each, the foundation, the free cells a-d,
+        the non-empty columns (shorter runs first), then the empty columns (shorter runs first).
         """
         cols = self._cols
         cells = self._cells
         found = self._found
-        fits = _FITS
-        free = [i for i in range(4) if cells[i] < 0]
-        empty = [i for i in range(8) if not cols[i]]
-        tops = [column[-1] if column else -1 for column in cols]
-        cap = (len(free) + 1) << len(empty)
+        parents = _PARENTS
+        free_mask = 0
+        for i in range(4):
+            if cells[i] < 0:
+                free_mask |= 1 << i
+        empty = []
+        where = {}  # exposed card -> its column, to find where a card may go in one look-up
+        for i in range(8):
+            column = cols[i]
+            if column:
+                where[column[-1]] = i
+            else:
+                empty.append(i)
+        free_count = _BIT_COUNT[free_mask]
+        cap = (free_count + 1) << len(empty)
         cap_empty = cap >> 1
         moves: list[Move] = []
         add = moves.append
+        extend = moves.extend
         for src in range(12):
             if src < 8:
-                card = tops[src]
-                if card < 0:
-                    continue
                 column = cols[src]
+                if not column:
+                    continue
+                card = column[-1]
             else:
                 card = cells[src - 8]
                 if card < 0:
@@ -533,36 +553,31 @@ class Board:
                 column = None
             if found[card & 3] == card >> 2:
                 add(_HOME_MOVES[src])
-            cell_moves = _CELL_MOVES[src]
-            for f in free:
-                if f + 8 != src:
-                    add(cell_moves[f])
+            if free_mask:
+                extend(_CELL_MOVES_BY_MASK[src][free_mask])
             to_column = _COLUMN_MOVES[src]
             if column is None:
-                for dst in range(8):
-                    top = tops[dst]
-                    if top < 0 or fits[card * 52 + top]:
+                for parent in parents[card]:
+                    dst = where.get(parent)
+                    if dst is not None:
                         add(to_column[dst][1])
+                for dst in empty:
+                    add(to_column[dst][1])
                 continue
-            # length of the run at the top of this column, bounded by what can ever move
-            run = 1
+            # the run at the top of this column, as far as it could ever move
             size = len(column)
-            while run < size and fits[column[-run] * 52 + column[-run - 1]]:
+            run = 1
+            while run < size and run < cap and _FITS[column[-run] * 52 + column[-run - 1]]:
                 run += 1
-            rank0 = card >> 2
-            for dst in range(8):
-                if dst == src:
-                    continue
-                top = tops[dst]
-                if top < 0:
-                    limit = run if run < cap_empty else cap_empty
-                    by_count = to_column[dst]
-                    for n in range(1, limit + 1):
-                        add(by_count[n])
-                else:
-                    n = (top >> 2) - rank0
-                    if 1 <= n <= run and n <= cap and fits[column[-n] * 52 + top]:
+            for n in range(1, run + 1):
+                for parent in parents[column[-n]]:
+                    dst = where.get(parent)
+                    if dst is not None:
                         add(to_column[dst][n])
+            if empty:
+                limit = run if run < cap_empty else cap_empty
+                for dst in empty:
+                    extend(to_column[dst][1 : limit + 1])
         return moves
 
     def _any_move(self) -> bool:
