@@ -526,12 +526,11 @@ class Board:
         for i in range(4):
             if cells[i] < 0:
                 free_mask |= 1 << i
-        empty = []
-        where = {}  # exposed card -> its column, to find where a card may go in one look-up
+        empty: list[int] = []
+        where: dict[int, int] = {}  # exposed card -> its column, to find where a card may go in one look-up
         for i in range(8):
-            column = cols[i]
-            if column:
-                where[column[-1]] = i
+            if cols[i]:
+                where[cols[i][-1]] = i
             else:
                 empty.append(i)
         free_count = _BIT_COUNT[free_mask]
@@ -541,6 +540,7 @@ class Board:
         add = moves.append
         extend = moves.extend
         for src in range(12):
+            column: list[int] | None
             if src < 8:
                 column = cols[src]
                 if not column:
