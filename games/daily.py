@@ -1,22 +1,303 @@
-"""Daily challenges: one solvable deal per UTC date, its seed derived from a server secret."""
+"""Daily challenges: one solvable deal per UTC date, its seed derived from a server secret; ranked play.
+
+The seed of a date is the first of a sequence derived from `settings.DAILY_SECRET` and the date
+(HMAC-SHA256, 64 bits each) that the solver proves solvable; its par comes from the solver's par mode.
+Dailies are made ahead by `manage.py daily --ensure` and, failing that, lazily by the first request of
+the day: one process solves under a lock while the others wait for the row (see `ensure_daily`).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import hmac
+import logging
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
 
 from freecell_site.errors import ServiceError
-from games.models import DailyChallenge
+from games.models import DailyChallenge, Deal, Game
+
+logger = logging.getLogger(__name__)
+
+
+# --- the clock ----------------------------------------------------------------------------------
+
+
+def now() -> dt.datetime:
+    """The server's clock for dailies (tests replace it to move between days)."""
+    return timezone.now()
 
 
 def today() -> dt.date:
-    return dt.datetime.now(dt.UTC).date()
+    """The current UTC date: the daily that is being played."""
+    return now().astimezone(dt.UTC).date()
+
+
+def day_end(date: dt.date) -> dt.datetime:
+    """The instant the daily of `date` ends (midnight UTC after it)."""
+    return dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
+
+
+# --- settings -----------------------------------------------------------------------------------
+
+
+def setting(name: str, default):
+    """A daily setting, with its default when settings.py does not define it."""
+    return getattr(settings, name, default)
+
+
+def par_budget() -> float:
+    """Seconds the solver may spend looking for a short solution (the par) of a daily."""
+    return float(setting("DAILY_PAR_BUDGET", 5.0))
+
+
+def solve_budget() -> float:
+    """Seconds the solver may spend proving one seed solvable when par mode gave up."""
+    return float(setting("DAILY_SOLVE_BUDGET", 10.0))
+
+
+def max_seeds() -> int:
+    return int(setting("DAILY_MAX_SEEDS", 20))
+
+
+def min_ms_per_move() -> int:
+    """A ranked win faster than this on average per player action is held for review."""
+    return int(setting("DAILY_MIN_MS_PER_MOVE", 150))
+
+
+# --- seeds and making a daily -------------------------------------------------------------------
+
+
+def seed_for(date: dt.date, index: int = 0) -> int:
+    """The `index`-th 64-bit seed of `date`'s sequence: unknowable without the server's secret."""
+    secret = str(setting("DAILY_SECRET", settings.SECRET_KEY)).encode()
+    digest = hmac.new(secret, f"freecell-daily:{date.isoformat()}:{index}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What the solver found for one seed: solvable or not, and a winning line under safe autoplay."""
+
+    solvable: bool
+    line: list[str]
+
+
+def prove(deal: Deal) -> Proof | None:
+    """Asks the solver whether `deal` can be won under safe autoplay, and for a short line (the par).
+
+    Returns None when the solver gave up (the seed is then skipped: a daily is only ever a deal
+    proved solvable). Tests replace this function to avoid the solver's time budget.
+    """
+    from games import services
+
+    try:
+        from games.engine.solver import solve  # loaded only when a daily is made
+    except ImportError:
+        raise ServiceError("daily_unavailable", "the solver is not installed: no daily can be made", status=503) from None
+
+    found = solve(services.board_of_deal(deal), autoplay="safe", par=True, budget=par_budget())
+    if found.result == "unsolvable":
+        return Proof(False, [])
+    if found.result != "solved":
+        found = solve(services.board_of_deal(deal), autoplay="safe", budget=solve_budget())
+        if found.result == "unsolvable":
+            return Proof(False, [])
+        if found.result != "solved":
+            return None
+    return Proof(True, [str(move) for move in found.moves])
+
+
+def deal_for(date: dt.date, index: int) -> Deal:
+    """The stored `seed:` deal of the `index`-th seed of `date` (the id never says it is a daily)."""
+    from games import services
+
+    return services.get_deal(f"seed:{seed_for(date, index)}")
+
+
+def make_daily(date: dt.date) -> DailyChallenge:
+    """Finds `date`'s daily (first seed proved solvable, its par) and stores it; slow (the solver).
+
+    Idempotent: when the row appeared meanwhile (another process), that row is returned.
+    """
+    from games import services
+    from games.engine import verify
+
+    for index in range(max_seeds()):
+        deal = deal_for(date, index)
+        started = time.monotonic()
+        proof = prove(deal)
+        if proof is None or not proof.solvable:
+            logger.info("daily:%s seed index %s skipped (%s)", date, index, "gave up" if proof is None else "unsolvable")
+            continue
+        # Never publish a par the rules engine does not accept as a win.
+        check = verify(services.board_of_deal(deal), proof.line, autoplay="safe")
+        if not (check.valid and check.won):
+            logger.error("daily:%s seed index %s: the solver's line does not win (%s)", date, index, check.error)
+            continue
+        daily, created = DailyChallenge.objects.get_or_create(
+            date=date,
+            defaults={"deal": deal, "seed_index": index, "par": len(proof.line), "par_line": " ".join(proof.line)},
+        )
+        if created:
+            logger.info("daily:%s made: seed index %s, par %s (%.1f s)", date, index, daily.par, time.monotonic() - started)
+        return daily
+    raise ServiceError(
+        "daily_unavailable", f"no solvable deal could be proved for daily:{date.isoformat()}", status=503
+    )
+
+
+def _lock_key(date: dt.date) -> str:
+    return f"daily:make:{date.isoformat()}"
+
+
+def ensure_daily(date: dt.date, *, wait: float | None = None) -> DailyChallenge:
+    """The daily of `date`, made now if missing (no check of the date: callers decide who may ask).
+
+    One caller makes it under a cache lock (shared by every process when the cache is Redis); the
+    others poll for the row for up to `wait` seconds, then get a 503 `daily_pending` to retry. Should
+    two makers ever run at once (the lock expired, or a per-process cache), `get_or_create` keeps
+    the first row and the seed sequence is deterministic anyway.
+    """
+    found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
+    if found is not None:
+        return found
+    wait = float(setting("DAILY_WAIT_SECONDS", 20.0)) if wait is None else wait
+    lock_for = int(max_seeds() * (par_budget() + solve_budget()) + 60)
+    key = _lock_key(date)
+    if cache.add(key, "1", timeout=lock_for):
+        try:
+            return make_daily(date)
+        finally:
+            cache.delete(key)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
+        if found is not None:
+            return found
+    raise ServiceError(
+        "daily_pending",
+        f"the daily of {date.isoformat()} is being prepared: try again in a few seconds",
+        status=503,
+        extra={"retry_after": 5},
+    )
 
 
 def get_daily(date: dt.date) -> DailyChallenge:
-    """The daily of `date`; refuses a day that has not begun (UTC)."""
+    """The daily of `date` for players: refuses a day that has not begun (UTC); today's is made on the
+    first request if the command did not make it ahead. A missing past day is not made on demand."""
+    current = today()
+    if date > current:
+        raise ServiceError("not_found", f"the daily of {date.isoformat()} has not begun", status=404)
+    if date == current:
+        return ensure_daily(date)
+    found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
+    if found is None:
+        raise ServiceError("not_found", f"there is no daily for {date.isoformat()}", status=404)
+    return found
+
+
+def parse_date(text: str) -> dt.date:
+    """A `YYYY-MM-DD` path parameter; 400 when it is not a calendar date."""
+    try:
+        if len(text) != 10:
+            raise ValueError
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise ServiceError("invalid_request", f"{text!r} is not a date: write it as YYYY-MM-DD") from None
+
+
+def published(date: dt.date) -> DailyChallenge:
+    """A daily that players may read about (leaderboard, histogram): begun and made; never makes one."""
     if date > today():
         raise ServiceError("not_found", f"the daily of {date.isoformat()} has not begun", status=404)
     found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
     if found is None:
         raise ServiceError("not_found", f"there is no daily for {date.isoformat()}", status=404)
     return found
+
+
+# --- ranked play --------------------------------------------------------------------------------
+
+
+def ranked_game_of(user, date: dt.date) -> Game | None:
+    return Game.objects.select_related("player", "deal").filter(daily_id=date, player=user).first()
+
+
+def start_ranked_game(user) -> tuple[Game, bool]:
+    """The caller's one ranked game of today's daily, created (safe autoplay, clock from now) on the
+    first call: (game, created). A concurrent second call gets the same game, never a second one."""
+    from games import services
+
+    daily = get_daily(today())
+    existing = ranked_game_of(user, daily.date)
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            game = services.create_game(player=user, deal=daily.deal, autoplay=Game.Autoplay.SAFE, daily=daily)
+            DailyChallenge.objects.filter(pk=daily.pk).update(players=F("players") + 1)
+    except IntegrityError:
+        # Another request of the same player created it first: the database's constraint decided.
+        existing = ranked_game_of(user, daily.date)
+        if existing is None:
+            raise
+        return existing, False
+    return game, True
+
+
+def is_implausible(game: Game) -> bool:
+    """Won faster than a person can play: under DAILY_MIN_MS_PER_MOVE per player action on average."""
+    return game.elapsed_ms is not None and game.elapsed_ms < game.ply * min_ms_per_move()
+
+
+def on_game_changed(game: Game) -> None:
+    """Called by services inside the transaction of every change of a game (beside races').
+
+    When a ranked game is won: a win implausibly fast for its moves is flagged for review and not
+    ranked; any other goes on the leaderboard. Does nothing (and no query) for anything else.
+    """
+    if game.daily_id is None or game.status != Game.Status.WON:
+        return
+    from games import leaderboard
+
+    if game.review == Game.Review.NONE and is_implausible(game):
+        game.review = Game.Review.FLAGGED
+        Game.objects.filter(pk=game.pk).update(review=Game.Review.FLAGGED)
+        logger.warning("game %s flagged: %s moves in %s ms", game.pk, game.ply, game.elapsed_ms)
+        return
+    if game.review in (Game.Review.NONE, Game.Review.CLEARED):
+        leaderboard.add_result(game)
+
+
+@transaction.atomic
+def clear_review(game: Game) -> Game:
+    """Admin verdict: the flagged game is fair; it is ranked from now on."""
+    from games import leaderboard
+
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    game.review = Game.Review.CLEARED
+    game.save(update_fields=["review"])
+    if game.daily_id is not None and game.status == Game.Status.WON:
+        leaderboard.add_result(game)
+    return game
+
+
+@transaction.atomic
+def reject_review(game: Game) -> Game:
+    """Admin verdict: the game is not a fair result; it leaves (or never enters) the leaderboard."""
+    from games import leaderboard
+
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    game.review = Game.Review.REJECTED
+    game.save(update_fields=["review"])
+    leaderboard.remove_result(game)
+    return game

@@ -7,7 +7,7 @@ import datetime as dt
 from django.db.models import Count, Q
 
 from games.daily import today
-from games.models import Game
+from games.models import DailyResult, Game
 
 
 def streaks(won_dates: list[dt.date], *, on: dt.date | None = None) -> tuple[int, int]:
@@ -26,27 +26,41 @@ def streaks(won_dates: list[dt.date], *, on: dt.date | None = None) -> tuple[int
 
 
 def player_statistics(user) -> dict:
-    games = Game.objects.filter(player=user)
-    totals = games.aggregate(
+    """The statistics of a player's profile (the keys of accounts' StatsSerializer).
+
+    A daily counts as won when it is on the leaderboard (a ranked win not held for review). The win
+    rate is over decided dailies: today's game still in play and games under review are left out;
+    a resigned or abandoned daily is a loss.
+    """
+    current_day = today()
+    totals = Game.objects.filter(player=user).aggregate(
         played=Count("id"),
         won=Count("id", filter=Q(status=Game.Status.WON)),
         dailies=Count("id", filter=Q(daily__isnull=False)),
-        dailies_won=Count("id", filter=Q(daily__isnull=False, status=Game.Status.WON)),
+        undecided=Count(
+            "id",
+            filter=Q(daily__isnull=False)
+            & (Q(daily_id__gte=current_day, status=Game.Status.PLAYING) | Q(review=Game.Review.FLAGGED)),
+        ),
     )
-    won_dailies = list(
-        games.filter(daily__isnull=False, status=Game.Status.WON).values_list("daily_id", "ply", "daily__par")
-    )
-    over_par = [moves - par for _date, moves, par in won_dailies if par is not None]
-    current, best = streaks([date for date, _moves, _par in won_dailies])
-    finished_dailies = games.filter(daily__isnull=False).exclude(status=Game.Status.PLAYING).count()
+    results = list(DailyResult.objects.filter(player=user).values_list("daily_id", "moves", "daily__par"))
+    won = len(results)
+    decided = totals["dailies"] - totals["undecided"]
+    over_par = [moves - par for _date, moves, par in results if par is not None]
+    current, best = streaks([date for date, _moves, _par in results], on=current_day)
+    best_rank = None
+    if results:
+        from games.leaderboard import ranks_of_player
+
+        best_rank = min(ranks_of_player(user).values(), default=None)
     return {
         "games_played": totals["played"],
         "games_won": totals["won"],
         "dailies_played": totals["dailies"],
-        "dailies_won": totals["dailies_won"],
-        "daily_win_rate": round(totals["dailies_won"] / finished_dailies, 4) if finished_dailies else None,
+        "dailies_won": won,
+        "daily_win_rate": round(won / decided, 4) if decided else None,
         "mean_moves_over_par": round(sum(over_par) / len(over_par), 2) if over_par else None,
-        "best_rank": None,
+        "best_rank": best_rank,
         "current_streak": current,
         "best_streak": best,
     }

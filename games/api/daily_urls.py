@@ -1,3 +1,15 @@
-"""URLs of the daily API (filled in by its issue)."""
+"""URLs of the daily API: today's daily, ranked play, archive, and per-date leaderboard, histogram, share."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from games.api import daily
+
+urlpatterns = [
+    path("daily/", daily.DailyTodayView.as_view(), name="daily"),
+    path("daily/play/", daily.DailyPlayView.as_view(), name="daily-play"),
+    path("daily/archive/", daily.DailyArchiveView.as_view(), name="daily-archive"),
+    path("daily/<str:date>/", daily.DailyDetailView.as_view(), name="daily-detail"),
+    path("daily/<str:date>/leaderboard/", daily.LeaderboardView.as_view(), name="daily-leaderboard"),
+    path("daily/<str:date>/histogram/", daily.HistogramView.as_view(), name="daily-histogram"),
+    path("daily/<str:date>/share/", daily.ShareView.as_view(), name="daily-share"),
+]

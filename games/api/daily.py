@@ -1,0 +1,389 @@
+"""REST views of the daily challenge: today's daily, ranked play, leaderboards, archive, histogram, share."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.auth.models import User
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import permissions, serializers, status
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+from rest_framework.views import APIView
+
+from freecell_site.errors import ServiceError
+from games import daily, leaderboard, selectors
+from games.api import serializers as s
+from games.models import DailyChallenge, Game
+from games.payloads import game_payload
+
+MAX_PAGE_SIZE = 200
+DEFAULT_PAGE_SIZE = 50
+
+
+def _err(description: str) -> OpenApiResponse:
+    return OpenApiResponse(s.ErrorSerializer, description=description)
+
+
+E400 = {400: _err("invalid_request: a malformed date, page or page_size")}
+E401 = {401: _err("not signed in")}
+E403 = {403: _err("forbidden (for a session: a missing CSRF token)")}
+E404 = {404: _err("not_found: no such daily, a day that has not begun, or no such result")}
+E409 = {409: _err("game_not_finished: the daily game is still being played")}
+E503 = {503: _err("daily_pending (being prepared: retry) or daily_unavailable")}
+
+DATE = OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="a UTC date, YYYY-MM-DD")
+PAGE = OpenApiParameter("page", OpenApiTypes.INT, description="1-based page number (default 1)")
+PAGE_SIZE = OpenApiParameter(
+    "page_size", OpenApiTypes.INT, description=f"entries per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE})"
+)
+
+
+# --- shapes -------------------------------------------------------------------------------------
+
+
+class DailySerializer(serializers.Serializer):
+    date = serializers.DateField()
+    deal = serializers.CharField(help_text="daily:YYYY-MM-DD")
+    par = serializers.IntegerField(allow_null=True, help_text="moves of the best solution the solver found (not proven optimal)")
+    players = serializers.IntegerField(help_text="ranked games started")
+    ends_at = serializers.DateTimeField(help_text="when the day (UTC) and its ranked play end")
+    game = serializers.IntegerField(allow_null=True, help_text="the caller's ranked game of this daily, if any")
+
+
+class DailyDetailSerializer(DailySerializer):
+    par_line = serializers.CharField(allow_null=True, help_text="the solver's line (safe autoplay), once the day is over")
+    results = serializers.IntegerField(help_text="ranked results")
+
+
+class EntrySerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    username = serializers.CharField()
+    moves = serializers.IntegerField(help_text="player actions, undos included")
+    undos = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField()
+    finished_at = serializers.DateTimeField()
+    game = serializers.IntegerField(help_text="the game's id (its replay: /replay/<id>/)")
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    scope = serializers.ChoiceField(choices=["all", "friends"])
+    par = serializers.IntegerField(allow_null=True)
+    count = serializers.IntegerField(help_text="ranked results in this scope")
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    entries = EntrySerializer(many=True)
+    me = EntrySerializer(allow_null=True, help_text="the caller's entry and rank in this scope; null if none")
+
+
+class WinnerSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    moves = serializers.IntegerField()
+    undos = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField()
+    game = serializers.IntegerField()
+
+
+class ArchiveDailySerializer(serializers.Serializer):
+    date = serializers.DateField()
+    deal = serializers.CharField()
+    par = serializers.IntegerField(allow_null=True)
+    players = serializers.IntegerField()
+    winner = WinnerSerializer(allow_null=True)
+
+
+class ArchiveSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    dailies = ArchiveDailySerializer(many=True, help_text="past dailies, newest first")
+
+
+class BucketSerializer(serializers.Serializer):
+    moves = serializers.IntegerField()
+    count = serializers.IntegerField()
+
+
+class HistogramSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    par = serializers.IntegerField(allow_null=True)
+    total = serializers.IntegerField(help_text="ranked wins")
+    buckets = BucketSerializer(many=True, help_text="winning move counts, fewest first")
+    me = serializers.IntegerField(allow_null=True, help_text="the caller's winning moves, if ranked")
+
+
+class ShareSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    username = serializers.CharField()
+    status = serializers.ChoiceField(choices=["won", "resigned"])
+    moves = serializers.IntegerField()
+    undos = serializers.IntegerField()
+    par = serializers.IntegerField(allow_null=True)
+    elapsed_ms = serializers.IntegerField()
+    rank = serializers.IntegerField(allow_null=True, help_text="null unless on the leaderboard")
+    game = serializers.IntegerField()
+    replay_url = serializers.URLField()
+    text = serializers.CharField(help_text="a short text to paste anywhere")
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _whole(request, name: str, default: int, *, low: int, high: int | None = None) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or value < low or (high is not None and value > high):
+        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise ServiceError("invalid_request", f"{name} must be a whole number {bounds}")
+    return value
+
+
+def _paging(request) -> tuple[int, int]:
+    # Past this page an OFFSET would be a scan; the tallies find any page, but keep numbers sane.
+    page = _whole(request, "page", 1, low=1, high=10_000_000)
+    size = _whole(request, "page_size", DEFAULT_PAGE_SIZE, low=1, high=MAX_PAGE_SIZE)
+    return page, size
+
+
+def _links(request, page: int, size: int, total: int) -> tuple[str | None, str | None]:
+    url = request.build_absolute_uri()
+    nxt = replace_query_param(url, "page", page + 1) if page * size < total else None
+    if page <= 1:
+        prev = None
+    elif page == 2:
+        prev = remove_query_param(url, "page")
+    else:
+        prev = replace_query_param(url, "page", page - 1)
+    return nxt, prev
+
+
+def _daily_body(found: DailyChallenge, user) -> dict:
+    game = daily.ranked_game_of(user, found.date) if getattr(user, "is_authenticated", False) else None
+    return {
+        "date": found.date,
+        "deal": f"daily:{found.date.isoformat()}",
+        "par": found.par,
+        "players": found.players,
+        "ends_at": daily.day_end(found.date),
+        "game": game.pk if game else None,
+    }
+
+
+def format_elapsed(ms: int) -> str:
+    """4:05 or 1:02:03."""
+    seconds = ms // 1000
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def share_text(*, date: dt.date, game: Game, par: int | None, rank: int | None, of: int, link: str) -> str:
+    """The shareable line: date, result, moves against par, undos, time, rank, replay link."""
+    par_text = ""
+    if par is not None:
+        diff = game.ply - par
+        par_text = f" (par {par}, {'+' if diff >= 0 else ''}{diff})" if game.status == Game.Status.WON else f" (par {par})"
+    undos = f"{game.undos} undo{'' if game.undos == 1 else 's'}"
+    time_text = format_elapsed(game.elapsed_ms or 0)
+    if game.status == Game.Status.WON:
+        result = f"won in {game.ply} moves{par_text}, {undos}, {time_text}"
+        if rank is not None:
+            result += f", rank {rank} of {of}"
+        elif game.review == Game.Review.FLAGGED:
+            result += ", under review"
+    else:
+        result = f"resigned after {game.ply} moves{par_text}, {undos}, {time_text}"
+    return f"FreeCell Online daily {date.isoformat()}: {result}\n{link}"
+
+
+# --- views --------------------------------------------------------------------------------------
+
+
+class DailyTodayView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses={200: DailySerializer, **E503}, summary="Today's daily challenge", operation_id="daily_today")
+    def get(self, request):
+        found = daily.get_daily(daily.today())
+        return Response(DailySerializer(_daily_body(found, request.user)).data)
+
+
+class DailyPlayView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: OpenApiResponse(s.GameSerializer, description="the ranked game, created now"),
+            200: OpenApiResponse(s.GameSerializer, description="the ranked game created before"),
+            **E401,
+            **E403,
+            **E503,
+        },
+        summary="Play today's daily (your one ranked game)", operation_id="daily_play",
+    )
+    def post(self, request):
+        game, created = daily.start_ranked_game(request.user)
+        return Response(game_payload(game), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class DailyArchiveView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(parameters=[PAGE, PAGE_SIZE], responses={200: ArchiveSerializer, **E400}, summary="Past dailies", operation_id="daily_archive")
+    def get(self, request):
+        page, size = _paging(request)
+        past = DailyChallenge.objects.filter(date__lt=daily.today()).order_by("-date")
+        total = past.count()
+        rows = list(past[(page - 1) * size : page * size])
+        best = leaderboard.winners([row.date for row in rows])
+        items = []
+        for row in rows:
+            winner = best.get(row.date)
+            items.append(
+                {
+                    "date": row.date,
+                    "deal": f"daily:{row.date.isoformat()}",
+                    "par": row.par,
+                    "players": row.players,
+                    "winner": None
+                    if winner is None
+                    else {k: getattr(winner, k) for k in ("username", "moves", "undos", "elapsed_ms", "game")},
+                }
+            )
+        nxt, prev = _links(request, page, size, total)
+        body = {"count": total, "page": page, "page_size": size, "next": nxt, "previous": prev, "dailies": items}
+        return Response(ArchiveSerializer(body).data)
+
+
+class DailyDetailView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(parameters=[DATE], responses={200: DailyDetailSerializer, **E400, **E404}, summary="A daily", operation_id="daily_detail")
+    def get(self, request, date: str):
+        found = daily.published(daily.parse_date(date))
+        body = _daily_body(found, request.user)
+        body["par_line"] = found.par_line if found.date < daily.today() else None
+        body["results"] = leaderboard.count(found.date)
+        return Response(DailyDetailSerializer(body).data)
+
+
+class LeaderboardView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        parameters=[
+            DATE,
+            OpenApiParameter("scope", OpenApiTypes.STR, enum=["all", "friends"], description="friends: you and your friends"),
+            PAGE,
+            PAGE_SIZE,
+        ],
+        responses={200: LeaderboardSerializer, **E400, **E401, **E404},
+        summary="A daily's leaderboard", operation_id="daily_leaderboard",
+    )
+    def get(self, request, date: str):
+        found = daily.published(daily.parse_date(date))
+        scope = request.query_params.get("scope") or "all"
+        if scope not in ("all", "friends"):
+            raise ServiceError("invalid_request", "scope must be all or friends")
+        page, size = _paging(request)
+        offset = (page - 1) * size
+        if scope == "friends":
+            if not request.user.is_authenticated:
+                raise ServiceError("not_authenticated", "sign in to see your friends' board", status=401)
+            board = leaderboard.friends_board(found.date, request.user)
+            total = len(board)
+            entries = board[offset : offset + size]
+            me = next((entry for entry in board if entry.username == request.user.username), None)
+        else:
+            total = leaderboard.count(found.date)
+            entries = leaderboard.page(found.date, offset=offset, limit=size) if offset < total else []
+            me = leaderboard.entry_of(found.date, request.user)
+        nxt, prev = _links(request, page, size, total)
+        body = {
+            "date": found.date,
+            "scope": scope,
+            "par": found.par,
+            "count": total,
+            "page": page,
+            "page_size": size,
+            "next": nxt,
+            "previous": prev,
+            "entries": [entry.as_dict() for entry in entries],
+            "me": me.as_dict() if me else None,
+        }
+        return Response(LeaderboardSerializer(body).data)
+
+
+class HistogramView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(parameters=[DATE], responses={200: HistogramSerializer, **E400, **E404}, summary="Winning move counts of a daily", operation_id="daily_histogram")
+    def get(self, request, date: str):
+        found = daily.published(daily.parse_date(date))
+        buckets = leaderboard.histogram(found.date)
+        mine = leaderboard.result_of(found.date, request.user)
+        body = {
+            "date": found.date,
+            "par": found.par,
+            "total": sum(n for _m, n in buckets),
+            "buckets": [{"moves": m, "count": n} for m, n in buckets],
+            "me": mine.moves if mine else None,
+        }
+        return Response(HistogramSerializer(body).data)
+
+
+class ShareView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        parameters=[DATE, OpenApiParameter("user", OpenApiTypes.STR, description="whose result (default: yours)")],
+        responses={200: ShareSerializer, **E400, **E401, **E404, **E409},
+        summary="A shareable result of a finished daily", operation_id="daily_share",
+    )
+    def get(self, request, date: str):
+        found = daily.published(daily.parse_date(date))
+        username = request.query_params.get("user")
+        if username:
+            player = User.objects.filter(username=username, is_active=True).first()
+            if player is None:
+                raise ServiceError("not_found", f"no player named {username!r}", status=404)
+        elif request.user.is_authenticated:
+            player = request.user
+        else:
+            raise ServiceError("not_authenticated", "sign in, or name the player with ?user=", status=401)
+        game = daily.ranked_game_of(player, found.date)
+        # A hidden game is reported as missing, so that its existence leaks nothing.
+        if game is None or not selectors.can_view_game(request.user, game):
+            raise ServiceError("not_found", f"{player.username} has no daily result for {found.date.isoformat()}", status=404)
+        if game.status == Game.Status.PLAYING:
+            raise ServiceError("game_not_finished", "the daily game is still being played", status=409)
+        result = leaderboard.result_of(found.date, player)
+        rank = leaderboard.rank_of(result) if result else None
+        link = request.build_absolute_uri(f"/replay/{game.pk}/")
+        text = share_text(date=found.date, game=game, par=found.par, rank=rank, of=leaderboard.count(found.date), link=link)
+        body = {
+            "date": found.date,
+            "username": player.username,
+            "status": game.status,
+            "moves": game.ply,
+            "undos": game.undos,
+            "par": found.par,
+            "elapsed_ms": game.elapsed_ms or 0,
+            "rank": rank,
+            "game": game.pk,
+            "replay_url": link,
+            "text": text,
+        }
+        return Response(ShareSerializer(body).data)

@@ -1,0 +1,270 @@
+"""Daily leaderboards: ranked results, ranks from tallies, pages, friends boards, the moves histogram.
+
+Ranking (the spec): fewest moves, then shortest elapsed time, then earliest finish (then the game id,
+so that every result has exactly one place). Results live in the narrow DailyResult table with an
+index in that order. A rank is never a count over every better row (O(n) on a million results): it is
+
+    rank = (results with fewer moves)                       -- DailyMovesTally, a few hundred rows
+         + (same moves, an earlier span of elapsed time)     -- DailySpanTally, a few hundred rows
+         + (same moves, same span, better (time, finish, id)) -- an index range of a few rows
+         + 1
+
+The tallies are kept in the same transaction as the result they count (`add_result`,
+`remove_result`), and `rebuild` recomputes a day's from its results.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.db.models import Sum
+
+from games.daily import setting
+from games.models import DailyMovesTally, DailyResult, DailySpanTally, Game
+
+ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
+
+
+def span_ms() -> int:
+    """Width of a span of elapsed time in the second-level tally."""
+    return int(setting("DAILY_SPAN_MS", 10_000))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a leaderboard."""
+
+    rank: int
+    username: str
+    moves: int
+    undos: int
+    elapsed_ms: int
+    finished_at: dt.datetime
+    game: int
+
+    def as_dict(self) -> dict:
+        return {
+            "rank": self.rank,
+            "username": self.username,
+            "moves": self.moves,
+            "undos": self.undos,
+            "elapsed_ms": self.elapsed_ms,
+            "finished_at": self.finished_at.isoformat().replace("+00:00", "Z"),
+            "game": self.game,
+        }
+
+
+def _entry(rank: int, row: DailyResult) -> Entry:
+    return Entry(rank, row.player.username, row.moves, row.undos, row.elapsed_ms, row.finished_at, row.game_id)
+
+
+# --- keeping results and tallies --------------------------------------------------------------
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _bump(date: dt.date, moves: int, span: int, delta: int) -> None:
+    """Adds `delta` to the day's tallies of (moves) and (moves, span); portable upserts (PostgreSQL,
+    SQLite). Always in this order, so two winners never wait on each other's rows crosswise."""
+    day = connection.ops.adapt_datefield_value(date)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {_table(DailyMovesTally)} (daily_id, moves, count) VALUES (%s, %s, %s) "
+            f"ON CONFLICT (daily_id, moves) DO UPDATE SET count = {_table(DailyMovesTally)}.count + %s",
+            [day, moves, max(delta, 0), delta],
+        )
+        cursor.execute(
+            f"INSERT INTO {_table(DailySpanTally)} (daily_id, moves, span, count) VALUES (%s, %s, %s, %s) "
+            f"ON CONFLICT (daily_id, moves, span) DO UPDATE SET count = {_table(DailySpanTally)}.count + %s",
+            [day, moves, span, max(delta, 0), delta],
+        )
+
+
+def add_result(game: Game) -> bool:
+    """Puts a won ranked game on its day's leaderboard (inside the caller's transaction); False when
+    it already is there. The score comes from the game's validated history only (ply, undos)."""
+    with transaction.atomic():
+        if DailyResult.objects.filter(game_id=game.pk).exists():
+            return False
+        DailyResult.objects.create(
+            game_id=game.pk,
+            daily_id=game.daily_id,
+            player_id=game.player_id,
+            moves=game.ply,
+            undos=game.undos,
+            elapsed_ms=game.elapsed_ms,
+            finished_at=game.finished_at,
+        )
+        _bump(game.daily_id, game.ply, game.elapsed_ms // span_ms(), +1)
+    return True
+
+
+def remove_result(game: Game) -> bool:
+    """Takes a game off its day's leaderboard (a rejected review); False when it was not on it."""
+    with transaction.atomic():
+        row = DailyResult.objects.select_for_update().filter(game_id=game.pk).first()
+        if row is None:
+            return False
+        row.delete()
+        _bump(row.daily_id, row.moves, row.elapsed_ms // span_ms(), -1)
+    return True
+
+
+@transaction.atomic
+def rebuild(date: dt.date) -> int:
+    """Recomputes a day's results and tallies from its games (after a manual fix); returns the count."""
+    eligible = Game.objects.filter(
+        daily_id=date, status=Game.Status.WON, review__in=[Game.Review.NONE, Game.Review.CLEARED]
+    ).exclude(elapsed_ms__isnull=True)
+    DailyResult.objects.filter(daily_id=date).exclude(game__in=eligible).delete()
+    have = set(DailyResult.objects.filter(daily_id=date).values_list("game_id", flat=True))
+    DailyResult.objects.bulk_create(
+        DailyResult(
+            game_id=g.pk, daily_id=date, player_id=g.player_id, moves=g.ply, undos=g.undos,
+            elapsed_ms=g.elapsed_ms, finished_at=g.finished_at,
+        )
+        for g in eligible.exclude(pk__in=have).only("pk", "player_id", "ply", "undos", "elapsed_ms", "finished_at")
+    )
+    DailyMovesTally.objects.filter(daily_id=date).delete()
+    DailySpanTally.objects.filter(daily_id=date).delete()
+    width = span_ms()
+    moves: dict[int, int] = {}
+    spans: dict[tuple[int, int], int] = {}
+    for m, elapsed in DailyResult.objects.filter(daily_id=date).values_list("moves", "elapsed_ms").iterator(chunk_size=5000):
+        moves[m] = moves.get(m, 0) + 1
+        spans[m, elapsed // width] = spans.get((m, elapsed // width), 0) + 1
+    DailyMovesTally.objects.bulk_create(DailyMovesTally(daily_id=date, moves=m, count=n) for m, n in moves.items())
+    DailySpanTally.objects.bulk_create(
+        DailySpanTally(daily_id=date, moves=m, span=s, count=n) for (m, s), n in spans.items()
+    )
+    return sum(moves.values())
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def count(date: dt.date) -> int:
+    """Ranked results of the day."""
+    return DailyMovesTally.objects.filter(daily_id=date).aggregate(n=Sum("count"))["n"] or 0
+
+
+def _ranks_sql(where: str) -> str:
+    """SELECT game_id, rank for the results `r` matching `where`: three small reads per result."""
+    width = span_ms()
+    return f"""
+SELECT r.game_id, r.daily_id,
+  COALESCE((SELECT SUM(t.count) FROM {_table(DailyMovesTally)} t
+            WHERE t.daily_id = r.daily_id AND t.moves < r.moves), 0)
++ COALESCE((SELECT SUM(s.count) FROM {_table(DailySpanTally)} s
+            WHERE s.daily_id = r.daily_id AND s.moves = r.moves AND s.span < r.elapsed_ms / {width}), 0)
++ (SELECT COUNT(*) FROM {_table(DailyResult)} o
+   WHERE o.daily_id = r.daily_id AND o.moves = r.moves
+     AND o.elapsed_ms >= (r.elapsed_ms / {width}) * {width} AND o.elapsed_ms <= r.elapsed_ms
+     AND (o.elapsed_ms < r.elapsed_ms OR (o.elapsed_ms = r.elapsed_ms AND (o.finished_at < r.finished_at
+          OR (o.finished_at = r.finished_at AND o.game_id < r.game_id)))))
++ 1
+FROM {_table(DailyResult)} r WHERE {where}
+"""
+
+
+def rank_of(result: DailyResult) -> int:
+    """The result's place on its day's board (1 = best), in one round trip."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ranks_sql("r.game_id = %s"), [result.game_id])
+        row = cursor.fetchone()
+    return int(row[2]) if row else 0
+
+
+def ranks_of_player(user) -> dict[dt.date, int]:
+    """Rank of each of the player's ranked results, by day (for statistics), in one round trip."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ranks_sql("r.player_id = %s"), [user.pk])
+        rows = cursor.fetchall()
+    # SQLite hands dates back as text.
+    return {day if isinstance(day, dt.date) else dt.date.fromisoformat(day): int(rank) for _game, day, rank in rows}
+
+
+def result_of(date: dt.date, user) -> DailyResult | None:
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return DailyResult.objects.select_related("player").filter(daily_id=date, player=user).first()
+
+
+def entry_of(date: dt.date, user) -> Entry | None:
+    """The user's own line on the day's board with their rank (the `me` of a leaderboard), or None."""
+    row = result_of(date, user)
+    return None if row is None else _entry(rank_of(row), row)
+
+
+def _ordered(date: dt.date):
+    return DailyResult.objects.filter(daily_id=date).select_related("player").order_by(*ORDER)
+
+
+# Below this offset a plain OFFSET over the ranking index is as fast as seeking with the tallies.
+SEEK_FROM = 2000
+
+
+def _seek(date: dt.date, offset: int) -> tuple[int, int, int] | None:
+    """Where the `offset`-th result (0-based) sits: (moves, first elapsed_ms of its span, results of
+    that (moves, span) before it); None past the end. Reads only tallies."""
+    before = 0
+    target_moves = None
+    for m, n in DailyMovesTally.objects.filter(daily_id=date, count__gt=0).order_by("moves").values_list("moves", "count"):
+        if before + n > offset:
+            target_moves = m
+            break
+        before += n
+    if target_moves is None:
+        return None
+    spans = DailySpanTally.objects.filter(daily_id=date, moves=target_moves, count__gt=0).order_by("span")
+    for s, n in spans.values_list("span", "count"):
+        if before + n > offset:
+            return target_moves, s * span_ms(), offset - before
+        before += n
+    return None  # tallies disagree with themselves: treated as past the end
+
+
+def page(date: dt.date, *, offset: int, limit: int) -> list[Entry]:
+    """`limit` entries of the day's board from the 0-based `offset`, best first."""
+    if offset < SEEK_FROM:
+        rows = list(_ordered(date)[offset : offset + limit])
+        return [_entry(offset + i + 1, row) for i, row in enumerate(rows)]
+    seek = _seek(date, offset)
+    if seek is None:
+        return []
+    moves, elapsed_from, skip = seek
+    # A row comparison is a single range on the ranking index (PostgreSQL, SQLite >= 3.15).
+    rows = list(
+        _ordered(date).extra(where=["(moves, elapsed_ms) >= (%s, %s)"], params=[moves, elapsed_from])[skip : skip + limit]
+    )
+    return [_entry(offset + i + 1, row) for i, row in enumerate(rows)]
+
+
+def friends_board(date: dt.date, user) -> list[Entry]:
+    """The day's board of the user and their accepted friends, ranked among themselves."""
+    from accounts.selectors import friend_ids
+
+    ids = friend_ids(user) | {user.pk}
+    rows = _ordered(date).filter(player_id__in=ids)
+    return [_entry(i + 1, row) for i, row in enumerate(rows)]
+
+
+def histogram(date: dt.date) -> list[tuple[int, int]]:
+    """(moves, ranked results with that many moves) for the day, fewest moves first."""
+    return list(
+        DailyMovesTally.objects.filter(daily_id=date, count__gt=0).order_by("moves").values_list("moves", "count")
+    )
+
+
+def winners(dates: list[dt.date]) -> dict[dt.date, Entry]:
+    """The best result of each of `dates` (days with no ranked result are left out)."""
+    found: dict[dt.date, Entry] = {}
+    for date in dates:
+        row = _ordered(date).first()
+        if row is not None:
+            found[date] = _entry(1, row)
+    return found

@@ -1,0 +1,73 @@
+"""Make dailies ahead (`--ensure --days 7`), list them, or rebuild a day's leaderboard tallies."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from freecell_site.errors import ServiceError
+from games import daily, leaderboard
+from games.models import DailyChallenge
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise CommandError(f"{text!r} is not a date: write YYYY-MM-DD") from None
+
+
+class Command(BaseCommand):
+    help = (
+        "Daily challenges. --ensure makes the dailies of today and the following days (--days N, "
+        "default 7 in all) that are missing, proving each deal solvable and finding its par with the "
+        "solver; run it from cron so no player ever waits for the solver. --list shows the stored "
+        "dailies; --rebuild DATE recomputes a day's leaderboard from its games."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--ensure", action="store_true", help="make missing dailies from today on")
+        parser.add_argument("--days", type=int, default=7, help="how many days from today to ensure (default 7)")
+        parser.add_argument("--date", type=_date, help="ensure only this date (YYYY-MM-DD)")
+        parser.add_argument("--list", action="store_true", help="list stored dailies, newest first")
+        parser.add_argument("--rebuild", type=_date, metavar="DATE", help="recompute DATE's results and tallies")
+
+    def handle(self, *args, ensure=False, days=7, date=None, list=False, rebuild=None, **options):  # noqa: A002
+        if not (ensure or list or rebuild):
+            raise CommandError("say what to do: --ensure [--days N | --date D], --list or --rebuild DATE")
+        if ensure:
+            if days < 1:
+                raise CommandError("--days must be at least 1")
+            first = daily.today()
+            dates = [date] if date else [first + dt.timedelta(days=i) for i in range(days)]
+            for day in dates:
+                self._ensure(day)
+        if rebuild:
+            if not DailyChallenge.objects.filter(date=rebuild).exists():
+                raise CommandError(f"there is no daily for {rebuild.isoformat()}")
+            n = leaderboard.rebuild(rebuild)
+            self.stdout.write(f"daily:{rebuild.isoformat()}: {n} ranked results, tallies rebuilt")
+        if list:
+            for row in DailyChallenge.objects.order_by("-date")[:60]:
+                self.stdout.write(
+                    f"daily:{row.date.isoformat()}  par {row.par}  seed index {row.seed_index}  players {row.players}"
+                )
+
+    def _ensure(self, day: dt.date) -> None:
+        existing = DailyChallenge.objects.filter(date=day).first()
+        if existing is not None:
+            self.stdout.write(f"daily:{day.isoformat()} exists (par {existing.par})")
+            return
+        started = time.monotonic()
+        try:
+            made = daily.ensure_daily(day)
+        except ServiceError as error:
+            raise CommandError(f"daily:{day.isoformat()}: {error.message}") from None
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"daily:{day.isoformat()} made: par {made.par}, seed index {made.seed_index} "
+                f"({time.monotonic() - started:.1f} s)"
+            )
+        )

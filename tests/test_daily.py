@@ -1,0 +1,258 @@
+"""The daily challenge: seeds from the secret, solvable deals with a par, made ahead or lazily, hidden
+until their day, and one ranked game per player."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import connection
+
+from freecell_site.errors import ServiceError
+from games import daily, services
+from games.models import DailyChallenge, DailyResult, Game
+from tests.conftest import client_for
+from tests.test_daily_support import *  # noqa: F403
+from tests.test_daily_support import (
+    REAL_DEAL_FOR,
+    REAL_PROVE,
+    WIN,
+    actions_for,
+    make_test_daily,
+    play,
+    trivial_deal,
+    win_daily,
+)
+
+
+def test_seeds_are_64_bit_and_derived_from_the_secret_and_the_date(settings):
+    day = dt.date(2026, 3, 1)
+    settings.DAILY_SECRET = "one secret"
+    first = daily.seed_for(day, 0)
+    assert first == daily.seed_for(day, 0)
+    assert 0 <= first < 2**64
+    assert len({first, daily.seed_for(day, 1), daily.seed_for(day + dt.timedelta(days=1), 0)}) == 3
+    settings.DAILY_SECRET = "another secret"
+    assert daily.seed_for(day, 0) != first
+
+
+def test_the_first_seed_the_solver_proves_solvable_becomes_the_daily(db, monkeypatch):
+    answers = iter([daily.Proof(False, []), None, daily.Proof(True, ["2a", WIN])])
+    monkeypatch.setattr(daily, "prove", lambda deal: next(answers))
+    made = daily.ensure_daily(dt.date(2026, 3, 1))
+    assert made.seed_index == 2  # index 0 unsolvable, index 1 the solver gave up
+    assert made.par == 2 and made.par_line == "2a 1b"
+
+
+def test_a_solver_line_that_does_not_win_is_never_published(db, monkeypatch):
+    answers = iter([daily.Proof(True, ["2a"]), daily.Proof(True, [WIN])])
+    monkeypatch.setattr(daily, "prove", lambda deal: next(answers))
+    made = daily.ensure_daily(dt.date(2026, 3, 1))
+    assert (made.seed_index, made.par) == (1, 1)
+
+
+def test_without_a_provable_seed_there_is_no_daily_and_the_error_says_so(db, monkeypatch, settings):
+    settings.DAILY_MAX_SEEDS = 3
+    monkeypatch.setattr(daily, "prove", lambda deal: None)
+    with pytest.raises(ServiceError) as caught:
+        daily.ensure_daily(dt.date(2026, 3, 1))
+    assert caught.value.status == 503 and caught.value.code == "daily_unavailable"
+    assert not DailyChallenge.objects.exists()
+
+
+def test_the_daily_command_makes_a_week_ahead_and_only_once(db, monkeypatch, clock):
+    clock.set(dt.date(2026, 3, 1))
+    calls = []
+    monkeypatch.setattr(daily, "prove", lambda deal: calls.append(deal) or daily.Proof(True, [WIN]))
+    call_command("daily", "--ensure", "--days", "7")
+    dates = list(DailyChallenge.objects.order_by("date").values_list("date", flat=True))
+    assert dates == [dt.date(2026, 3, 1) + dt.timedelta(days=i) for i in range(7)]
+    call_command("daily", "--ensure", "--days", "7")
+    assert len(calls) == 7
+
+
+def test_todays_daily_is_made_by_the_first_request_when_missing(db, anon_client, clock):
+    clock.set(dt.date(2026, 3, 1))
+    answer = anon_client.get("/api/daily/")
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert body["date"] == "2026-03-01" and body["deal"] == "daily:2026-03-01"
+    assert body["par"] == 1 and body["players"] == 0 and body["game"] is None
+    assert body["ends_at"] == "2026-03-02T00:00:00Z"
+
+
+def test_a_request_that_finds_the_daily_being_made_is_told_to_retry(db, anon_client, clock, settings):
+    settings.DAILY_WAIT_SECONDS = 0.2
+    clock.set(dt.date(2026, 3, 1))
+    cache.add(daily._lock_key(dt.date(2026, 3, 1)), "1", 60)  # another process is solving
+    answer = anon_client.get("/api/daily/")
+    assert answer.status_code == 503
+    assert answer.json()["error"]["code"] == "daily_pending"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_first_requests_solve_once_and_all_get_the_daily(monkeypatch, settings):
+    if connection.vendor == "sqlite" and connection.settings_dict["NAME"].startswith(":memory:"):
+        pytest.skip("threads need a database they can share")
+    settings.DAILY_WAIT_SECONDS = 10
+    calls = []
+
+    def slow_prove(deal):
+        calls.append(deal)
+        time.sleep(0.5)
+        return daily.Proof(True, [WIN])
+
+    monkeypatch.setattr(daily, "prove", slow_prove)
+    day, got, errors = dt.date(2026, 3, 1), [], []
+
+    def ask():
+        try:
+            got.append(daily.ensure_daily(day).pk)
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and got == [day] * 4
+    assert len(calls) == 1
+
+
+def test_a_daily_is_hidden_until_its_day_begins(db, alice, clock):
+    clock.set(dt.date(2026, 3, 1))
+    call_command("daily", "--ensure", "--days", "2")
+    client = client_for(alice)
+    assert client.get("/api/daily/").json()["date"] == "2026-03-01"
+    for url in (
+        "/api/daily/2026-03-02/",
+        "/api/daily/2026-03-02/leaderboard/",
+        "/api/daily/2026-03-02/histogram/",
+        "/api/daily/2026-03-02/share/",
+        "/api/deals/daily:2026-03-02/",
+    ):
+        answer = client.get(url)
+        assert answer.status_code == 404, url
+        assert answer.json()["error"]["code"] == "not_found"
+    assert client.post("/api/games/", {"deal": "daily:2026-03-02"}, format="json").status_code in (403, 404)
+    with pytest.raises(ServiceError):
+        services.get_deal("daily:2026-03-02")
+    clock.advance()
+    assert client.get("/api/daily/").json()["date"] == "2026-03-02"
+    assert client.get("/api/daily/2026-03-02/").status_code == 200
+
+
+def test_a_malformed_date_is_a_bad_request(db, anon_client):
+    answer = anon_client.get("/api/daily/2026-13-01/leaderboard/")
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "invalid_request"
+
+
+def test_playing_the_daily_creates_one_ranked_game_then_returns_it(alice, today_daily):
+    client = client_for(alice)
+    first = client.post("/api/daily/play/")
+    assert first.status_code == 201, first.content
+    game = first.json()
+    assert game["ranked"] is True and game["autoplay"] == "safe"
+    assert game["deal"] == f"daily:{today_daily.date.isoformat()}" and game["moves"] == 0
+    again = client.post("/api/daily/play/")
+    assert again.status_code == 200 and again.json()["id"] == game["id"]
+    assert Game.objects.filter(player=alice, daily=today_daily).count() == 1
+    body = client.get("/api/daily/").json()
+    assert body["players"] == 1 and body["game"] == game["id"]
+
+
+def test_a_second_ranked_game_created_concurrently_returns_the_first(alice, today_daily, monkeypatch):
+    first, created = daily.start_ranked_game(alice)
+    assert created
+    # The other request read "no game yet" just before this one committed.
+    real = daily.ranked_game_of
+    seen = iter([None])
+    monkeypatch.setattr(daily, "ranked_game_of", lambda user, date: next(seen, None) or real(user, date))
+    again, created = daily.start_ranked_game(alice)
+    assert not created and again.pk == first.pk
+    assert Game.objects.filter(player=alice, daily=today_daily).count() == 1
+    assert DailyChallenge.objects.get(pk=today_daily.pk).players == 1
+
+
+def test_signing_in_is_needed_to_play_the_daily(db, anon_client, today_daily):
+    answer = anon_client.post("/api/daily/play/")
+    assert answer.status_code == 401
+
+
+def test_two_players_get_the_same_deal(alice, charlie, today_daily):
+    a = client_for(alice).post("/api/daily/play/").json()
+    c = client_for(charlie).post("/api/daily/play/").json()
+    assert a["id"] != c["id"] and a["state"] == c["state"] and a["deal"] == c["deal"]
+
+
+def test_hints_are_refused_in_the_ranked_game(alice, today_daily):
+    client = client_for(alice)
+    game = client.post("/api/daily/play/").json()
+    answer = client.get(f"/api/games/{game['id']}/hint/")
+    assert answer.status_code == 403
+
+
+def test_the_score_is_the_number_of_actions_from_the_history(alice, today_daily):
+    game = win_daily(alice, moves=6, undos=2)
+    assert (game.status, game.ply, game.undos) == ("won", 6, 2)
+    result = DailyResult.objects.get(game=game)
+    assert (result.moves, result.undos) == (6, 2)
+    assert game.actions.count() == 6
+
+
+def test_a_win_implausibly_fast_is_flagged_and_not_ranked_until_cleared(alice, today_daily, settings):
+    settings.DAILY_MIN_MS_PER_MOVE = 150
+    game, _ = daily.start_ranked_game(alice)
+    game = play(game, actions_for(20), seconds=2.0)  # 20 actions in 2 s: 100 ms each
+    assert game.status == "won" and game.review == "flagged"
+    assert not DailyResult.objects.filter(game=game).exists()
+    daily.clear_review(game)
+    assert Game.objects.get(pk=game.pk).review == "cleared"
+    assert DailyResult.objects.filter(game=game).exists()
+    daily.reject_review(game)
+    assert Game.objects.get(pk=game.pk).review == "rejected"
+    assert not DailyResult.objects.filter(game=game).exists()
+
+
+def test_a_win_at_a_human_pace_is_ranked_at_once(alice, today_daily):
+    game, _ = daily.start_ranked_game(alice)
+    game = play(game, actions_for(20), seconds=20 * 0.2)
+    assert game.review == "" and DailyResult.objects.filter(game=game).exists()
+
+
+def test_the_daily_of_a_past_day_is_not_made_on_demand(db, alice, clock):
+    clock.set(dt.date(2026, 3, 5))
+    answer = client_for(alice).get("/api/daily/2026-03-01/")
+    assert answer.status_code == 404
+    assert not DailyChallenge.objects.exists()
+
+
+def test_a_past_daily_shows_its_par_line_and_today_does_not(db, anon_client, clock):
+    clock.set(dt.date(2026, 3, 1))
+    make_test_daily(dt.date(2026, 2, 28))
+    make_test_daily(dt.date(2026, 3, 1))
+    assert anon_client.get("/api/daily/2026-02-28/").json()["par_line"] == WIN
+    assert anon_client.get("/api/daily/2026-03-01/").json()["par_line"] is None
+
+
+def test_the_real_solver_makes_a_daily_whose_par_line_wins(db, monkeypatch, settings):
+    pytest.importorskip("games.engine.solver")
+    monkeypatch.setattr(daily, "deal_for", REAL_DEAL_FOR)
+    monkeypatch.setattr(daily, "prove", REAL_PROVE)
+    settings.DAILY_PAR_BUDGET = 2.0
+    settings.DAILY_SOLVE_BUDGET = 5.0
+    made = daily.ensure_daily(dt.date(2026, 3, 1))
+    assert made.deal_id.startswith("seed:") and made.deal_id != trivial_deal().pk
+    assert made.par == len(made.par_line.split()) > 0
+    from games.engine import verify
+
+    check = verify(services.board_of_deal(made.deal), made.par_line, autoplay="safe")
+    assert check.valid and check.won

@@ -1,0 +1,125 @@
+"""Helpers of the daily tests (no tests here): a deal won in a chosen number of actions, a clock to move
+between UTC days, dailies made without the solver, and ranked games played to a win."""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+
+import pytest
+from django.utils import timezone
+
+from games import daily, services
+from games.models import DailyChallenge, Deal, Game
+
+# Four suits in four columns, king at the bottom; only the clubs have their two above their ace. Safe
+# autoplay takes the red and spade aces and twos (and 3S) at once; `1a` frees the clubs, after which
+# every card goes home: a win in one move. `2a` (3D to a cell), `a5`, `5a` ... are moves that do not
+# win, to pad a game to any number of actions.
+SUIT_COLUMN = "K Q J T 9 8 7 6 5 4 3 2 A".split()
+TRIVIAL_COLUMNS = [
+    [f"{r}C" for r in "K Q J T 9 8 7 6 5 4 3".split()] + ["AC", "2C"],
+    [f"{r}D" for r in SUIT_COLUMN],
+    [f"{r}H" for r in SUIT_COLUMN],
+    [f"{r}S" for r in SUIT_COLUMN],
+    [], [], [], [],
+]
+WIN = "1b"
+# The real ones, for the tests that use the solver (the fixture below replaces them).
+REAL_DEAL_FOR = daily.deal_for
+REAL_PROVE = daily.prove
+TRIVIAL_PAR = 1
+
+
+def trivial_deal() -> Deal:
+    deal, _ = Deal.objects.get_or_create(pk="test:trivial", defaults={"columns": TRIVIAL_COLUMNS})
+    return deal
+
+
+def make_test_daily(date: dt.date, *, par: int = TRIVIAL_PAR) -> DailyChallenge:
+    return DailyChallenge.objects.create(date=date, deal=trivial_deal(), seed_index=0, par=par, par_line=WIN)
+
+
+def padding(n: int) -> list[str]:
+    """n moves that do not win: 3D to a cell, then back and forth between cell a and column 5."""
+    moves = []
+    for i in range(n):
+        moves.append("2a" if i == 0 else ("a5" if i % 2 else "5a"))
+    return moves
+
+
+def play(game: Game, actions: list[str], *, seconds: float = 600.0) -> Game:
+    """Plays `actions` (moves, or "undo") in `game` through services, its clock started `seconds`
+    before now (so that the win is humanly plausible); returns the game as stored."""
+    Game.objects.filter(pk=game.pk).update(created_at=timezone.now() - dt.timedelta(seconds=seconds))
+    for action in actions:
+        current = Game.objects.get(pk=game.pk)
+        if action == "undo":
+            services.undo(game_id=game.pk, user=current.player, ply=current.ply)
+        else:
+            services.play_move(game_id=game.pk, user=current.player, move=action, ply=current.ply)
+    return Game.objects.get(pk=game.pk)
+
+
+def actions_for(moves: int, undos: int = 0) -> list[str]:
+    """A line that wins the trivial deal in exactly `moves` actions, `undos` of them undos."""
+    assert moves >= 1 + 2 * undos, "each undo needs a move to take back"
+    return ["2a", "undo"] * undos + padding(moves - 1 - 2 * undos) + ["1b"]
+
+
+def win_daily(user, *, moves: int = 1, undos: int = 0, seconds: float = 600.0) -> Game:
+    """The user's ranked game of today, won in `moves` actions of which `undos` are undos."""
+    game, _ = daily.start_ranked_game(user)
+    return play(game, actions_for(moves, undos), seconds=seconds)
+
+
+class Clock:
+    """games.daily's clock, set to a UTC day (noon) or left on the real time."""
+
+    def __init__(self):
+        self.at: dt.datetime | None = None
+
+    def __call__(self) -> dt.datetime:
+        return self.at or timezone.now()
+
+    def set(self, day: dt.date, hour: int = 12) -> None:
+        self.at = dt.datetime.combine(day, dt.time(hour), tzinfo=dt.UTC)
+
+    def advance(self, days: int = 1) -> None:
+        self.set(daily.today() + dt.timedelta(days=days))
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    c = Clock()
+    monkeypatch.setattr(daily, "now", c)
+    return c
+
+
+@pytest.fixture
+def today_daily(db):
+    return make_test_daily(daily.today())
+
+
+@pytest.fixture(autouse=True)
+def daily_hook_wired(monkeypatch):
+    """Until services calls games.daily.on_game_changed itself, the tests wire it the same way."""
+    if "daily.on_game_changed" in inspect.getsource(services._after_change):
+        return
+    original = services._after_change
+
+    def wired(game):
+        original(game)
+        daily.on_game_changed(game)
+
+    monkeypatch.setattr(services, "_after_change", wired)
+
+
+@pytest.fixture(autouse=True)
+def solver_stand_in(monkeypatch, settings):
+    """Dailies in these tests are made with the trivial deal unless a test asks for the solver."""
+    settings.DAILY_PAR_BUDGET = 1.0
+    settings.DAILY_SOLVE_BUDGET = 1.0
+    settings.DAILY_WAIT_SECONDS = 2.0
+    monkeypatch.setattr(daily, "deal_for", lambda date, index: trivial_deal())
+    monkeypatch.setattr(daily, "prove", lambda deal: daily.Proof(True, [WIN]))
