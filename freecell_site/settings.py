@@ -185,6 +185,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "freecell_site.schema.add_default_error_response",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": ["playing", "won", "resigned"],
         "FinishedStatusEnum": ["won", "resigned"],
