@@ -5,6 +5,7 @@ from django.urls import include, path
 from games.api import views
 
 urlpatterns = [
+    path("ping/", views.PingView.as_view(), name="ping"),
     path("deals/<str:deal>/", views.DealView.as_view(), name="deal"),
     path("games/", views.GameListView.as_view(), name="games"),
     path("games/<int:game_id>/", views.GameView.as_view(), name="game"),

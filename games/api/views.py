@@ -54,6 +54,20 @@ def deal_response(deal_text: str) -> dict:
     return {"deal": str(deal_id), "columns": deal.columns, "board": board.to_text()}
 
 
+class PingSerializer(s.serializers.Serializer):
+    ok = s.serializers.BooleanField()
+
+
+class PingView(APIView):
+    """A trivial endpoint: liveness for clients, and the baseline of bench/api.py."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses={200: PingSerializer}, summary="Ping")
+    def get(self, request):
+        return Response({"ok": True})
+
+
 class DealView(APIView):
     permission_classes = [permissions.AllowAny]
     throttle_scope = "verify"
