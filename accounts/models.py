@@ -39,6 +39,9 @@ class Friendship(models.Model):
         # Friends of a player are looked up from both sides.
         indexes = [models.Index(fields=["to_user", "status"], name="friendship_to_status")]
 
+    def __str__(self) -> str:
+        return f"{self.from_user_id} -> {self.to_user_id} ({self.status})"
+
 
 class LoginFailure(models.Model):
     """Failed logins per key (account or address) and minute window, when Redis is not configured."""
@@ -49,3 +52,6 @@ class LoginFailure(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["key", "window"], name="one_counter_per_window")]
+
+    def __str__(self) -> str:
+        return f"{self.key} @ {self.window}: {self.count}"

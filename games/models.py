@@ -93,6 +93,9 @@ class Game(models.Model):
             models.Index(fields=["review"], condition=~Q(review=""), name="game_review_queue"),
         ]
 
+    def __str__(self) -> str:
+        return f"game {self.pk} ({self.deal_id}, {self.player_id})"
+
     @property
     def moves(self) -> int:
         return self.ply
@@ -100,9 +103,6 @@ class Game(models.Model):
     @property
     def ranked(self) -> bool:
         return self.daily_id is not None
-
-    def __str__(self) -> str:
-        return f"game {self.pk} ({self.deal_id}, {self.player_id})"
 
 
 class Action(models.Model):
@@ -193,6 +193,9 @@ class RaceInvite(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["race", "invited"], name="one_invite_per_friend")]
+
+    def __str__(self) -> str:
+        return f"{self.race_id}: {self.invited_id}"
 
 
 class DailyResult(models.Model):
