@@ -6,4 +6,16 @@ from frontend import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("signup/", views.signup, name="page-signup"),
+    path("login/", views.login_page, name="page-login"),
+    path("logout/", views.logout_page, name="page-logout"),
+    path("play/", views.play_form, name="page-play-form"),
+    path("play/<str:deal>/", views.play, name="page-play"),
+    path("games/<int:game_id>/", views.game, name="page-game"),
+    path("daily/", views.daily, name="page-daily"),
+    path("daily/<str:date>/", views.daily_day, name="page-daily-day"),
+    path("races/", views.race_form, name="page-race-form"),
+    path("races/<str:code>/", views.race, name="page-race"),
+    path("u/<str:username>/", views.profile, name="page-profile"),
+    path("replay/<int:game_id>/", views.replay, name="page-replay"),
 ]

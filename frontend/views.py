@@ -1,7 +1,255 @@
-"""Page views of the web front end."""
+"""Page views of the web front end: thin shells that hand the browser ids and a first snapshot.
 
-from django.shortcuts import render
+The pages talk to the REST API and the websockets themselves (static ES modules); these views only
+authenticate, create a game where a page promises one, and embed what makes the first paint instant.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+
+from django.contrib.auth import login, logout
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_http_methods
+
+from freecell_site.errors import ServiceError
+from games import selectors, services
+from games.engine import EngineError, parse_deal
+from games.models import Game
+from games.payloads import game_payload
+
+# The spec's Microsoft range; a number typed on the home page outside it is refused with this text.
+MS_MAX = 8_589_934_591
 
 
+def _next_url(request, default: str = "/") -> str:
+    """The `next` target of a sign-in form, kept on this site."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return target
+    return default
+
+
+@ensure_csrf_cookie
 def home(request):
-    return render(request, "frontend/home.html")
+    return render(request, "frontend/home.html", {"page": "home"})
+
+
+@ensure_csrf_cookie
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    from accounts import services as accounts
+    from accounts.serializers import RegisterSerializer
+
+    errors: list[str] = []
+    username = ""
+    if request.method == "POST":
+        username = request.POST.get("username", "").strip()
+        form = RegisterSerializer(
+            data={"username": username, "password": request.POST.get("password", ""), "email": request.POST.get("email", "")}
+        )
+        if request.POST.get("password", "") != request.POST.get("password2", request.POST.get("password", "")):
+            errors.append("The two passwords differ.")
+        elif form.is_valid():
+            try:
+                user, _token = accounts.register(**form.validated_data)
+            except ServiceError as exc:
+                errors.append(exc.message)
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                return redirect(_next_url(request))
+        else:
+            for field, messages in form.errors.items():
+                for message in messages:
+                    errors.append(str(message) if field == "non_field_errors" else f"{field.capitalize()}: {message}")
+    return render(
+        request,
+        "frontend/signup.html",
+        {"page": "signup", "errors": errors, "username": username, "next": _next_url(request, "")},
+        status=400 if errors else 200,
+    )
+
+
+@ensure_csrf_cookie
+@require_http_methods(["GET", "POST"])
+def login_page(request):
+    from accounts.views import check_credentials
+
+    errors: list[str] = []
+    username = ""
+    status = 200
+    if request.method == "POST":
+        username = request.POST.get("username", "").strip()
+        try:
+            # The API's check: failed attempts are counted per account and address, as for /api/auth/login/.
+            user = check_credentials(request, username, request.POST.get("password", ""))
+        except ServiceError as exc:
+            errors.append(exc.message)
+            status = exc.status
+        else:
+            login(request, user)
+            return redirect(_next_url(request))
+    return render(
+        request,
+        "frontend/login.html",
+        {"page": "login", "errors": errors, "username": username, "next": _next_url(request, "")},
+        status=status,
+    )
+
+
+@ensure_csrf_cookie
+@require_http_methods(["GET", "POST"])
+def logout_page(request):
+    # Signing out changes state, so it takes a POST (the header's button); a GET shows that button.
+    if request.method == "POST":
+        logout(request)
+        return redirect("home")
+    return render(request, "frontend/logout.html", {"page": "logout"})
+
+
+def _deal_from_path(text: str) -> str:
+    """A deal id from the URL: `ms:N`, `seed:S`, a bare Microsoft number, or `random` (a fresh seed)."""
+    text = text.strip()
+    if text.lower() == "random":
+        return f"seed:{secrets.randbits(64)}"
+    if text.isdigit():
+        text = f"ms:{text}"
+    return str(parse_deal(text))
+
+
+def play_form(request):
+    """The home page's "start a game" form without script: `?deal=` (a number, ms:N, seed:S or random)."""
+    deal = request.GET.get("deal", "").strip() or "random"
+    autoplay = request.GET.get("autoplay")
+    target = reverse("page-play", kwargs={"deal": deal})
+    return redirect(f"{target}?autoplay={autoplay}" if autoplay in Game.Autoplay.values else target)
+
+
+def race_form(request):
+    """The home page's "join a race" form without script: `?code=`."""
+    code = "".join(ch for ch in request.GET.get("code", "") if ch.isalnum()).upper()[:16]
+    if not code:
+        return redirect("home")
+    return redirect("page-race", code=code)
+
+
+@login_required
+def play(request, deal: str):
+    """A fresh casual game of `deal` on every visit, then its table."""
+    try:
+        deal_id = _deal_from_path(deal)
+    except EngineError as exc:
+        return render(request, "frontend/error.html", {"title": "No such deal", "message": str(exc)}, status=404)
+    if deal_id.startswith("daily:"):
+        # A daily is ranked while its day lasts; past ones are played like any deal.
+        from games.daily import today
+
+        if dt.date.fromisoformat(deal_id[6:]) >= today():
+            return redirect("page-daily")
+    autoplay = request.GET.get("autoplay", "safe")
+    if autoplay not in Game.Autoplay.values:
+        autoplay = "safe"
+    try:
+        game = services.create_game(player=request.user, deal=deal_id, autoplay=autoplay)
+    except ServiceError as exc:
+        return render(request, "frontend/error.html", {"title": "Cannot start that game", "message": exc.message}, status=exc.status)
+    return redirect("page-game", game_id=game.pk)
+
+
+def _visible_game(request, game_id: int) -> Game:
+    game = Game.objects.select_related("player", "deal").filter(pk=game_id).first()
+    if game is None or not selectors.can_view_game(request.user, game):
+        raise Http404("no such game")
+    return game
+
+
+def _me(request) -> str:
+    return request.user.username if request.user.is_authenticated else ""
+
+
+@ensure_csrf_cookie
+def game(request, game_id: int):
+    found = _visible_game(request, game_id)
+    payload = game_payload(found)
+    return render(
+        request,
+        "frontend/game.html",
+        {"page": "game", "game": payload, "boot": {"game": payload, "me": _me(request)}},
+    )
+
+
+@ensure_csrf_cookie
+@login_required
+def daily(request):
+    """Today's ranked game (created by the page through POST /api/daily/play/), then the leaderboard."""
+    from games.daily import today
+
+    return render(request, "frontend/daily.html", {"page": "daily", "boot": {"date": today().isoformat(), "me": _me(request)}})
+
+
+@ensure_csrf_cookie
+def daily_day(request, date: str):
+    from games.daily import today
+
+    try:
+        day = dt.date.fromisoformat(date)
+    except ValueError:
+        raise Http404("not a date") from None
+    if day > today():
+        return render(
+            request,
+            "frontend/error.html",
+            {"title": "Not yet", "message": f"The daily of {day.isoformat()} has not begun."},
+            status=404,
+        )
+    return render(
+        request,
+        "frontend/daily_day.html",
+        {"page": "daily-day", "date": day.isoformat(), "boot": {"date": day.isoformat(), "today": today().isoformat(), "me": _me(request)}},
+    )
+
+
+@ensure_csrf_cookie
+def race(request, code: str):
+    return render(request, "frontend/race.html", {"page": "race", "code": code, "boot": {"code": code, "me": _me(request)}})
+
+
+@ensure_csrf_cookie
+def profile(request, username: str):
+    user = User.objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise Http404("no such player")
+    return render(
+        request,
+        "frontend/profile.html",
+        {"page": "profile", "player": user.username, "boot": {"username": user.username, "me": _me(request)}},
+    )
+
+
+@ensure_csrf_cookie
+def replay(request, game_id: int):
+    found = _visible_game(request, game_id)
+    deal = found.deal
+    # Safe autoplay may move cards on the deal itself before the first action: the history's actions
+    # start after it, so the page gets that prelude with the layout.
+    prelude = []
+    if found.line and found.line[0][0] is None:
+        prelude = list(found.line[0][1])
+    payload = game_payload(found)
+    return render(
+        request,
+        "frontend/replay.html",
+        {
+            "page": "replay",
+            "game": payload,
+            "boot": {"game": payload, "columns": deal.columns, "prelude": prelude, "me": _me(request)},
+        },
+    )
+

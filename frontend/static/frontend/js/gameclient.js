@@ -1,0 +1,567 @@
+// One game on screen: the table, the counters and the clock, talking to the server over the game's
+// websocket (REST when the socket is down). A move shows at once; the server's answer confirms it or
+// puts the cards back, and the autoplay it made is animated card by card.
+
+import { ApiError, el, get, post } from "./api.js";
+import { applyMove, cardName, exposedAt, formatClock, parseMove, sameState } from "./cards.js";
+import { LiveSocket } from "./socket.js";
+import { Table } from "./table.js";
+
+const AUTOPLAY_STEP_MS = 140;
+const ANSWER_TIMEOUT_MS = 8000;
+let frameIds = 0;
+
+function pileWords(pile) {
+  if (pile === "h") return "its foundation";
+  if ("abcd".includes(pile)) return `free cell ${pile}`;
+  return `column ${pile}`;
+}
+
+export function describeMove(state, move) {
+  const parsed = parseMove(move);
+  if (!parsed) return move;
+  const card = exposedAt(state, parsed.source);
+  const what = card ? `the ${cardName(card)}` : `the card at ${pileWords(parsed.source)}`;
+  const count = parsed.count && parsed.count > 1 ? ` (${parsed.count} cards)` : "";
+  return `${what}${count} to ${pileWords(parsed.dest)}`;
+}
+
+function gameOnly(body) {
+  const { action, repeated, ...game } = body;
+  return game;
+}
+
+export class GameClient {
+  /**
+   * @param panel the element holding the game's HUD, table and controls (templates/frontend/_game.html)
+   * @param game the REST game object
+   * @param options.me the signed-in username; options.par the deal's par when known;
+   *        options.onChange(game) after every confirmed change; options.live false to skip the socket
+   */
+  constructor(panel, game, options = {}) {
+    this.panel = panel;
+    this.options = options;
+    this.me = options.me || "";
+    this.par = options.par ?? null;
+    this.confirmed = game;
+    this.display = game.state;
+    this.pending = [];
+    this.trail = [];
+    this.stashed = null;
+    this.sequence = null;
+    this.receivedAt = performance.now();
+    this.clientId = `web-${Math.random().toString(36).slice(2, 10)}`;
+    this.restChain = Promise.resolve();
+    this.q = (sel) => panel.querySelector(sel);
+    this.announced = game.status;
+    this.table = new Table(this.q("[data-table]"), {
+      onMove: (move, info) => this.play(move, info),
+      onUndo: () => this.undo(),
+      onMessage: (text) => this.say(text, "info"),
+      onTyping: (text) => {
+        const typed = this.q("[data-testid=typed]");
+        if (typed) typed.textContent = text ? `typed: ${text}` : "";
+      },
+      interactive: this.canPlay(),
+      keyboard: true,
+    });
+    this.table.render(game.state, { animate: false });
+    this.bindControls();
+    this.refresh();
+    this.clock = setInterval(() => this.tickClock(), 250);
+    if (game.status !== "playing") this.showResult(false);
+    if (options.live !== false) {
+      this.socket = new LiveSocket(`/ws/games/${game.id}/`, {
+        onFrame: (frame) => this.onFrame(frame),
+        onOpen: () => this.onSocketOpen(),
+        onDown: (info) => this.onSocketDown(info),
+      });
+      this.socket.connect();
+    }
+  }
+
+  get game() {
+    return this.confirmed;
+  }
+
+  isMine() {
+    return !!this.me && this.me === this.confirmed.player;
+  }
+
+  canPlay() {
+    return this.isMine() && this.confirmed.status === "playing";
+  }
+
+  // ------------------------------------------------------------------ the player's actions
+
+  play(move) {
+    if (!this.isMine()) {
+      this.say("You are watching this game; only its player can move.", "info");
+      return;
+    }
+    if (this.confirmed.status !== "playing") {
+      this.say(`The game is over (${this.confirmed.status}).`, "info");
+      return;
+    }
+    this.finishSequence();
+    const ply = this.confirmed.ply + this.pending.length;
+    const entry = { id: `m${++frameIds}`, kind: "move", move, ply, before: this.display, optimistic: false };
+    try {
+      const result = applyMove(this.display, move);
+      this.display = result.state;
+      entry.optimistic = true;
+      this.table.render(this.display);
+      this.say("");
+    } catch {
+      // The local model thinks the move is refused; the server decides and says why.
+      this.table.render(this.display);
+    }
+    this.pending.push(entry);
+    this.refresh();
+    this.send(entry);
+  }
+
+  undo() {
+    if (!this.isMine() || this.confirmed.status !== "playing") return;
+    this.finishSequence();
+    const ply = this.confirmed.ply + this.pending.length;
+    const entry = { id: `u${++frameIds}`, kind: "undo", ply, before: this.display, optimistic: false };
+    if (!this.pending.length && this.trail.length) {
+      this.display = this.trail[this.trail.length - 1];
+      entry.optimistic = true;
+      this.table.render(this.display);
+    }
+    this.pending.push(entry);
+    this.refresh();
+    this.send(entry);
+  }
+
+  send(entry) {
+    const frame = { type: entry.kind, ply: entry.ply, id: entry.id, client_id: this.clientId };
+    if (entry.kind === "move") frame.move = entry.move;
+    if (this.socket && this.socket.send(frame)) {
+      entry.via = "ws";
+      entry.timer = setTimeout(() => {
+        if (this.pending.includes(entry)) {
+          // No answer: take the server's word for where the game is.
+          this.pending = [];
+          this.sync();
+        }
+      }, ANSWER_TIMEOUT_MS);
+      return;
+    }
+    entry.via = "rest";
+    this.restChain = this.restChain.then(() => this.sendRest(entry));
+  }
+
+  async sendRest(entry) {
+    if (!this.pending.includes(entry)) return; // dropped after an earlier refusal
+    const path = `/api/games/${this.confirmed.id}/${entry.kind === "move" ? "moves" : "undo"}/`;
+    const body = { ply: entry.ply, client_id: this.clientId };
+    if (entry.kind === "move") body.move = entry.move;
+    try {
+      const answer = await post(path, body);
+      this.onAck({ type: "ack", id: entry.id, game: gameOnly(answer), action: answer.action, repeated: answer.repeated });
+    } catch (err) {
+      if (err instanceof ApiError) {
+        this.onError({ type: "error", id: entry.id, code: err.code, message: err.message, game: err.error.game });
+      } else throw err;
+    }
+  }
+
+  sync() {
+    if (this.socket && this.socket.send({ type: "sync" })) return;
+    get(`/api/games/${this.confirmed.id}/`).then((game) => this.applyServerGame(game, { force: true })).catch(() => {});
+  }
+
+  async hint() {
+    try {
+      const answer = await get(`/api/games/${this.confirmed.id}/hint/`);
+      if (answer.move) {
+        this.say(`Hint: ${answer.move}, ${describeMove(this.display, answer.move)}`, "info");
+        const pile = this.table.root.querySelector(`[data-pile="${answer.move[0]}"]`);
+        if (pile) {
+          pile.classList.add("hinted");
+          setTimeout(() => pile.classList.remove("hinted"), 2000);
+        }
+      } else {
+        this.say(answer.result === "unsolvable" ? "No win is possible from here: undo to go back." : "No hint found in time.", "info");
+      }
+    } catch (err) {
+      this.say(err.message, "error");
+    }
+  }
+
+  async resign() {
+    if (!window.confirm("Resign this game? It counts as a loss.")) return;
+    try {
+      const answer = await post(`/api/games/${this.confirmed.id}/resign/`);
+      this.pending = [];
+      this.applyServerGame(gameOnly(answer), { force: true });
+    } catch (err) {
+      this.say(err.message, "error");
+    }
+  }
+
+  // ------------------------------------------------------------------ the server's answers
+
+  onFrame(frame) {
+    switch (frame.type) {
+      case "state":
+        if (frame.game) this.onState(frame.game);
+        break;
+      case "ack":
+        this.onAck(frame);
+        break;
+      case "error":
+        this.onError(frame);
+        break;
+      default:
+        break;
+    }
+  }
+
+  onState(game) {
+    if (this.pending.length) {
+      // Our own action is in flight: its ack carries the autoplay to animate; keep the newest push.
+      if (!this.stashed || game.version >= this.stashed.version) this.stashed = game;
+      return;
+    }
+    if (game.version > this.confirmed.version + 1) this.trail = [];
+    else if (game.version > this.confirmed.version) this.trail = []; // changed elsewhere (another tab)
+    this.applyServerGame(game);
+  }
+
+  onAck(frame) {
+    const index = this.pending.findIndex((p) => p.id === frame.id);
+    const entry = index >= 0 ? this.pending[index] : null;
+    if (entry) {
+      clearTimeout(entry.timer);
+      this.pending.splice(0, index + 1);
+    }
+    const game = frame.game;
+    if (!game) {
+      this.sync();
+      return;
+    }
+    if (game.version < this.confirmed.version) return;
+    if (game.version > this.confirmed.version + 1 && !frame.repeated) {
+      // Something happened in between (another tab, a dropped push): the ack's game is still complete.
+      this.trail = [];
+    }
+    const previous = this.confirmed;
+    this.confirmed = game;
+    this.receivedAt = performance.now();
+    const action = frame.action;
+    if (action && !frame.repeated) {
+      if (action.kind === "move") this.trail.push(previous.state);
+      else if (action.kind === "undo") this.trail.pop();
+    }
+    if (this.pending.length) {
+      this.rebase();
+    } else {
+      const steps = [];
+      if (entry && action && action.kind === "move" && action.autoplay && action.autoplay.length) {
+        try {
+          let state = entry.optimistic && sameState(this.display, applyMove(entry.before, action.move).state)
+            ? this.display
+            : applyMove(entry.before, action.move).state;
+          steps.push(state);
+          for (const auto of action.autoplay) {
+            state = applyMove(state, auto).state;
+            steps.push(state);
+          }
+        } catch {
+          steps.length = 0;
+        }
+      }
+      this.playSequence(steps, game.state);
+      if (entry && action && action.kind === "move") this.say("");
+    }
+    this.flushStash();
+    this.refresh();
+  }
+
+  onError(frame) {
+    const index = this.pending.findIndex((p) => p.id === frame.id);
+    if (index < 0 && frame.id !== undefined && frame.id !== null && !frame.game) return; // an answer to a dropped action
+    for (const p of this.pending) clearTimeout(p.timer);
+    const hadPending = this.pending.length > 0;
+    this.pending = [];
+    if (frame.game && frame.game.version >= this.confirmed.version) {
+      if (frame.game.version !== this.confirmed.version) this.trail = [];
+      this.confirmed = frame.game;
+      this.receivedAt = performance.now();
+    }
+    this.finishSequence();
+    this.display = this.confirmed.state;
+    this.table.render(this.display);
+    if (index >= 0 || !hadPending) this.say(frame.message || frame.code, "error", frame.code);
+    if (frame.code === "ply_conflict" && !frame.game) this.sync();
+    this.flushStash();
+    this.refresh();
+  }
+
+  flushStash() {
+    if (this.pending.length || !this.stashed) return;
+    const game = this.stashed;
+    this.stashed = null;
+    if (game.version > this.confirmed.version) this.applyServerGame(game);
+  }
+
+  /** Shows the confirmed state with the still-pending actions replayed on top of it. */
+  rebase() {
+    this.finishSequence();
+    let state = this.confirmed.state;
+    for (const p of this.pending) {
+      if (p.kind !== "move") break;
+      try {
+        state = applyMove(state, p.move).state;
+      } catch {
+        break;
+      }
+    }
+    this.display = state;
+    this.table.render(state);
+  }
+
+  applyServerGame(game, { force = false } = {}) {
+    if (!force && game.version < this.confirmed.version) return;
+    this.confirmed = game;
+    this.receivedAt = performance.now();
+    this.finishSequence();
+    if (!sameState(this.display, game.state)) {
+      this.display = game.state;
+      this.table.render(this.display);
+    }
+    this.refresh();
+  }
+
+  /** Animates through intermediate states (the player's move, then each autoplay move) to `final`. */
+  playSequence(steps, final) {
+    this.finishSequence();
+    this.display = final;
+    const queue = steps.slice();
+    if (!queue.length || !sameState(queue[queue.length - 1], final)) queue.push(final);
+    if (sameState(queue[0], this.table.state)) queue.shift();
+    if (!queue.length) return;
+    const run = () => {
+      const state = queue.shift();
+      this.table.render(state, { duration: 130 });
+      if (queue.length) this.sequence = setTimeout(run, AUTOPLAY_STEP_MS);
+      else this.sequence = null;
+    };
+    this.table.root.classList.add("autoplaying");
+    this.sequenceEndsAt = performance.now() + AUTOPLAY_STEP_MS * queue.length;
+    run();
+    setTimeout(() => this.table.root.classList.remove("autoplaying"), AUTOPLAY_STEP_MS * (steps.length + 1));
+  }
+
+  finishSequence() {
+    if (this.sequence) {
+      clearTimeout(this.sequence);
+      this.sequence = null;
+      this.table.render(this.display, { animate: false });
+    }
+  }
+
+  // ------------------------------------------------------------------ the connection
+
+  onSocketOpen() {
+    this.hideBanner();
+    // What was in flight over the old socket is settled by the state frame that opens the new one.
+    this.pending = this.pending.filter((p) => p.via === "rest");
+    this.panel.dataset.live = "on";
+  }
+
+  onSocketDown(info) {
+    this.panel.dataset.live = "off";
+    for (const p of this.pending.filter((q) => q.via === "ws")) clearTimeout(p.timer);
+    if (this.pending.some((p) => p.via === "ws")) {
+      this.pending = this.pending.filter((p) => p.via === "rest");
+      this.sync();
+    }
+    const banner = this.q("[data-testid=connection]");
+    if (!banner) return;
+    const until = Date.now() + info.retryInMs;
+    const lead = this.socket.everOpened ? "Connection lost." : "Live connection unavailable.";
+    const update = () => {
+      const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+      banner.replaceChildren(
+        el("span", { text: `${lead} Reconnecting${left ? ` in ${left}s` : "…"} (your moves still go to the server).` }),
+        el("button", { type: "button", class: "link", text: "Retry now", onclick: () => this.socket.reconnectNow() }),
+      );
+    };
+    clearInterval(this.bannerTimer);
+    update();
+    this.bannerTimer = setInterval(update, 1000);
+    banner.hidden = false;
+  }
+
+  hideBanner() {
+    clearInterval(this.bannerTimer);
+    const banner = this.q("[data-testid=connection]");
+    if (banner) banner.hidden = true;
+  }
+
+  // ------------------------------------------------------------------ what the player sees
+
+  say(text, kind = "info", code = "") {
+    const message = this.q("[data-testid=message]");
+    if (!message) return;
+    message.textContent = text;
+    message.dataset.kind = text ? kind : "";
+    message.dataset.code = code || "";
+  }
+
+  bindControls() {
+    const on = (sel, fn) => {
+      const node = this.q(sel);
+      if (node) node.addEventListener("click", fn);
+    };
+    on("[data-action=undo]", () => this.undo());
+    on("[data-action=hint]", () => this.hint());
+    on("[data-action=resign]", () => this.resign());
+    const form = this.q("[data-move-form]");
+    if (form) {
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const input = form.querySelector("input");
+        const text = input.value.trim().toLowerCase();
+        if (!text) return;
+        input.value = "";
+        if (text === "u" || text === "undo") this.undo();
+        else this.play(text);
+      });
+    }
+  }
+
+  shownPly() {
+    return this.confirmed.ply + this.pending.length;
+  }
+
+  refresh() {
+    const game = this.confirmed;
+    const set = (id, value) => {
+      const node = this.q(`[data-testid=${id}]`);
+      if (node && node.textContent !== String(value)) node.textContent = String(value);
+    };
+    set("moves", this.shownPly());
+    set("undos", game.undos + this.pending.filter((p) => p.kind === "undo").length);
+    set("deal", game.deal);
+    set("player", game.player);
+    const status = this.q("[data-testid=status]");
+    if (status) {
+      let text = { playing: "Playing", won: "Won", resigned: "Resigned" }[game.status] || game.status;
+      let key = game.status;
+      if (game.status === "playing" && game.stuck && !this.pending.length) {
+        text = "Stuck: no legal move is left. Undo to go back.";
+        key = "stuck";
+      }
+      if (status.textContent !== text) status.textContent = text;
+      status.dataset.status = key;
+      this.panel.dataset.status = key;
+    }
+    this.table.setInteractive(this.canPlay());
+    for (const button of this.panel.querySelectorAll("[data-action]")) {
+      const mineOnly = button.dataset.action !== "replay";
+      button.disabled = mineOnly && !this.canPlay();
+    }
+    const hint = this.q("[data-action=hint]");
+    if (hint) hint.hidden = !!game.ranked;
+    this.tickClock();
+    if (game.status !== "playing" && this.announced === "playing") {
+      this.announced = game.status;
+      // Let the last autoplay cascade land before the result covers the table.
+      const wait = Math.max(0, (this.sequenceEndsAt || 0) - performance.now());
+      setTimeout(() => this.showResult(true), wait + (wait ? 250 : 0));
+    }
+    if (this.options.onChange) this.options.onChange(game, this);
+  }
+
+  elapsed() {
+    const game = this.confirmed;
+    if (game.status !== "playing") return game.elapsed_ms || 0;
+    return (game.elapsed_ms || 0) + (performance.now() - this.receivedAt);
+  }
+
+  tickClock() {
+    const clock = this.q("[data-testid=clock]");
+    if (!clock) return;
+    const text = formatClock(this.elapsed());
+    if (clock.textContent !== text) clock.textContent = text;
+  }
+
+  shareText() {
+    const game = this.confirmed;
+    const undos = `${game.undos} undo${game.undos === 1 ? "" : "s"}`;
+    const par = this.par ? ` (par ${this.par})` : "";
+    const name = game.ranked ? `daily ${game.deal.replace("daily:", "")}` : game.deal;
+    const outcome = game.status === "won" ? `won in ${game.moves} moves${par}` : game.status;
+    return `FreeCell Online ${name}: ${outcome}, ${undos}, ${formatClock(game.elapsed_ms || 0)}\n${location.origin}/replay/${game.id}/`;
+  }
+
+  async showResult(fresh) {
+    const game = this.confirmed;
+    if (game.status === "won" && this.par === null && !game.ranked) {
+      // Par for a casual deal, when the deals API offers one.
+      try {
+        const deal = await get(`/api/deals/${encodeURIComponent(game.deal)}/`);
+        if (typeof deal.par === "number") this.par = deal.par;
+      } catch { /* no par known */ }
+    }
+    let share = this.shareText();
+    if (this.options.share) {
+      try {
+        share = (await this.options.share(game)) || share;
+      } catch { /* the local text will do */ }
+    }
+    const result = this.q("[data-testid=result]");
+    const diff = this.par ? game.moves - this.par : null;
+    const parText = this.par ? ` against a par of ${this.par} (${diff > 0 ? "+" : ""}${diff})` : "";
+    const headline = game.status === "won"
+      ? `${game.player === this.me ? "You won" : `${game.player} won`} in ${game.moves} moves${parText}, ${game.undos} undo${game.undos === 1 ? "" : "s"}, ${formatClock(game.elapsed_ms || 0)}.`
+      : `${game.player === this.me ? "You resigned" : `${game.player} resigned`} after ${game.moves} moves.`;
+    const links = [el("a", { href: `/replay/${game.id}/`, text: "Watch the replay" })];
+    if (game.ranked) links.push(el("a", { href: `/daily/${game.deal.replace("daily:", "")}/`, text: "Leaderboard" }));
+    else links.push(el("a", { href: `/play/${encodeURIComponent(game.deal)}/`, text: "Play this deal again" }));
+    links.push(el("a", { href: "/play/random/", text: "New random deal" }));
+    const shareBox = () => {
+      const area = el("textarea", { readonly: true, rows: 3, "data-testid": "share", "aria-label": "Shareable result" });
+      area.value = share;
+      const copy = el("button", {
+        type: "button",
+        text: "Copy",
+        onclick: async () => {
+          try {
+            await navigator.clipboard.writeText(share);
+            copy.textContent = "Copied";
+          } catch {
+            area.select();
+          }
+        },
+      });
+      return el("div", { class: "share" }, area, copy);
+    };
+    if (result) {
+      result.replaceChildren(
+        el("p", { class: "headline", "data-testid": "result-headline", text: headline }),
+        game.status === "won" ? shareBox() : null,
+        el("p", { class: "links" }, ...links),
+      );
+      result.hidden = false;
+    }
+    const dialog = this.q("dialog[data-testid=win]");
+    if (fresh && game.status === "won" && dialog && this.isMine()) {
+      dialog.replaceChildren(
+        el("h2", { text: "Solved!" }),
+        el("p", { class: "headline", text: headline }),
+        shareBox(),
+        el("p", { class: "links" }, ...links),
+        el("form", { method: "dialog" }, el("button", { class: "primary", text: "Close" })),
+      );
+      if (typeof dialog.showModal === "function") dialog.showModal();
+      else dialog.setAttribute("open", "");
+    }
+  }
+}

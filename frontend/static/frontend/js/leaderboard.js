@@ -1,0 +1,195 @@
+// A daily's leaderboard: summary, histogram of winning move counts (SVG), the ranked table with the
+// caller's row highlighted, all/friends tabs, pages, and links to the neighbouring days.
+
+import { el, formatDate, get, svgEl } from "./api.js";
+import { formatClock } from "./cards.js";
+
+const PAGE_SIZE = 25;
+
+/** Draws the histogram of winning move counts as an SVG bar chart; marks par and the caller's bar. */
+export function histogramSvg(buckets, { par = null, me = null, width = 640, height = 220 } = {}) {
+  const title = buckets.length
+    ? `Winning move counts: ${buckets.reduce((s, b) => s + b.count, 0)} wins from ${buckets[0].moves} to ${buckets[buckets.length - 1].moves} moves${par ? `, par ${par}` : ""}${me ? `, yours ${me}` : ""}`
+    : "No wins yet";
+  const svg = svgEl("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": title, "data-testid": "histogram" }, svgEl("title", { text: title }));
+  if (!buckets.length) {
+    svg.append(svgEl("text", { x: width / 2, y: height / 2, "text-anchor": "middle", text: "No wins yet" }));
+    return svg;
+  }
+  // One bar per move count from the fewest to the most (and par, so its marker fits), binned when wide.
+  let lo = buckets[0].moves;
+  let hi = buckets[buckets.length - 1].moves;
+  if (par) {
+    lo = Math.min(lo, par);
+    hi = Math.max(hi, par);
+  }
+  const span = hi - lo + 1;
+  const binSize = Math.max(1, Math.ceil(span / 60));
+  const bins = [];
+  for (let start = lo; start <= hi; start += binSize) bins.push({ start, end: Math.min(hi, start + binSize - 1), count: 0 });
+  for (const b of buckets) bins[Math.floor((b.moves - lo) / binSize)].count += b.count;
+  const maxCount = Math.max(...bins.map((b) => b.count), 1);
+  const left = 34;
+  const right = 8;
+  const top = 12;
+  const bottom = 34;
+  const plotW = width - left - right;
+  const plotH = height - top - bottom;
+  const barW = plotW / bins.length;
+  const y = (count) => top + plotH - (count / maxCount) * plotH;
+  // Axes and a few gridlines.
+  const ticks = [0, Math.ceil(maxCount / 2), maxCount].filter((v, i, a) => a.indexOf(v) === i);
+  for (const t of ticks) {
+    svg.append(svgEl("line", { x1: left, x2: width - right, y1: y(t), y2: y(t), stroke: "#d4d9d2" }));
+    svg.append(svgEl("text", { x: left - 6, y: y(t) + 4, "text-anchor": "end", text: String(t) }));
+  }
+  bins.forEach((bin, i) => {
+    const isMe = me !== null && me >= bin.start && me <= bin.end;
+    const label = bin.start === bin.end ? `${bin.start} moves` : `${bin.start}-${bin.end} moves`;
+    if (bin.count) {
+      const bar = svgEl("rect", {
+        class: `bar${isMe ? " me" : ""}`,
+        x: left + i * barW + barW * 0.1,
+        width: Math.max(1, barW * 0.8),
+        y: y(bin.count),
+        height: top + plotH - y(bin.count),
+        rx: Math.min(3, barW * 0.2),
+        "data-moves": bin.start,
+        "data-count": bin.count,
+      }, svgEl("title", { text: `${label}: ${bin.count} player${bin.count === 1 ? "" : "s"}${isMe ? " (you)" : ""}` }));
+      svg.append(bar);
+    }
+    const every = Math.max(1, Math.ceil(bins.length / 10));
+    if (i % every === 0 || i === bins.length - 1) {
+      svg.append(svgEl("text", { x: left + i * barW + barW / 2, y: height - bottom + 16, "text-anchor": "middle", text: String(bin.start) }));
+    }
+  });
+  svg.append(svgEl("text", { x: left + plotW / 2, y: height - 4, "text-anchor": "middle", text: "moves" }));
+  if (par) {
+    const x = left + (Math.floor((par - lo) / binSize) + 0.5) * barW;
+    svg.append(svgEl("line", { class: "par", x1: x, x2: x, y1: top - 4, y2: top + plotH }));
+    svg.append(svgEl("text", { x: x + 4, y: top + 6, text: `par ${par}` }));
+  }
+  return svg;
+}
+
+export class Leaderboard {
+  constructor(root, { date, me = "", today = null }) {
+    this.root = root;
+    this.date = date;
+    this.me = me;
+    this.today = today;
+    this.scope = "all";
+    this.page = 1;
+    this.detail = null;
+  }
+
+  async load() {
+    this.root.replaceChildren(el("p", { class: "muted", text: "Loading the leaderboard…" }));
+    try {
+      const [detail, histogram] = await Promise.all([
+        get(`/api/daily/${this.date}/`),
+        get(`/api/daily/${this.date}/histogram/`).catch(() => null),
+      ]);
+      this.detail = detail;
+      this.histogram = histogram;
+    } catch (err) {
+      this.root.replaceChildren(el("p", { class: "errors", role: "alert", text: err.message }));
+      return;
+    }
+    this.build();
+    await this.loadPage();
+  }
+
+  build() {
+    const d = this.detail;
+    const h = this.histogram;
+    this.summary = el("dl", { class: "stats", "data-testid": "daily-summary" },
+      el("div", {}, el("dt", { text: "Par" }), el("dd", { "data-testid": "par", text: d.par ?? "—" })),
+      el("div", {}, el("dt", { text: "Players" }), el("dd", { text: d.players })),
+      el("div", {}, el("dt", { text: "Wins ranked" }), el("dd", { text: d.results ?? (h ? h.total : "—") })),
+    );
+    this.chart = el("figure", { class: "histogram" },
+      h ? histogramSvg(h.buckets, { par: h.par ?? d.par, me: h.me }) : el("p", { class: "muted", text: "No histogram for this day." }),
+      el("figcaption", { class: "muted", text: "How many moves the winners needed (undos count). The dashed line is par; your bar is highlighted." }),
+    );
+    const tab = (scope, label) => el("button", {
+      type: "button", "aria-pressed": String(this.scope === scope), "data-scope": scope, text: label,
+      onclick: () => {
+        this.scope = scope;
+        this.page = 1;
+        for (const b of this.tabs.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.scope === scope));
+        this.loadPage();
+      },
+    });
+    this.tabs = el("div", { class: "tabs", role: "group", "aria-label": "Whose results" }, tab("all", "Everyone"), this.me ? tab("friends", "You and friends") : null);
+    this.tableBox = el("div", { "data-testid": "leaderboard" });
+    this.pager = el("div", { class: "pager" });
+    const nav = el("p", { class: "links" });
+    const day = new Date(`${this.date}T00:00:00Z`);
+    const shift = (n) => new Date(day.getTime() + n * 86400000).toISOString().slice(0, 10);
+    nav.append(el("a", { href: `/daily/${shift(-1)}/`, text: `← ${formatDate(shift(-1))}` }));
+    if (!this.today || shift(1) <= this.today) nav.append(el("a", { href: `/daily/${shift(1)}/`, text: `${formatDate(shift(1))} →` }));
+    const parts = [this.summary, this.chart, this.tabs, this.tableBox, this.pager];
+    if (d.par_line) {
+      parts.push(el("details", {}, el("summary", { text: `The solver's line for par (${d.par} moves)` }), el("p", {}, el("code", { text: d.par_line }))));
+    }
+    parts.push(nav);
+    this.root.replaceChildren(...parts);
+  }
+
+  canSeeReplays() {
+    // Others' ranked games open once the day is over, or once you have finished it yourself.
+    return (this.today && this.date < this.today) || !!this.finishedMine;
+  }
+
+  async loadPage() {
+    let board;
+    try {
+      board = await get(`/api/daily/${this.date}/leaderboard/?scope=${this.scope}&page=${this.page}&page_size=${PAGE_SIZE}`);
+    } catch (err) {
+      this.tableBox.replaceChildren(el("p", { class: "errors", role: "alert", text: err.message }));
+      return;
+    }
+    if (board.me) this.finishedMine = true;
+    const row = (entry, extra = "") => {
+      const mine = entry.username === this.me;
+      const overPar = board.par ? entry.moves - board.par : null;
+      return el("tr", { class: `${mine ? "me" : ""} ${extra}`.trim(), "data-username": entry.username, "aria-current": mine ? "true" : null },
+        el("td", { class: "num", text: entry.rank }),
+        el("td", {}, el("a", { href: `/u/${encodeURIComponent(entry.username)}/`, text: entry.username }), mine ? " (you)" : ""),
+        el("td", { class: "num", text: entry.moves }),
+        el("td", { class: "num", text: overPar === null ? "" : `${overPar > 0 ? "+" : ""}${overPar}` }),
+        el("td", { class: "num", text: entry.undos }),
+        el("td", { class: "num", text: formatClock(entry.elapsed_ms) }),
+        el("td", {}, entry.game && (mine || this.canSeeReplays()) ? el("a", { href: `/replay/${entry.game}/`, text: "replay" }) : ""),
+      );
+    };
+    const rows = board.entries.map((e) => row(e));
+    if (board.me && !board.entries.some((e) => e.username === board.me.username)) {
+      rows.push(el("tr", { class: "gap" }, el("td", { colspan: 7, class: "muted", text: "…" })));
+      rows.push(row(board.me));
+    }
+    const table = rows.length
+      ? el("table", { class: "board" },
+        el("caption", { class: "muted", text: `${board.count} ranked result${board.count === 1 ? "" : "s"}${board.scope === "friends" ? " among you and your friends" : ""}` }),
+        el("thead", {}, el("tr", {},
+          el("th", { class: "num", scope: "col", text: "Rank" }),
+          el("th", { scope: "col", text: "Player" }),
+          el("th", { class: "num", scope: "col", text: "Moves" }),
+          el("th", { class: "num", scope: "col", text: "vs par" }),
+          el("th", { class: "num", scope: "col", text: "Undos" }),
+          el("th", { class: "num", scope: "col", text: "Time" }),
+          el("th", { scope: "col", text: "" }))),
+        el("tbody", {}, rows))
+      : el("p", { class: "muted", text: board.scope === "friends" ? "Nobody among you and your friends has won this one yet." : "Nobody has won this one yet." });
+    this.tableBox.replaceChildren(table);
+    const pages = Math.max(1, Math.ceil(board.count / PAGE_SIZE));
+    this.pager.replaceChildren(
+      el("button", { type: "button", text: "Previous", disabled: this.page <= 1, onclick: () => { this.page -= 1; this.loadPage(); } }),
+      el("span", { class: "muted", text: `page ${this.page} of ${pages}` }),
+      el("button", { type: "button", text: "Next", disabled: !board.next, onclick: () => { this.page += 1; this.loadPage(); } }),
+    );
+    this.pager.hidden = pages <= 1;
+  }
+}

@@ -1,0 +1,54 @@
+// /daily/: today's ranked game (created by POST /api/daily/play/), then its leaderboard.
+import { boot, el, get, post } from "../api.js";
+import { GameClient } from "../gameclient.js";
+import { Leaderboard } from "../leaderboard.js";
+
+const data = boot();
+const intro = document.querySelector("[data-daily-intro]");
+const panel = document.querySelector("[data-game-panel]");
+const section = document.querySelector("[data-leaderboard-section]");
+let board = null;
+
+function showBoard(date) {
+  if (board) {
+    board.loadPage();
+    return;
+  }
+  section.hidden = false;
+  board = new Leaderboard(section.querySelector("[data-leaderboard]"), { date, me: data.me, today: data.date });
+  board.finishedMine = true;
+  board.load();
+}
+
+async function start(attempt = 0) {
+  let game;
+  try {
+    game = await post("/api/daily/play/");
+  } catch (err) {
+    if (err.code === "daily_pending" && attempt < 20) {
+      intro.replaceChildren(el("p", { class: "panel narrow", text: "Today's deal is being prepared…" }));
+      setTimeout(() => start(attempt + 1), 1500);
+      return;
+    }
+    intro.replaceChildren(el("p", { class: "panel narrow errors", role: "alert", text: `The daily cannot be played: ${err.message}` }));
+    return;
+  }
+  const date = game.deal.replace("daily:", "");
+  let par = null;
+  try {
+    par = (await get("/api/daily/")).par;
+  } catch { /* par is a nicety */ }
+  intro.replaceChildren();
+  panel.hidden = false;
+  const client = new GameClient(panel, game, {
+    me: data.me,
+    par,
+    share: async (g) => (await get(`/api/daily/${date}/share/`)).text,
+    onChange: (g) => {
+      if (g.status !== "playing") showBoard(date);
+    },
+  });
+  window.fc = { client, table: client.table };
+}
+
+start();

@@ -1,0 +1,8 @@
+// /games/<id>/: one game, live.
+import { boot } from "../api.js";
+import { GameClient } from "../gameclient.js";
+
+const data = boot();
+const panel = document.querySelector("[data-game-panel]");
+const client = new GameClient(panel, data.game, { me: data.me });
+window.fc = { client, table: client.table };

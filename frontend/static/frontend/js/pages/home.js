@@ -1,0 +1,85 @@
+// The home page: today's daily, dealing a game, opening or joining a race.
+import { el, formatDate, get, post } from "../api.js";
+
+async function showDaily() {
+  const box = document.querySelector("[data-daily]");
+  try {
+    const daily = await get("/api/daily/");
+    const board = document.querySelector("[data-daily-board]");
+    board.href = `/daily/${daily.date}/`;
+    board.hidden = false;
+    box.replaceChildren(
+      el("p", {}, el("strong", { text: formatDate(daily.date) })),
+      el("dl", { class: "stats" },
+        el("div", {}, el("dt", { text: "Par" }), el("dd", { "data-testid": "daily-par", text: daily.par ?? "—" })),
+        el("div", {}, el("dt", { text: "Players" }), el("dd", { text: daily.players }))),
+    );
+    if (daily.game) {
+      const play = document.querySelector("[data-testid=play-daily]");
+      play.textContent = "Back to your daily";
+    }
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "muted", text: err.code === "daily_pending" ? "Today's deal is being prepared: try again in a moment." : `The daily is not available: ${err.message}` }));
+  }
+}
+
+function dealFromForm(form) {
+  const input = form.querySelector("input[name=deal]");
+  return input.value.trim();
+}
+
+function wirePlayForm() {
+  const form = document.querySelector("[data-play-form]");
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const deal = dealFromForm(form) || "random";
+    const none = form.querySelector("input[name=autoplay]").checked;
+    location.href = `/play/${encodeURIComponent(deal)}/${none ? "?autoplay=none" : ""}`;
+  });
+}
+
+function wireRaces() {
+  const open = document.querySelector("[data-open-race]");
+  if (open) {
+    open.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const errors = open.querySelector(".errors");
+      const text = open.querySelector("input[name=deal]").value.trim();
+      const deal = /^\d+$/.test(text) ? `ms:${text}` : text;
+      try {
+        const race = await post("/api/races/", deal ? { deal } : {});
+        location.href = race.link || `/races/${race.code}/`;
+      } catch (err) {
+        errors.textContent = err.message;
+        errors.hidden = false;
+      }
+    });
+  }
+  const join = document.querySelector("[data-join-race]");
+  join.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const code = join.querySelector("input[name=code]").value.replace(/[^0-9a-z]/gi, "").toUpperCase();
+    if (code) location.href = `/races/${code}/`;
+  });
+}
+
+async function showMyRaces() {
+  const box = document.querySelector("[data-my-races]");
+  if (!box || !document.querySelector("[data-testid=me]")) return;
+  try {
+    const mine = await get("/api/races/");
+    const items = [];
+    for (const invite of mine.invites || []) {
+      items.push(el("li", {}, `${invite.invited_by} invites you: `, el("a", { href: invite.link, text: `race ${invite.code}` })));
+    }
+    for (const race of mine.races || []) {
+      items.push(el("li", {}, el("a", { href: race.link, text: `race ${race.code}` }), ` (${race.status}, ${race.racers.length} racer${race.racers.length === 1 ? "" : "s"})`));
+    }
+    if (items.length) box.replaceChildren(el("h3", { text: "Your races" }), el("ul", {}, items));
+  } catch { /* not essential */ }
+}
+
+showDaily();
+wirePlayForm();
+wireRaces();
+showMyRaces();

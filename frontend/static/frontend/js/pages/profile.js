@@ -1,0 +1,136 @@
+// /u/<username>/: a player's profile, statistics and streaks, recent games (with replays and ghost
+// races), and, on one's own page, friends and requests.
+import { api, boot, el, formatDate, get, post } from "../api.js";
+import { formatClock } from "../cards.js";
+
+const data = boot();
+const who = data.username;
+const me = data.me;
+const PAGE = 20;
+
+const pct = (x) => (x === null || x === undefined ? "—" : `${Math.round(x * 100)}%`);
+const num = (x, digits = 0) => (x === null || x === undefined ? "—" : Number(x).toFixed(digits));
+
+async function profile() {
+  const box = document.querySelector("[data-profile]");
+  let p;
+  try {
+    p = await get(`/api/users/${encodeURIComponent(who)}/`);
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "errors", text: err.message }));
+    return;
+  }
+  const s = p.stats || {};
+  const stat = (label, value, id) => el("div", {}, el("dt", { text: label }), el("dd", { "data-testid": id || null, text: value }));
+  const parts = [];
+  if (p.display_name && p.display_name !== p.username) parts.push(el("p", { class: "big-number", text: p.display_name }));
+  if (p.bio) parts.push(el("p", { text: p.bio }));
+  parts.push(el("p", { class: "muted", text: `Playing since ${formatDate(p.date_joined)}` }));
+  parts.push(el("dl", { class: "stats", "data-testid": "stats" },
+    stat("Current streak", `${s.current_streak ?? 0} day${s.current_streak === 1 ? "" : "s"}`, "current-streak"),
+    stat("Best streak", `${s.best_streak ?? 0} day${s.best_streak === 1 ? "" : "s"}`, "best-streak"),
+    stat("Dailies won", `${s.dailies_won ?? 0} of ${s.dailies_played ?? 0}`, "dailies-won"),
+    stat("Daily win rate", pct(s.daily_win_rate)),
+    stat("Moves over par (mean)", s.mean_moves_over_par === null || s.mean_moves_over_par === undefined ? "—" : `${s.mean_moves_over_par > 0 ? "+" : ""}${num(s.mean_moves_over_par, 1)}`),
+    stat("Best daily rank", s.best_rank ?? "—"),
+    stat("Games won", `${s.games_won ?? 0} of ${s.games_played ?? 0}`, "games-won"),
+  ));
+  if (me && me !== who) {
+    if (p.is_friend) parts.push(el("p", { class: "muted", text: `${who} is your friend.` }));
+    else {
+      const button = el("button", { type: "button", class: "primary", text: `Add ${who} as a friend`, onclick: async () => {
+        try {
+          await post("/api/friends/requests/", { username: who });
+          button.replaceWith(el("p", { class: "muted", text: "Friend request sent." }));
+        } catch (err) {
+          button.replaceWith(el("p", { class: "errors", text: err.message }));
+        }
+      } });
+      parts.push(el("p", {}, button));
+    }
+  }
+  box.replaceChildren(...parts);
+}
+
+async function ghostRace(gameId) {
+  try {
+    const race = await post("/api/races/ghost/", { game: gameId });
+    location.href = race.link || `/races/${race.code}/`;
+  } catch (err) {
+    window.alert(err.message);
+  }
+}
+
+async function games() {
+  const box = document.querySelector("[data-games]");
+  let rows;
+  try {
+    const first = await get(`/api/users/${encodeURIComponent(who)}/games/?page_size=${PAGE}`);
+    rows = first.results;
+    const pages = Math.ceil(first.count / PAGE);
+    if (pages > 1) rows = (await get(`/api/users/${encodeURIComponent(who)}/games/?page_size=${PAGE}&page=${pages}`)).results;
+    rows = rows.slice().reverse(); // newest first
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "errors", text: err.message }));
+    return;
+  }
+  if (!rows.length) {
+    box.replaceChildren(el("p", { class: "muted", text: "No finished games yet." }));
+    return;
+  }
+  box.replaceChildren(el("table", { class: "board", "data-testid": "games" },
+    el("thead", {}, el("tr", {},
+      el("th", { scope: "col", text: "Deal" }), el("th", { scope: "col", text: "Result" }),
+      el("th", { class: "num", scope: "col", text: "Moves" }), el("th", { class: "num", scope: "col", text: "Undos" }),
+      el("th", { class: "num", scope: "col", text: "Time" }), el("th", { scope: "col", text: "" }))),
+    el("tbody", {}, rows.map((g) => el("tr", {},
+      el("td", {}, g.deal.startsWith("daily:") ? el("a", { href: `/daily/${g.deal.slice(6)}/`, text: g.deal }) : g.deal),
+      el("td", { text: g.status }),
+      el("td", { class: "num", text: g.moves }),
+      el("td", { class: "num", text: g.undos }),
+      el("td", { class: "num", text: g.elapsed_ms === null ? "—" : formatClock(g.elapsed_ms) }),
+      el("td", {}, el("a", { href: `/replay/${g.id}/`, text: "replay" }),
+        me && g.status === "won" ? [" · ", el("button", { type: "button", class: "link", text: "race this ghost", onclick: () => ghostRace(g.id) })] : null))))));
+}
+
+async function friendsPanel() {
+  const box = document.querySelector("[data-friends]");
+  if (!box) return;
+  let f;
+  try {
+    f = await get("/api/friends/");
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "errors", text: err.message }));
+    return;
+  }
+  const parts = [];
+  const link = (name) => el("a", { href: `/u/${encodeURIComponent(name)}/`, text: name });
+  parts.push(f.friends.length ? el("ul", {}, f.friends.map((x) => el("li", {}, link(x.username)))) : el("p", { class: "muted", text: "No friends yet: open a player's page to send a request." }));
+  if (f.incoming.length) {
+    parts.push(el("h3", { text: "Requests for you" }));
+    parts.push(el("ul", {}, f.incoming.map((x) => el("li", {}, link(x.username), " ",
+      el("button", { type: "button", text: "Accept", onclick: async () => { await post(`/api/friends/requests/${encodeURIComponent(x.username)}/accept/`); friendsPanel(); } }), " ",
+      el("button", { type: "button", text: "Decline", onclick: async () => { await post(`/api/friends/requests/${encodeURIComponent(x.username)}/decline/`); friendsPanel(); } })))));
+  }
+  if (f.outgoing.length) {
+    parts.push(el("h3", { text: "Your requests" }));
+    parts.push(el("ul", {}, f.outgoing.map((x) => el("li", {}, link(x.username), " ",
+      el("button", { type: "button", class: "link", text: "withdraw", onclick: async () => { await api("DELETE", `/api/friends/${encodeURIComponent(x.username)}/`); friendsPanel(); } })))));
+  }
+  const form = el("form", { class: "row", onsubmit: async (event) => {
+    event.preventDefault();
+    const input = form.querySelector("input");
+    try {
+      await post("/api/friends/requests/", { username: input.value.trim() });
+      friendsPanel();
+    } catch (err) {
+      form.append(el("p", { class: "errors", text: err.message }));
+    }
+  } }, el("label", { class: "stack" }, "Add a friend by username", el("input", { name: "username", required: true })), el("button", { type: "submit", text: "Send request" }));
+  parts.push(form);
+  box.replaceChildren(...parts);
+}
+
+profile();
+games();
+friendsPanel();

@@ -1,0 +1,167 @@
+// /replay/<id>/: steps forward and back through every action of a game (moves and undos), showing
+// the autoplay each move caused card by card. Positions are rebuilt from the deal's layout and
+// GET /api/games/<id>/history/ with the small rules model in cards.js.
+import { boot, el, get } from "../api.js";
+import { applyMove, cardName, exposedAt, formatClock } from "../cards.js";
+import { Table } from "../table.js";
+
+const data = boot();
+const view = document.querySelector("[data-replay]");
+const q = (sel) => view.querySelector(sel);
+const table = new Table(q("[data-table]"), { interactive: false, keyboard: false });
+table.setInteractive(false);
+const slider = q("[data-testid=replay-slider]");
+const stepLabel = q("[data-testid=replay-step]");
+const autoNote = q("[data-testid=replay-autoplay]");
+const list = q("[data-testid=replay-actions]");
+let frames = [];
+let current = 0;
+let animation = null;
+let playing = null;
+
+function describe(state, move) {
+  const card = exposedAt(state, move[0]);
+  const dest = move[1] === "h" ? "home" : "abcd".includes(move[1]) ? `free cell ${move[1]}` : `column ${move[1]}`;
+  return card ? `${cardName(card)} to ${dest}` : move;
+}
+
+function build(history) {
+  const start = { columns: data.columns.map((c) => c.slice()), cells: [null, null, null, null], foundations: { C: 0, D: 0, H: 0, S: 0 } };
+  let state = start;
+  const preludeSteps = [];
+  for (const move of data.prelude || []) {
+    state = applyMove(state, move).state;
+    preludeSteps.push(state);
+  }
+  const t0 = Date.parse(data.game.created_at);
+  frames = [{ label: "Deal", state, steps: preludeSteps.length ? [start, ...preludeSteps] : [state], autoplay: data.prelude || [], moves: 0, undos: 0, at: 0 }];
+  const stack = [state];
+  let undos = 0;
+  for (const action of history.actions) {
+    let steps;
+    let label;
+    if (action.kind === "undo") {
+      stack.pop();
+      state = stack[stack.length - 1];
+      steps = [state];
+      undos += 1;
+      label = `undo (${action.move})`;
+    } else {
+      const before = state;
+      state = applyMove(state, action.move).state;
+      steps = [state];
+      for (const auto of action.autoplay || []) {
+        state = applyMove(state, auto).state;
+        steps.push(state);
+      }
+      stack.push(state);
+      label = `${action.move}: ${describe(before, action.move)}`;
+    }
+    frames.push({
+      label, kind: action.kind, move: action.move, state, steps, autoplay: action.autoplay || [],
+      moves: action.index + 1, undos, at: Math.max(0, Date.parse(action.at) - t0),
+    });
+  }
+}
+
+function show(index, { animate = true } = {}) {
+  index = Math.max(0, Math.min(frames.length - 1, index));
+  clearTimeout(animation);
+  const forwardOne = index === current + 1;
+  current = index;
+  const frame = frames[index];
+  slider.value = String(index);
+  stepLabel.textContent = index === 0 ? "Deal" : `Action ${index} of ${frames.length - 1}`;
+  q("[data-testid=moves]").textContent = String(frame.moves);
+  q("[data-testid=undos]").textContent = String(frame.undos);
+  q("[data-testid=clock]").textContent = formatClock(frame.at);
+  autoNote.textContent = (index === 0 ? "" : `${frame.label}. `) + (frame.autoplay.length ? `Autoplay: ${frame.autoplay.join(" ")}` : "");
+  for (const [i, item] of [...list.children].entries()) {
+    const button = item.querySelector("button");
+    if (i + 1 === index) {
+      button.setAttribute("aria-current", "step");
+      button.scrollIntoView({ block: "nearest", inline: "nearest" });
+    } else button.removeAttribute("aria-current");
+  }
+  if (forwardOne && animate && frame.steps.length > 1) {
+    // Step forward: the move, then each autoplay card flying home in turn.
+    const steps = frame.steps.slice();
+    const next = () => {
+      table.render(steps.shift(), { duration: 140 });
+      if (steps.length) animation = setTimeout(next, 170);
+    };
+    next();
+  } else {
+    table.render(frame.state, { animate });
+  }
+  const won = frame.state && Object.values(frame.state.foundations).every((h) => h === 13);
+  q("[data-testid=status]").textContent = won ? "Won" : index === frames.length - 1 ? data.game.status : "Replaying";
+}
+
+function togglePlay() {
+  const button = q("[data-step=play]");
+  if (playing) {
+    clearInterval(playing);
+    playing = null;
+    button.textContent = "Play";
+    return;
+  }
+  if (current >= frames.length - 1) show(0, { animate: false });
+  button.textContent = "Pause";
+  playing = setInterval(() => {
+    if (current >= frames.length - 1) {
+      togglePlay();
+      return;
+    }
+    show(current + 1);
+  }, 650);
+}
+
+function wire() {
+  view.querySelector(".replay-controls").addEventListener("click", (event) => {
+    const button = event.target.closest("[data-step]");
+    if (!button) return;
+    const step = button.dataset.step;
+    if (step === "play") return togglePlay();
+    if (playing) togglePlay();
+    if (step === "first") show(0);
+    else if (step === "prev") show(current - 1);
+    else if (step === "next") show(current + 1);
+    else if (step === "last") show(frames.length - 1);
+  });
+  slider.addEventListener("input", () => show(Number(slider.value), { animate: false }));
+  document.addEventListener("keydown", (event) => {
+    if (event.target.tagName === "INPUT" && event.target.type !== "range") return;
+    if (event.key === "ArrowRight") { event.preventDefault(); show(current + 1); }
+    else if (event.key === "ArrowLeft") { event.preventDefault(); show(current - 1); }
+    else if (event.key === "Home") show(0);
+    else if (event.key === "End") show(frames.length - 1);
+    else if (event.key === " " && event.target.tagName !== "BUTTON") { event.preventDefault(); togglePlay(); }
+  });
+}
+
+async function main() {
+  table.render(frames.length ? frames[0].state : { columns: data.columns, cells: [null, null, null, null], foundations: { C: 0, D: 0, H: 0, S: 0 } }, { animate: false });
+  let history;
+  try {
+    history = await get(`/api/games/${data.game.id}/history/`);
+  } catch (err) {
+    q("[data-testid=message]").textContent = err.message;
+    return;
+  }
+  try {
+    build(history);
+  } catch (err) {
+    q("[data-testid=message]").textContent = `This history cannot be replayed here: ${err.message}`;
+    return;
+  }
+  slider.max = String(frames.length - 1);
+  list.replaceChildren(...frames.slice(1).map((frame, i) => el("li", { class: frame.kind === "undo" ? "undo" : "" },
+    el("button", { type: "button", text: frame.kind === "undo" ? `u` : frame.move, title: frame.label, "aria-label": `action ${i + 1}: ${frame.label}`, onclick: () => { if (playing) togglePlay(); show(i + 1, { animate: false }); } }))));
+  wire();
+  show(0, { animate: false });
+  view.dataset.ready = "true";
+  window.fc = { table, frames: () => frames, show, current: () => current };
+}
+
+main();

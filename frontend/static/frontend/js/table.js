@@ -1,0 +1,512 @@
+// The FreeCell table: draws a state, animates cards between states (FLIP), and turns clicks, drags,
+// double-clicks and typed notation into moves in the spec's notation for its owner to send.
+
+import { el } from "./api.js";
+import {
+  SUITS, SUIT_SYMBOLS, cardCode, cardName, checkMove, emptyState, formatMove, isRed, rankLabel, runLength,
+} from "./cards.js";
+
+const FOUNDATION_ORDER = ["S", "H", "C", "D"];
+const SUIT_WORDS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const DOUBLE_TAP_MS = 400;
+const DRAG_THRESHOLD = 6;
+const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+export class Table {
+  /**
+   * @param root element to draw into
+   * @param options.onMove(notation, {via}) called with a move to send; options.onUndo() for "u";
+   *        options.onMessage(text) for a local hint; options.interactive whether input is taken.
+   */
+  constructor(root, options = {}) {
+    this.root = root;
+    this.onMove = options.onMove || (() => {});
+    this.onUndo = options.onUndo || (() => {});
+    this.onMessage = options.onMessage || (() => {});
+    this.onTyping = options.onTyping || (() => {});
+    this.interactive = options.interactive ?? true;
+    this.keyboard = options.keyboard ?? this.interactive;
+    this.state = emptyState();
+    this.selection = null;
+    this.press = null;
+    this.lastTap = null;
+    this.typed = "";
+    this.typedTimer = null;
+    this.cards = new Map();
+    this.build();
+    this.resizeObserver = new ResizeObserver(() => this.layout());
+    this.resizeObserver.observe(this.root);
+    window.addEventListener("resize", () => this.layout());
+    if (this.keyboard) document.addEventListener("keydown", (e) => this.onKey(e));
+  }
+
+  build() {
+    this.root.classList.add("table");
+    this.root.setAttribute("role", "region");
+    if (!this.root.hasAttribute("aria-label")) this.root.setAttribute("aria-label", "FreeCell table");
+    this.cellsEl = el("div", { class: "cells", role: "group", "aria-label": "Free cells" });
+    this.cellPiles = [..."abcd"].map((name) => {
+      const pile = el("div", { class: "pile cell", "data-pile": name, "data-label": name });
+      this.cellsEl.append(pile);
+      return pile;
+    });
+    this.foundationsEl = el("div", { class: "foundations", role: "group", "aria-label": "Foundations" });
+    this.foundationPiles = {};
+    for (const suit of FOUNDATION_ORDER) {
+      const pile = el(
+        "div",
+        { class: `pile foundation ${isRed("A" + suit) ? "red" : "black"}`, "data-pile": "h", "data-suit": suit },
+        el("span", { class: "slot-mark", "aria-hidden": "true", text: SUIT_SYMBOLS[suit] }),
+      );
+      this.foundationPiles[suit] = pile;
+      this.foundationsEl.append(pile);
+    }
+    this.columnsEl = el("div", { class: "columns", role: "group", "aria-label": "Columns" });
+    this.columnPiles = [];
+    for (let i = 1; i <= 8; i++) {
+      const pile = el("div", { class: "pile column", "data-pile": String(i), "data-label": String(i) });
+      this.columnPiles.push(pile);
+      this.columnsEl.append(pile);
+    }
+    this.root.replaceChildren(el("div", { class: "top-row" }, this.cellsEl, this.foundationsEl), this.columnsEl);
+    for (const suit of SUITS) {
+      for (let rank = 1; rank <= 13; rank++) {
+        const code = cardCode(rank, suit);
+        const card = el(
+          "div",
+          { class: `card ${isRed(code) ? "red" : "black"}`, "data-card": code, role: "img", "aria-label": cardName(code) },
+          el("span", { class: "index", "aria-hidden": "true" }, el("span", { class: "rank", text: rankLabel(code) }), el("span", { class: "suit", text: SUIT_SYMBOLS[suit] })),
+          el("span", { class: "pip", "aria-hidden": "true", text: SUIT_SYMBOLS[suit] }),
+          el("span", { class: "index bottom", "aria-hidden": "true" }, el("span", { class: "rank", text: rankLabel(code) }), el("span", { class: "suit", text: SUIT_SYMBOLS[suit] })),
+        );
+        this.cards.set(code, card);
+      }
+    }
+    this.root.addEventListener("pointerdown", (e) => this.onPointerDown(e));
+    this.root.addEventListener("pointermove", (e) => this.onPointerMove(e));
+    this.root.addEventListener("pointerup", (e) => this.onPointerUp(e));
+    this.root.addEventListener("pointercancel", () => this.cancelDrag());
+    this.root.addEventListener("lostpointercapture", () => {
+      if (this.press && this.press.dragging) this.cancelDrag();
+    });
+    // Long-press menus and native drag of the text would fight the table's own gestures.
+    this.root.addEventListener("contextmenu", (e) => {
+      if (e.target.closest("[data-card]")) e.preventDefault();
+    });
+    this.root.addEventListener("dragstart", (e) => e.preventDefault());
+  }
+
+  setInteractive(on) {
+    this.interactive = on;
+    this.root.classList.toggle("readonly", !on);
+    if (!on) this.clearSelection();
+  }
+
+  // ------------------------------------------------------------------ drawing
+
+  /** Draws `state`; cards slide from where they were unless `animate` is false. */
+  render(state, { animate = true, duration = 170 } = {}) {
+    this.state = state;
+    const before = new Map();
+    const doAnimate = animate && !reducedMotion() && this.root.isConnected;
+    if (doAnimate) for (const [code, card] of this.cards) if (card.isConnected) before.set(code, card.getBoundingClientRect());
+    this.place(state);
+    this.layout();
+    if (this.selection && !this.selectionStillValid()) this.clearSelection();
+    else if (this.selection) this.markSelection();
+    if (!doAnimate) return;
+    const moved = [];
+    for (const [code, card] of this.cards) {
+      const first = before.get(code);
+      if (!first) continue;
+      const last = card.getBoundingClientRect();
+      const dx = first.left - last.left;
+      const dy = first.top - last.top;
+      if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      card.style.transition = "none";
+      card.style.transform = `translate(${dx}px, ${dy}px)`;
+      card.classList.add("moving");
+      moved.push(card);
+    }
+    if (!moved.length) return;
+    void this.root.offsetWidth; // commit the inverted positions before playing the transition
+    for (const card of moved) {
+      card.style.transition = `transform ${duration}ms cubic-bezier(.2,.7,.3,1)`;
+      card.style.transform = "";
+      const done = () => {
+        card.classList.remove("moving");
+        card.style.transition = "";
+        card.removeEventListener("transitionend", done);
+      };
+      card.addEventListener("transitionend", done);
+      setTimeout(done, duration + 80);
+    }
+  }
+
+  place(state) {
+    for (const card of this.cards.values()) {
+      card.style.transform = "";
+      card.classList.remove("dragging", "selected", "covered");
+    }
+    state.columns.forEach((column, i) => {
+      const pile = this.columnPiles[i];
+      column.forEach((code, j) => {
+        const card = this.cards.get(code);
+        if (pile.children[j] !== card) pile.insertBefore(card, pile.children[j] || null);
+        card.removeAttribute("aria-hidden");
+      });
+      while (pile.children.length > column.length) pile.lastChild.remove();
+      const names = column.map(cardName);
+      pile.setAttribute(
+        "aria-label",
+        column.length ? `column ${i + 1}, ${column.length} card${column.length > 1 ? "s" : ""}: ${names.join(", ")}; exposed: ${names[names.length - 1]}` : `column ${i + 1}, empty`,
+      );
+    });
+    state.cells.forEach((code, i) => {
+      const pile = this.cellPiles[i];
+      if (code) {
+        const card = this.cards.get(code);
+        if (pile.firstChild !== card || pile.children.length !== 1) pile.replaceChildren(card);
+        card.removeAttribute("aria-hidden");
+        pile.setAttribute("aria-label", `free cell ${"abcd"[i]}: ${cardName(code)}`);
+      } else {
+        pile.replaceChildren();
+        pile.setAttribute("aria-label", `free cell ${"abcd"[i]}, empty`);
+      }
+    });
+    for (const suit of FOUNDATION_ORDER) {
+      const pile = this.foundationPiles[suit];
+      const height = state.foundations[suit] || 0;
+      const mark = pile.querySelector(".slot-mark");
+      const want = [mark];
+      for (let r = 1; r <= height; r++) want.push(this.cards.get(cardCode(r, suit)));
+      want.forEach((node, j) => {
+        if (pile.children[j] !== node) pile.insertBefore(node, pile.children[j] || null);
+      });
+      while (pile.children.length > want.length) pile.lastChild.remove();
+      for (let r = 1; r <= height; r++) {
+        const card = this.cards.get(cardCode(r, suit));
+        if (r < height) card.setAttribute("aria-hidden", "true");
+        else card.removeAttribute("aria-hidden");
+      }
+      pile.setAttribute(
+        "aria-label",
+        height ? `foundation of ${SUIT_WORDS[suit]}: up to the ${cardName(cardCode(height, suit))}` : `foundation of ${SUIT_WORDS[suit]}, empty`,
+      );
+    }
+  }
+
+  /** Sizes cards to the table's width and fans each column to fit the screen's height. */
+  layout() {
+    const width = this.root.clientWidth;
+    if (!width) return;
+    const gap = Math.max(4, Math.min(14, width * 0.012));
+    const cardW = Math.floor(Math.min(112, (width - gap * 9) / 8));
+    const cardH = Math.round(cardW * 1.4);
+    this.root.style.setProperty("--card-w", `${cardW}px`);
+    this.root.style.setProperty("--card-h", `${cardH}px`);
+    this.root.style.setProperty("--gap", `${gap}px`);
+    const top = this.columnsEl.getBoundingClientRect().top + window.scrollY;
+    const viewport = window.innerHeight;
+    // Fan so that the longest column still fits above the fold where possible, never tighter than
+    // what keeps each covered card's index readable.
+    const available = Math.max(cardH * 2.5, viewport - Math.max(0, top - window.scrollY) - 12);
+    const fanMax = Math.round(cardH * 0.27);
+    const fanMin = Math.round(cardW * 0.36);
+    let tallest = cardH;
+    this.columnPiles.forEach((pile) => {
+      const n = pile.children.length;
+      let fan = fanMax;
+      if (n > 1) fan = Math.max(fanMin, Math.min(fanMax, Math.floor((available - cardH) / (n - 1))));
+      [...pile.children].forEach((card, j) => {
+        card.style.top = `${j * fan}px`;
+        card.style.zIndex = String(j + 1);
+      });
+      tallest = Math.max(tallest, cardH + Math.max(0, n - 1) * fan);
+    });
+    this.columnsEl.style.minHeight = `${Math.max(tallest + 8, Math.min(available, cardH * 4))}px`;
+    for (const suit of FOUNDATION_ORDER) {
+      [...this.foundationPiles[suit].querySelectorAll("[data-card]")].forEach((card, j) => {
+        card.style.top = "0px";
+        card.style.zIndex = String(j + 1);
+      });
+    }
+    for (const pile of this.cellPiles) {
+      const card = pile.querySelector("[data-card]");
+      if (card) {
+        card.style.top = "0px";
+        card.style.zIndex = "1";
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ what a gesture means
+
+  /** {pile, index, count, cards} for a card that may be picked up (cell card or a run's bottom), or null. */
+  pickable(cardEl) {
+    const pileEl = cardEl.closest("[data-pile]");
+    if (!pileEl) return null;
+    const pile = pileEl.dataset.pile;
+    const code = cardEl.dataset.card;
+    if (pile === "h") return null;
+    if ("abcd".includes(pile)) return { pile, index: 0, count: 1, cards: [code] };
+    const column = this.state.columns[Number(pile) - 1];
+    const index = column.indexOf(code);
+    if (index < 0) return null;
+    const count = column.length - index;
+    if (count > runLength(column)) return { pile, index, count, cards: column.slice(index), notRun: true };
+    return { pile, index, count, cards: column.slice(index) };
+  }
+
+  /** The notation for moving `sel` onto the pile `dest` (for an empty column, the run length as `v`). */
+  notation(sel, destPile) {
+    const dest = destPile.dataset.pile;
+    if (dest === "h") return `${sel.pile}h`;
+    if ("abcd".includes(dest)) {
+      // A tap or drop on a taken cell means "a free cell": use the first empty one.
+      let cell = dest;
+      if (this.state.cells["abcd".indexOf(dest)]) {
+        const free = this.state.cells.findIndex((c) => !c);
+        if (free >= 0) cell = "abcd"[free];
+      }
+      return `${sel.pile}${cell}`;
+    }
+    const column = this.state.columns[Number(dest) - 1];
+    if (!column.length && "12345678".includes(sel.pile)) return formatMove(sel.pile, dest, sel.count);
+    return `${sel.pile}${dest}`;
+  }
+
+  select(sel) {
+    this.selection = sel;
+    this.markSelection();
+  }
+
+  markSelection() {
+    for (const card of this.root.querySelectorAll(".card.selected")) card.classList.remove("selected");
+    for (const pile of this.root.querySelectorAll(".pile.target")) pile.classList.remove("target");
+    const sel = this.selection;
+    if (!sel) {
+      this.root.classList.remove("has-selection");
+      return;
+    }
+    this.root.classList.add("has-selection");
+    for (const code of sel.cards) this.cards.get(code).classList.add("selected");
+    // Show where the selection can go, by the same rules the server will apply.
+    for (const pile of this.root.querySelectorAll("[data-pile]")) {
+      if (pile.dataset.pile === sel.pile) continue;
+      const move = this.notation(sel, pile);
+      if (!checkMove(this.state, move).error) pile.classList.add("target");
+    }
+  }
+
+  selectionStillValid() {
+    const sel = this.selection;
+    if (!sel) return false;
+    const card = this.cards.get(sel.cards[0]);
+    const now = this.pickable(card);
+    return !!now && now.pile === sel.pile && now.count === sel.count && !now.notRun;
+  }
+
+  clearSelection() {
+    this.selection = null;
+    this.markSelection();
+  }
+
+  emit(move, via) {
+    this.clearSelection();
+    this.onMove(move, { via });
+  }
+
+  // ------------------------------------------------------------------ pointer: tap, double tap, drag
+
+  onPointerDown(e) {
+    if (!this.interactive || (e.button !== undefined && e.button !== 0)) return;
+    const cardEl = e.target.closest("[data-card]");
+    const pileEl = e.target.closest("[data-pile]");
+    if (!pileEl) return;
+    this.press = { x: e.clientX, y: e.clientY, cardEl, pileEl, id: e.pointerId, dragging: false, sel: null };
+    if (cardEl) {
+      const sel = this.pickable(cardEl);
+      if (sel && !sel.notRun) {
+        this.press.sel = sel;
+        try {
+          this.root.setPointerCapture(e.pointerId);
+        } catch { /* capture is a nicety */ }
+      }
+      e.preventDefault();
+    }
+  }
+
+  onPointerMove(e) {
+    const press = this.press;
+    if (!press || press.id !== e.pointerId || !press.sel) return;
+    const dx = e.clientX - press.x;
+    const dy = e.clientY - press.y;
+    if (!press.dragging) {
+      if (Math.hypot(dx, dy) < DRAG_THRESHOLD) return;
+      press.dragging = true;
+      this.select(press.sel);
+      press.els = press.sel.cards.map((code) => this.cards.get(code));
+      for (const card of press.els) card.classList.add("dragging");
+    }
+    for (const card of press.els) card.style.transform = `translate(${dx}px, ${dy}px)`;
+    const over = this.pileAt(e.clientX, e.clientY, press.els);
+    for (const pile of this.root.querySelectorAll(".pile.over")) if (pile !== over) pile.classList.remove("over");
+    if (over && over !== press.pileEl) over.classList.add("over");
+  }
+
+  pileAt(x, y, exclude = []) {
+    for (const node of document.elementsFromPoint(x, y)) {
+      if (exclude.includes(node)) continue;
+      const pile = node.closest && node.closest("[data-pile]");
+      if (pile && this.root.contains(pile)) return pile;
+    }
+    return null;
+  }
+
+  onPointerUp(e) {
+    const press = this.press;
+    if (!press || press.id !== e.pointerId) return;
+    this.press = null;
+    for (const pile of this.root.querySelectorAll(".pile.over")) pile.classList.remove("over");
+    if (press.dragging) {
+      for (const card of press.els) card.classList.remove("dragging");
+      const target = this.pileAt(e.clientX, e.clientY, press.els);
+      if (target && target.dataset.pile !== press.sel.pile) {
+        this.emit(this.notation(press.sel, target), "drag");
+      } else {
+        this.clearSelection();
+        this.render(this.state); // slide back
+      }
+      return;
+    }
+    this.tap(press.cardEl, press.pileEl);
+  }
+
+  cancelDrag() {
+    const press = this.press;
+    this.press = null;
+    if (press && press.dragging) {
+      for (const card of press.els) card.classList.remove("dragging");
+      this.clearSelection();
+      this.render(this.state);
+    }
+  }
+
+  tap(cardEl, pileEl) {
+    const now = performance.now();
+    const code = cardEl ? cardEl.dataset.card : null;
+    const last = this.lastTap;
+    this.lastTap = null;
+    // Double tap (or double click) on a card: send it to its foundation.
+    if (code && last && last.code === code && now - last.at < DOUBLE_TAP_MS) {
+      const sel = this.pickable(cardEl);
+      if (sel && sel.count === 1) {
+        this.emit(`${sel.pile}h`, "double");
+        return;
+      }
+    }
+    const sel = this.selection;
+    if (sel) {
+      if (pileEl.dataset.pile === sel.pile) {
+        // Tapping the selection again drops it; tapping another card of that column picks that run.
+        const again = code ? this.pickable(cardEl) : null;
+        if (again && !again.notRun && code !== sel.cards[0]) this.select(again);
+        else this.clearSelection();
+        if (code) this.lastTap = { code, at: now };
+        return;
+      }
+      this.emit(this.notation(sel, pileEl), "click");
+      return;
+    }
+    if (!code) return;
+    const picked = this.pickable(cardEl);
+    if (!picked) {
+      if (pileEl.dataset.pile === "h") this.onMessage("cards never leave the foundations");
+      return;
+    }
+    if (picked.notRun) {
+      this.onMessage(`the ${cardName(code)} is covered by cards that are not a run`);
+      return;
+    }
+    this.select(picked);
+    this.lastTap = { code, at: now };
+  }
+
+  // ------------------------------------------------------------------ keyboard: the spec's notation
+
+  onKey(e) {
+    if (!this.interactive || e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+    if (t && t.tagName === "BUTTON" && (e.key === "Enter" || e.key === " ")) return;
+    if (document.querySelector("dialog[open]")) return;
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (key === "Escape") {
+      this.setTyped("");
+      this.clearSelection();
+      return;
+    }
+    if (key === "Backspace") {
+      if (this.typed) {
+        e.preventDefault();
+        this.setTyped(this.typed.slice(0, -1));
+      }
+      return;
+    }
+    if (key === "Enter") {
+      if (this.typed) {
+        e.preventDefault();
+        this.submitTyped(true);
+      }
+      return;
+    }
+    if (key.length !== 1) return;
+    if (!this.typed && key === "u") {
+      e.preventDefault();
+      this.clearSelection();
+      this.onUndo();
+      return;
+    }
+    if (!/[0-9a-fhv]/.test(key)) return;
+    e.preventDefault();
+    this.setTyped(this.typed + key);
+    this.submitTyped(false);
+  }
+
+  setTyped(text) {
+    this.typed = text;
+    clearTimeout(this.typedTimer);
+    this.onTyping(text);
+    for (const pile of this.root.querySelectorAll(".pile.typed")) pile.classList.remove("typed");
+    if (text && /^[1-8a-d]/.test(text)) {
+      const pile = "abcd".includes(text[0]) ? this.cellPiles["abcd".indexOf(text[0])] : this.columnPiles[Number(text[0]) - 1];
+      pile.classList.add("typed");
+    }
+  }
+
+  submitTyped(force) {
+    const text = this.typed;
+    if (/^[1-8a-d]$/.test(text) || /^[1-8][1-8]v$/.test(text)) return; // wait for more
+    if (/^[1-8a-d][1-8a-dh]$/.test(text)) {
+      const [src, dest] = text;
+      const waitForCount = !force && "12345678".includes(src) && "12345678".includes(dest)
+        && !this.state.columns[Number(dest) - 1].length && runLength(this.state.columns[Number(src) - 1]) > 1;
+      if (waitForCount) {
+        // A move to an empty column may carry a count (`24v3`): give the player a moment to type it.
+        this.typedTimer = setTimeout(() => this.submitTyped(true), 1200);
+        return;
+      }
+      this.setTyped("");
+      this.emit(text, "keyboard");
+      return;
+    }
+    if (/^[1-8][1-8]v[0-9a-f]+$/.test(text)) {
+      this.setTyped("");
+      this.emit(text, "keyboard");
+      return;
+    }
+    this.setTyped("");
+    this.onMessage(`"${text}" is not a move: type a source (1-8 or a-d) then a destination (1-8, a-d or h), or u to undo`);
+  }
+}
