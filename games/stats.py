@@ -10,9 +10,10 @@ from games.daily import today
 from games.models import DailyResult, Game
 
 
-def streaks(won_dates: list[dt.date], *, on: dt.date | None = None) -> tuple[int, int]:
+def streaks(won_dates: list[dt.date], *, on: dt.date | None = None, lost_today: bool = False) -> tuple[int, int]:
     """(current, best) runs of consecutive UTC days with a won daily. The current streak survives
-    until the end of today: a player who won yesterday and has not yet played today keeps it."""
+    until the end of today: a player who won yesterday and has not yet won today keeps it, unless
+    today's one ranked game is already lost (`lost_today`: resigned)."""
     on = on or today()
     days = sorted(set(won_dates))
     best = run = 0
@@ -22,6 +23,8 @@ def streaks(won_dates: list[dt.date], *, on: dt.date | None = None) -> tuple[int
         best = max(best, run)
         previous = day
     current = run if previous is not None and (on - previous).days <= 1 else 0
+    if lost_today and previous is not None and previous < on:
+        current = 0
     return current, best
 
 
@@ -37,6 +40,7 @@ def player_statistics(user) -> dict:
         played=Count("id"),
         won=Count("id", filter=Q(status=Game.Status.WON)),
         dailies=Count("id", filter=Q(daily__isnull=False)),
+        lost_today=Count("id", filter=Q(daily_id=current_day, status=Game.Status.RESIGNED)),
         undecided=Count(
             "id",
             filter=Q(daily__isnull=False)
@@ -47,7 +51,9 @@ def player_statistics(user) -> dict:
     won = len(results)
     decided = totals["dailies"] - totals["undecided"]
     over_par = [moves - par for _date, moves, par in results if par is not None]
-    current, best = streaks([date for date, _moves, _par in results], on=current_day)
+    current, best = streaks(
+        [date for date, _moves, _par in results], on=current_day, lost_today=bool(totals["lost_today"])
+    )
     best_rank = None
     if results:
         from games.leaderboard import ranks_of_player

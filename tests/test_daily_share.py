@@ -1,0 +1,80 @@
+"""Sharing a finished daily: a short text with date, moves, par, undos, time, rank and a replay link."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from games import daily, services
+from tests.conftest import client_for
+from tests.test_daily_support import *  # noqa: F403
+from tests.test_daily_support import make_test_daily, win_daily
+
+DAY = dt.date(2026, 3, 1)
+
+
+def share(client, date=DAY, **params):
+    return client.get(f"/api/daily/{date.isoformat()}/share/", params)
+
+
+def test_the_shared_text_has_date_moves_par_undos_time_and_a_replay_link(db, alice, clock):
+    make_test_daily(DAY, par=2)
+    clock.set(DAY)
+    game = win_daily(alice, moves=5, undos=1, seconds=125)
+    answer = share(client_for(alice))
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert body["replay_url"] == f"http://testserver/replay/{game.pk}/"
+    assert (body["moves"], body["undos"], body["par"], body["rank"], body["status"]) == (5, 1, 2, 1, "won")
+    assert body["text"] == (
+        f"FreeCell Online daily 2026-03-01: won in 5 moves (par 2, +3), 1 undo, 2:05, rank 1 of 1\n"
+        f"http://testserver/replay/{game.pk}/"
+    )
+
+
+def test_a_resigned_daily_can_be_shared_as_a_loss(db, alice, clock):
+    make_test_daily(DAY, par=2)
+    clock.set(DAY)
+    game, _ = daily.start_ranked_game(alice)
+    services.resign(game_id=game.pk, user=alice)
+    body = share(client_for(alice)).json()
+    assert body["status"] == "resigned" and body["rank"] is None
+    assert body["text"].startswith("FreeCell Online daily 2026-03-01: resigned after 0 moves (par 2), 0 undos")
+
+
+def test_someone_elses_result_is_hidden_until_the_viewer_has_finished_that_daily(db, alice, charlie, clock):
+    make_test_daily(DAY)
+    clock.set(DAY)
+    game = win_daily(alice, moves=2)
+    viewer = client_for(charlie)
+    assert share(viewer, user="alice").status_code == 404
+    assert viewer.get(f"/api/games/{game.pk}/history/").status_code == 404
+    daily.start_ranked_game(charlie)
+    assert share(viewer, user="alice").status_code == 404  # playing is not finishing
+    win_daily(charlie, moves=3)
+    answer = share(viewer, user="alice")
+    assert answer.status_code == 200 and answer.json()["username"] == "alice"
+    assert viewer.get(f"/api/games/{game.pk}/history/").status_code == 200
+
+
+def test_once_the_day_is_over_anyone_can_see_a_shared_result(db, alice, anon_client, clock):
+    make_test_daily(DAY)
+    clock.set(DAY)
+    win_daily(alice, moves=2)
+    assert share(anon_client, user="alice").status_code == 404
+    clock.advance()
+    assert share(anon_client, user="alice").status_code == 200
+
+
+def test_a_daily_still_being_played_cannot_be_shared_yet(db, alice, clock):
+    make_test_daily(DAY)
+    clock.set(DAY)
+    daily.start_ranked_game(alice)
+    answer = share(client_for(alice))
+    assert answer.status_code == 409 and answer.json()["error"]["code"] == "game_not_finished"
+
+
+def test_sharing_needs_a_player(db, anon_client, clock):
+    make_test_daily(DAY)
+    clock.set(DAY)
+    assert share(anon_client).status_code == 401
+    assert share(anon_client, user="nobody").status_code == 404
