@@ -1,0 +1,215 @@
+"""FreeCell solver: solve any position, prove deals unsolvable, find short lines (par) and hints.
+
+Public API (see docs/solver.md)::
+
+    solve(board, autoplay="none", par=False, budget=None, max_states=None) -> Solution
+    hint(board, autoplay="none", budget=3.0) -> Move | None
+
+The search itself runs on a compact representation (solver_core.py); this module converts the
+engine's Board to it and the result back to engine Moves, and replays every line on a copy of the
+board before returning it: a line that the engine does not accept as a win is never returned.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+from . import solver_core as core
+from .board import Board
+from .notation import Move
+
+logger = logging.getLogger(__name__)
+
+AUTOPLAY_MODES = ("none", "safe")
+#: Seconds par mode spends when no budget is given.
+DEFAULT_PAR_BUDGET = 5.0
+
+
+@dataclass
+class Solution:
+    """What the solver found.
+
+    ``result``: ``"solved"`` (``moves`` wins), ``"unsolvable"`` (every position reachable was searched:
+    a proof) or ``"gave_up"`` (the budget ran out first). ``moves`` replays to a win with
+    ``Board.play(move, autoplay=autoplay)``; under ``"none"`` it includes every foundation move, under
+    ``"safe"`` it leaves out what safe autoplay does itself. ``count`` is the spec's move count of the
+    line (a run is one move, autoplay is free): ``len(moves)``. ``states``: positions searched.
+    """
+
+    result: str
+    moves: list[Move] = field(default_factory=list)
+    seconds: float = 0.0
+    states: int = 0
+    autoplay: str = "none"
+
+    @property
+    def count(self) -> int:
+        return len(self.moves)
+
+    @property
+    def solved(self) -> bool:
+        return self.result == "solved"
+
+    def line(self) -> str:
+        return " ".join(str(m) for m in self.moves)
+
+    def as_dict(self) -> dict:
+        return {
+            "result": self.result,
+            "moves": [str(m) for m in self.moves],
+            "count": self.count,
+            "seconds": round(self.seconds, 4),
+            "states": self.states,
+            "autoplay": self.autoplay,
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# Conversion between the engine and the core
+
+
+def to_core(board: Board):
+    """The core position of a board, and its free cells in order a-d (core cards, -1 empty)."""
+    state = board.state()
+    cols = tuple(tuple(core.parse_card(c) for c in col) for col in state["columns"])
+    real_cells = [core.parse_card(c) if c else -1 for c in state["cells"]]
+    cells = tuple(sorted(c for c in real_cells if c >= 0))
+    found = tuple(state["foundations"][s] for s in core.SUITS)
+    return (cols, cells, found), real_cells
+
+
+def to_moves(path, real_cells, autoplay: str) -> list[Move]:
+    """Engine moves for a core path; cells get letters as the line goes (first empty cell first)."""
+    cells = list(real_cells)
+    out: list[Move] = []
+
+    def source(src, card):
+        if src == core.CELL:
+            i = cells.index(card)
+            cells[i] = -1
+            return "abcd"[i]
+        return str(src + 1)
+
+    for move, auto, _state in path:
+        src, dst, n, card = move
+        s = source(src, card)
+        if dst == core.FOUND:
+            d = "h"
+        elif dst == core.CELL:
+            i = cells.index(-1)
+            cells[i] = card
+            d = "abcd"[i]
+        else:
+            d = str(dst + 1)
+        out.append(Move(s, d, n if n > 1 else None))
+        for a_src, _a_dst, _n, a_card in auto:
+            s = source(a_src, a_card)
+            if autoplay == "none":
+                out.append(Move(s, "h"))
+    return out
+
+
+def replays_to_win(board: Board, moves: list[Move], autoplay: str) -> bool:
+    """Does the line win from ``board`` under ``autoplay``? (played on a copy)"""
+    copy = board.copy(history=False)
+    try:
+        for move in moves:
+            copy.play(move, autoplay=autoplay)
+    except Exception:  # noqa: BLE001 - any refusal means the line is bad
+        logger.exception("solver line refused by the engine")
+        return False
+    return copy.is_won()
+
+
+# --------------------------------------------------------------------------------------------
+# The searches
+
+#: Heuristic weights of the fast search (weighted best-first) and of par mode's beam search.
+FAST_PARAMS = {"runs": 1.0, "bad": 0.5, "nd": 0.3, "empty": 1.0, "cell": 0.5}
+FAST_WEIGHT = 2.0
+BEAM_PARAMS = {"home": 0.2, "runs": 1.0, "bad": 0.3, "cell": 0.5, "nd": 0.2}
+
+
+def _cost_found(autoplay: str) -> int:
+    # Under "none" every line holds the same 52 foundation moves: only the others cost.
+    return 0 if autoplay == "none" else 1
+
+
+def _line_cost(path, autoplay: str) -> int:
+    if autoplay == "none":
+        return sum(1 for m, _a, _s in path if m[1] != core.FOUND)
+    return len(path)
+
+
+def solve(
+    board: Board,
+    autoplay: str = "none",
+    par: bool = False,
+    budget: float | None = None,
+    max_states: int | None = None,
+) -> Solution:
+    """Solve ``board`` (any position). ``budget``: seconds; without ``par`` the search gives up when
+    they run out, with ``par`` the solver keeps looking for shorter lines until they run out and
+    returns the shortest (5 s when not given). ``max_states``: give up after searching that many
+    positions (None: no limit)."""
+    if autoplay not in AUTOPLAY_MODES:
+        raise ValueError(f"autoplay must be one of {AUTOPLAY_MODES}, not {autoplay!r}")
+    started = time.perf_counter()
+    if par and budget is None:
+        budget = DEFAULT_PAR_BUDGET
+    deadline = started + budget if budget is not None else None
+    root, real_cells = to_core(board)
+
+    def done(result, path=None, states=0):
+        moves = []
+        if path is not None:
+            moves = to_moves(path, real_cells, autoplay)
+            if not replays_to_win(board, moves, autoplay):
+                logger.error("solver: a line did not replay to a win: %s", " ".join(map(str, moves)))
+                result, moves = "gave_up", []
+        return Solution(result, moves, time.perf_counter() - started, states, autoplay)
+
+    if core.is_won(root):
+        return done("solved", [])
+    cf = _cost_found(autoplay)
+    search = core.Search(root, cf, FAST_WEIGHT, FAST_PARAMS)
+    path = search.run(max_states=max_states, deadline=deadline)
+    states = search.states
+    if path is None:
+        return done("unsolvable" if search.exhausted else "gave_up", None, states)
+    if par:
+        path, more = improve(root, path, autoplay, deadline, max_states)
+        states += more
+    return done("solved", path, states)
+
+
+def improve(root, path, autoplay, deadline, max_states=None):
+    """Par mode: look for shorter lines until ``deadline``; returns (best path, states searched)."""
+    cf = _cost_found(autoplay)
+    best = core.shorten(root, path, cf, 2, deadline)
+    best_cost = _line_cost(best, autoplay)
+    states = 0
+    width = 50
+    while time.perf_counter() < deadline:
+        search = core.Search(root, cf, 1.0, BEAM_PARAMS)
+        found = core.beam(search, width, deadline=deadline)
+        states += search.states
+        if found is not None and _line_cost(found, autoplay) < best_cost:
+            found = core.shorten(root, found, cf, 2, deadline)
+            cost = _line_cost(found, autoplay)
+            if cost < best_cost:
+                best, best_cost = found, cost
+        if max_states and states > max_states:
+            break
+        width *= 2
+    return best, states
+
+
+def hint(board: Board, autoplay: str = "none", budget: float | None = 3.0) -> Move | None:
+    """The first move of a winning line from ``board`` (None when none was found in ``budget``)."""
+    solution = solve(board, autoplay=autoplay, budget=budget)
+    if solution.result == "solved" and solution.moves:
+        return solution.moves[0]
+    return None

@@ -1,0 +1,489 @@
+"""Search core of the FreeCell solver (internal: the public API is in solver.py).
+
+Everything here works on a compact representation, independent of the engine's classes:
+
+- a card is an int ``rank << 2 | suit`` with rank 1..13 and the suits in the order C D S H, so
+  that ``card & 1`` is the colour (1 = red) and the opposite-colour suits of ``s`` are ``s ^ 1`` and
+  ``s ^ 3``;
+- a position is ``(cols, cells, found)``: ``cols`` a tuple of 8 tuples of cards (bottom card
+  first), ``cells`` a sorted tuple of the cards in the free cells (their letters do not matter to
+  the search; solver.py assigns letters when it writes the line), ``found`` a tuple of the 4
+  foundation ranks indexed by suit;
+- a move is ``(src, dst, n, card)``: ``src`` 0-7 a column or 8 a free cell, ``dst`` 0-7 a column,
+  8 a free cell or 9 the foundation, ``n`` the number of cards, ``card`` the moved card (the
+  bottom card of a run).
+
+Positions are compared by a canonical key (columns sorted, cells sorted), and after every move the
+search applies the spec's safe autoplay, which never changes whether a position can be won: so a
+search that runs out of positions has proved the position unsolvable. The move set (every single
+card move, plus every run move) contains every single-card move, so nothing is pruned.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+
+SUITS = "CDSH"
+RANKS = "A23456789TJQK"
+CELL = 8
+FOUND = 9
+
+
+def parse_card(text: str) -> int:
+    text = text.strip().upper()
+    if text.startswith("10"):
+        text = "T" + text[2:]
+    return (RANKS.index(text[0]) + 1) << 2 | SUITS.index(text[1])
+
+
+def card_text(card: int) -> str:
+    return RANKS[(card >> 2) - 1] + SUITS[card & 3]
+
+
+def is_safe(card: int, found) -> bool:
+    """The spec's safe autoplay rule, for a card that could go home now."""
+    r = card >> 2
+    s = card & 3
+    return found[s] == r - 1 and (r <= 2 or (found[s ^ 1] >= r - 1 and found[s ^ 3] >= r - 1))
+
+
+def autoplay(cols: list, cells: list, found: list, out: list) -> None:
+    """Apply safe autoplay in place (lists); append the moves made to ``out``."""
+    changed = True
+    while changed:
+        changed = False
+        for i in range(8):
+            col = cols[i]
+            while col:
+                c = col[-1]
+                r = c >> 2
+                s = c & 3
+                if found[s] == r - 1 and (r <= 2 or (found[s ^ 1] >= r - 1 and found[s ^ 3] >= r - 1)):
+                    found[s] = r
+                    col = col[:-1]
+                    out.append((i, FOUND, 1, c))
+                    changed = True
+                else:
+                    break
+            cols[i] = col
+        for c in list(cells):
+            r = c >> 2
+            s = c & 3
+            if found[s] == r - 1 and (r <= 2 or (found[s ^ 1] >= r - 1 and found[s ^ 3] >= r - 1)):
+                found[s] = r
+                cells.remove(c)
+                out.append((CELL, FOUND, 1, c))
+                changed = True
+
+
+def stacks(lower: int, upper: int) -> bool:
+    """Can ``upper`` rest on ``lower`` in a column?"""
+    return (lower >> 2) == (upper >> 2) + 1 and ((lower ^ upper) & 1) == 1
+
+
+def run_length(col) -> int:
+    n = len(col)
+    if not n:
+        return 0
+    k = 1
+    c = col[-1]
+    while k < n:
+        d = col[-1 - k]
+        if (d >> 2) == (c >> 2) + 1 and ((d ^ c) & 1):
+            k += 1
+            c = d
+        else:
+            break
+    return k
+
+
+def key_of(cols, cells):
+    return (tuple(sorted(cols)), cells)
+
+
+def apply_move(state, move):
+    """Apply one move (no autoplay); return the new state. No legality check beyond the basics."""
+    cols, cells, found = state
+    src, dst, n, card = move
+    cols = list(cols)
+    cells = list(cells)
+    found = list(found)
+    if src == CELL:
+        cells.remove(card)
+        moved = (card,)
+    else:
+        col = cols[src]
+        moved = col[-n:]
+        assert moved[0] == card, (move, col)
+        cols[src] = col[:-n]
+    if dst == FOUND:
+        assert n == 1 and found[card & 3] == (card >> 2) - 1
+        found[card & 3] += 1
+    elif dst == CELL:
+        assert n == 1 and len(cells) < 4
+        cells.append(card)
+        cells.sort()
+    else:
+        cols[dst] = cols[dst] + moved
+    return tuple(cols), tuple(cells), tuple(found)
+
+
+def play(state, move):
+    """Apply a move then safe autoplay: (new_state, autoplay_moves)."""
+    cols, cells, found = apply_move(state, move)
+    cols = list(cols)
+    cells = list(cells)
+    found = list(found)
+    out: list = []
+    autoplay(cols, cells, found, out)
+    return (tuple(cols), tuple(sorted(cells)), tuple(found)), out
+
+
+def is_won(state) -> bool:
+    return sum(state[2]) == 52
+
+
+def legal_moves(state):
+    """Every move of the search's move set (used by tests and by the slow paths)."""
+    return [m for m, _s, _a in children(state, True)]
+
+
+# --------------------------------------------------------------------------------------------
+# Move generation
+
+
+def children(state, full_autoplay):
+    """Yield (move, child_state, autoplay_moves) for every move of the move set.
+
+    ``full_autoplay``: the position may hold cards that safe autoplay would take (only the root of
+    a search); otherwise only the card a move uncovers, or a foundation move, can start autoplay.
+    """
+    cols, cells, found = state
+    free = 4 - len(cells)
+    empties = [i for i in range(8) if not cols[i]]
+    nempty = len(empties)
+    first_empty = empties[0] if empties else -1
+    maxmove = (free + 1) << nempty
+    maxmove_empty = (free + 1) << (nempty - 1) if nempty else 0
+    out = []
+    tops = [col[-1] if col else -1 for col in cols]
+
+    def finish(move, ncols, ncells, nfound, src_col, full):
+        # autoplay check
+        auto = []
+        need = full
+        if not need and src_col >= 0:
+            col = ncols[src_col]
+            if col:
+                c = col[-1]
+                r = c >> 2
+                s = c & 3
+                if nfound[s] == r - 1 and (r <= 2 or (nfound[s ^ 1] >= r - 1 and nfound[s ^ 3] >= r - 1)):
+                    need = True
+        if need:
+            ncols = list(ncols)
+            ncells = list(ncells)
+            nfound = list(nfound)
+            autoplay(ncols, ncells, nfound, auto)
+            ncols = tuple(ncols)
+            ncells = tuple(sorted(ncells))
+            nfound = tuple(nfound)
+        out.append((move, (ncols, ncells, nfound), auto))
+
+    # from free cells
+    for c in cells:
+        r = c >> 2
+        s = c & 3
+        rest = tuple(x for x in cells if x != c)
+        if found[s] == r - 1:
+            nf = list(found)
+            nf[s] = r
+            finish((CELL, FOUND, 1, c), cols, rest, tuple(nf), -1, True)
+        for j in range(8):
+            d = tops[j]
+            if d >= 0 and (d >> 2) == r + 1 and ((d ^ c) & 1):
+                nc = list(cols)
+                nc[j] = cols[j] + (c,)
+                finish((CELL, j, 1, c), tuple(nc), rest, found, -1, full_autoplay)
+        if first_empty >= 0:
+            nc = list(cols)
+            nc[first_empty] = (c,)
+            finish((CELL, first_empty, 1, c), tuple(nc), rest, found, -1, full_autoplay)
+
+    # from columns
+    for i in range(8):
+        col = cols[i]
+        if not col:
+            continue
+        t = col[-1]
+        r = t >> 2
+        s = t & 3
+        if found[s] == r - 1:
+            nc = list(cols)
+            nc[i] = col[:-1]
+            nf = list(found)
+            nf[s] = r
+            finish((i, FOUND, 1, t), tuple(nc), cells, tuple(nf), i, True)
+        L = run_length(col)
+        for j in range(8):
+            d = tops[j]
+            if d < 0 or j == i:
+                continue
+            n = (d >> 2) - r
+            if 1 <= n <= L and n <= maxmove and ((d ^ t ^ (n - 1)) & 1):
+                nc = list(cols)
+                nc[i] = col[:-n]
+                nc[j] = cols[j] + col[-n:]
+                finish((i, j, n, col[-n]), tuple(nc), cells, found, i, full_autoplay)
+        if first_empty >= 0:
+            lim = min(L, maxmove_empty)
+            clen = len(col)
+            for n in range(1, lim + 1):
+                if n == clen:
+                    break
+                nc = list(cols)
+                nc[i] = col[:-n]
+                nc[first_empty] = col[-n:]
+                finish((i, first_empty, n, col[-n]), tuple(nc), cells, found, i, full_autoplay)
+        if free:
+            nc = list(cols)
+            nc[i] = col[:-1]
+            finish((i, CELL, 1, t), tuple(nc), tuple(sorted(cells + (t,))), found, i, full_autoplay)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Heuristic and best-first search
+
+
+def col_bad(col) -> int:
+    """Cards that rest somewhere above a lower-ranked card of their column: each must move."""
+    bad = 0
+    m = 99
+    for c in col:
+        r = c >> 2
+        if r > m:
+            bad += 1
+        else:
+            m = r
+    return bad
+
+
+class Search:
+    """Weighted best-first search (f = g + weight * h) over canonical positions."""
+
+    def __init__(self, root, cost_found=1, weight=3.0, params=None):
+        self.root = root
+        self.cost_found = cost_found
+        self.weight = weight
+        self.p = params or {}
+        self.colcache: dict = {}
+        self.states = 0
+
+    def colinfo(self, col):
+        bad = 0
+        runs = 0
+        m = 99
+        prev = -1
+        depth = {}
+        n = len(col)
+        for i, c in enumerate(col):
+            r = c >> 2
+            depth[c] = n - 1 - i
+            if r > m:
+                bad += 1
+                if not (prev >= 0 and (prev >> 2) == r + 1 and ((prev ^ c) & 1)):
+                    runs += 1
+            else:
+                m = r
+            prev = c
+        info = self.colcache[col] = (bad, runs, depth)
+        return info
+
+    def h(self, state):
+        cols, cells, found = state
+        cache = self.colcache
+        bad = runs = 0
+        empty = 0
+        nxt = [((found[s] + 1) << 2) | s for s in range(4)]
+        ndepth = 0
+        for col in cols:
+            if not col:
+                empty += 1
+                continue
+            info = cache.get(col)
+            if info is None:
+                info = self.colinfo(col)
+            bad += info[0]
+            runs += info[1]
+            dm = info[2]
+            for c in nxt:
+                d = dm.get(c)
+                if d is not None:
+                    ndepth += d
+        home = found[0] + found[1] + found[2] + found[3]
+        p = self.p
+        return (
+            (52 - home) * p.get("home", 1.0)
+            + bad * p.get("bad", 1.0)
+            + runs * p.get("runs", 0.0)
+            + len(cells) * p.get("cell", 0.5)
+            - empty * p.get("empty", 0.0)
+            + ndepth * p.get("nd", 0.0)
+        )
+
+    def run(self, max_states=None, deadline=None):
+        root = self.root
+        w = self.weight
+        cf = self.cost_found
+        seen = {key_of(root[0], root[1])}
+        heap = [(0.0, 0, root, None)]
+        seq = 1
+        expanded = 0
+        first = True
+        while heap:
+            _f, _s, state, node = heapq.heappop(heap)
+            g = node[4] if node else 0
+            expanded += 1
+            if max_states and expanded > max_states:
+                break
+            if deadline and not expanded & 255 and time.perf_counter() > deadline:
+                break
+            for move, child, auto in children(state, first):
+                cols, cells, found = child
+                k = (tuple(sorted(cols)), cells)
+                if k in seen:
+                    continue
+                seen.add(k)
+                ng = g + (cf if move[1] == FOUND else 1)
+                cnode = (node, move, auto, child, ng)
+                if found[0] + found[1] + found[2] + found[3] == 52:
+                    self.states = expanded
+                    return self.path(cnode)
+                heapq.heappush(heap, (ng + w * self.h(child), seq, child, cnode))
+                seq += 1
+            first = False
+        self.states = expanded
+        self.exhausted = not heap
+        return None
+
+    @staticmethod
+    def path(node):
+        out = []
+        while node:
+            out.append((node[1], node[2], node[3]))
+            node = node[0]
+        out.reverse()
+        return out
+
+
+def beam(search, width, max_levels=400, deadline=None):
+    """Beam search by levels of g (player moves); returns a path or None."""
+    root = search.root
+    cf = search.cost_found
+    h = search.h
+    seen = {key_of(root[0], root[1])}
+    level = [(0, root, None)]
+    first = True
+    expanded = 0
+    for _g in range(max_levels):
+        cand = {}
+        i = 0
+        while i < len(level):
+            _hv, state, node = level[i]
+            i += 1
+            expanded += 1
+            for move, child, auto in children(state, first):
+                cols, cells, found = child
+                k = (tuple(sorted(cols)), cells)
+                if k in seen or k in cand:
+                    continue
+                cnode = (node, move, auto, child, 0)
+                if found[0] + found[1] + found[2] + found[3] == 52:
+                    search.states = expanded
+                    return Search.path(cnode)
+                if cf == 0 and move[1] == FOUND:
+                    seen.add(k)
+                    level.append((0, child, cnode))
+                else:
+                    cand[k] = (h(child), len(cand), child, cnode)
+            first = False
+        if not cand:
+            break
+        if deadline and time.perf_counter() > deadline:
+            break
+        vals = cand.values()
+        best = heapq.nsmallest(width, vals) if len(cand) > width else vals
+        level = []
+        for b in best:
+            seen.add((tuple(sorted(b[2][0])), b[2][1]))
+            level.append((b[0], b[2], b[3]))
+    search.states = expanded
+    return None
+
+
+def path_cost(path, cost_found):
+    return sum(cost_found if m[1] == FOUND else 1 for m, _a, _s in path)
+
+
+def shorten(root, path, cost_found, depth=2, deadline=None):
+    """Replace stretches of a path by shorter ones found by a small search of ``depth`` moves."""
+    path = list(path)
+    first_full = True
+    improved = True
+    while improved:
+        improved = False
+        states = [root] + [st for _m, _a, st in path]
+        keys = {}
+        for j, st in enumerate(states):
+            keys[key_of(st[0], st[1])] = j
+        # cost prefix sums
+        pre = [0]
+        for m, _a, _s in path:
+            pre.append(pre[-1] + (cost_found if m[1] == FOUND else 1))
+        i = 0
+        while i < len(states) - 1:
+            if deadline and time.perf_counter() > deadline:
+                return path
+            # 0-1 BFS up to cost `depth` from states[i]
+            best = None  # (gain, j, segment)
+            frontier = [(states[i], ())]
+            seen = {key_of(states[i][0], states[i][1])}
+            cost = 0
+            while frontier and cost <= depth:
+                nxt = []
+                k = 0
+                while k < len(frontier):
+                    st, seg = frontier[k]
+                    k += 1
+                    for move, child, auto in children(st, first_full and i == 0):
+                        ck = (tuple(sorted(child[0])), child[1])
+                        if ck in seen:
+                            continue
+                        seen.add(ck)
+                        c = cost_found if move[1] == FOUND else 1
+                        nseg = seg + ((move, auto, child),)
+                        j = keys.get(ck)
+                        ncost = cost + c
+                        if j is not None and j > i:
+                            gain = (pre[j] - pre[i]) - ncost
+                            if gain > 0 and (best is None or gain > best[0]):
+                                best = (gain, j, nseg)
+                        if sum(child[2]) == 52:
+                            gain = (pre[-1] - pre[i]) - ncost
+                            if gain > 0 and (best is None or gain > best[0]):
+                                best = (gain, len(states) - 1, nseg)
+                        if c == 0:
+                            frontier.append((child, nseg))
+                        else:
+                            nxt.append((child, nseg))
+                frontier = nxt
+                cost += 1
+            if best is not None:
+                _gain, j, seg = best
+                path = path[:i] + list(seg) + path[j:]
+                improved = True
+                break
+            i += 1
+    return path

@@ -1,0 +1,193 @@
+"""The solver: lines that replay to a win, proofs of unsolvability, par mode, hints and the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from games.engine import Board, verify
+from games.engine import solver_core as core
+from games.engine.solver import Solution, hint, solve
+from games.engine.solver_cli import main, parse_deals, summarize
+
+DEALS = ["ms:1", "ms:2", "ms:617", "ms:1941", "ms:28", "seed:42"]
+
+
+def replay(board: Board, moves, autoplay: str) -> Board:
+    board = board.copy(history=False)
+    for move in moves:
+        board.play(move, autoplay=autoplay)
+    return board
+
+
+def stuck_position() -> Board:
+    """Three free cells hold cards that fit nowhere; every column shows two black cards of ranks 3-10,
+    so a top card can only go to the last free cell (and back): nothing can ever go home."""
+    tops = [f"{r}C" for r in "3456789T"]
+    seconds = [f"{r}S" for r in "3456789T"]
+    cells = ["KD", "KH", "QD"]
+    used = set(tops) | set(seconds) | set(cells)
+    rest = [f"{r}{s}" for r in "A23456789TJQK" for s in "CDHS" if f"{r}{s}" not in used]
+    columns = [rest[i::8] + [seconds[i], tops[i]] for i in range(8)]
+    text = "Foundations: H-0 C-0 D-0 S-0\nFreecells: " + " ".join(cells) + " -\n"
+    return Board.from_text(text + "\n".join(": " + " ".join(c) for c in columns))
+
+
+@pytest.mark.parametrize("autoplay", ["none", "safe"])
+@pytest.mark.parametrize("deal", DEALS)
+def test_a_solution_replays_to_a_win(deal, autoplay):
+    board = Board.from_deal(deal)
+    solution = solve(board, autoplay=autoplay, budget=30)
+    assert solution.result == "solved"
+    assert solution.count == len(solution.moves)
+    assert replay(board, solution.moves, autoplay).is_won()
+    checked = verify(board, solution.moves, autoplay=autoplay)
+    assert checked.valid and checked.won
+
+
+def test_under_no_autoplay_the_line_writes_out_all_52_foundation_moves():
+    solution = solve(Board.from_deal("ms:3"), autoplay="none")
+    assert sum(1 for m in solution.moves if m.dest == "h") == 52
+
+
+def test_under_safe_autoplay_the_line_leaves_out_what_autoplay_does():
+    none = solve(Board.from_deal("ms:3"), autoplay="none")
+    safe = solve(Board.from_deal("ms:3"), autoplay="safe")
+    assert sum(1 for m in safe.moves if m.dest == "h") < 52
+    assert safe.count < none.count
+
+
+@pytest.mark.parametrize("autoplay", ["none", "safe"])
+@pytest.mark.parametrize(("deal", "played"), [("ms:5", 10), ("ms:100", 25), ("seed:7", 17)])
+def test_a_mid_game_position_is_solved(deal, played, autoplay):
+    board = Board.from_deal(deal)
+    first = solve(board, autoplay=autoplay)
+    for move in first.moves[:played]:
+        board.play(move, autoplay=autoplay)
+    # Through the service's own round trip, as the hint endpoint does it.
+    position = Board.from_state(board.state())
+    solution = solve(position, autoplay=autoplay)
+    assert solution.result == "solved"
+    assert replay(position, solution.moves, autoplay).is_won()
+
+
+def test_a_position_with_cards_in_free_cells_b_and_d_is_solved_with_the_right_letters():
+    board = Board.from_deal("ms:9")
+    board.play("1b")
+    board.play("2d")
+    for autoplay in ("none", "safe"):
+        solution = solve(board, autoplay=autoplay)
+        assert solution.result == "solved"
+        assert replay(board, solution.moves, autoplay).is_won()
+
+
+def test_a_won_position_is_solved_with_no_moves():
+    board = Board.from_text("Foundations: H-K C-K D-K S-K\n" + ":\n" * 8)
+    solution = solve(board)
+    assert solution.result == "solved" and solution.moves == [] and solution.count == 0
+
+
+def test_ms_11982_is_proved_unsolvable():
+    solution = solve(Board.from_deal("ms:11982"), autoplay="safe")
+    assert solution.result == "unsolvable"
+    assert solution.moves == []
+    assert solution.seconds < 60
+
+
+def test_a_hand_made_position_with_no_solution_comes_back_unsolvable_quickly():
+    board = stuck_position()
+    assert not board.is_stuck()  # there are moves, just none that lead anywhere
+    solution = solve(board)
+    assert solution.result == "unsolvable"
+    assert solution.seconds < 1
+    assert 1 < solution.states < 100
+
+
+def test_the_solver_gives_up_when_its_state_limit_is_reached():
+    solution = solve(Board.from_deal("ms:11982"), max_states=500)
+    assert solution.result == "gave_up" and solution.moves == []
+
+
+def test_par_mode_finds_a_line_no_longer_than_the_plain_solve():
+    board = Board.from_deal("ms:1")
+    plain = solve(board, autoplay="safe")
+    par = solve(board, autoplay="safe", par=True, budget=2)
+    assert par.result == "solved"
+    assert par.count <= plain.count
+    assert par.seconds < 4
+    assert replay(board, par.moves, "safe").is_won()
+
+
+def test_following_hints_from_a_mid_game_position_wins():
+    board = Board.from_deal("ms:21")
+    line = solve(board, autoplay="safe").moves
+    for move in line[:12]:
+        board.play(move, autoplay="safe")
+    for _ in range(200):
+        if board.is_won():
+            break
+        move = hint(board, autoplay="safe")
+        assert move is not None
+        board.play(move, autoplay="safe")
+    assert board.is_won()
+
+
+def test_there_is_no_hint_for_an_unsolvable_position():
+    assert hint(stuck_position()) is None
+
+
+def test_a_solution_reports_its_figures():
+    solution = solve(Board.from_deal("ms:1"), autoplay="safe")
+    assert isinstance(solution, Solution)
+    assert solution.states > 0 and solution.seconds > 0
+    data = solution.as_dict()
+    assert data["result"] == "solved" and data["count"] == len(data["moves"])
+
+
+def test_the_core_safe_autoplay_follows_the_spec():
+    found = [1, 1, 1, 0]  # C D S H: aces of C, D, S home
+    assert core.is_safe(core.parse_card("AH"), found)
+    assert core.is_safe(core.parse_card("2C"), found)  # rank 2: always
+    assert not core.is_safe(core.parse_card("3C"), [2, 2, 2, 1])  # H only at 1: 3C not safe
+    assert core.is_safe(core.parse_card("3C"), [2, 2, 2, 2])
+
+
+def test_a_range_parses_into_deals():
+    assert parse_deals("ms:3-5") == ["ms:3", "ms:4", "ms:5"]
+    assert parse_deals("ms:7") == ["ms:7"]
+
+
+def test_the_cli_prints_json_and_exits_0_when_solved(capsys):
+    assert main(["ms:1", "--json", "--autoplay", "safe"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"deal", "result", "moves", "count", "seconds"}
+    assert data["deal"] == "ms:1" and data["result"] == "solved" and data["count"] == len(data["moves"])
+    assert verify(Board.from_deal("ms:1"), data["moves"], autoplay="safe").won
+
+
+def test_the_cli_exits_1_for_an_unsolvable_deal_and_2_when_it_gives_up(capsys, monkeypatch):
+    from games.engine import solver_cli
+
+    monkeypatch.setattr(solver_cli, "solve", lambda board, **kw: solve(stuck_position(), **kw))
+    assert main(["ms:1", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["result"] == "unsolvable"
+    monkeypatch.undo()
+    assert main(["ms:11982", "--max-states", "100"]) == 2
+
+
+def test_the_cli_runs_a_range_with_two_jobs_and_prints_a_summary(capsys):
+    assert main(["ms:1-4", "--jobs", "2", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "solved" in out and "median time" in out and "mean length" in out
+
+
+def test_a_summary_counts_results_and_times():
+    rows = [
+        {"result": "solved", "count": 10, "seconds": 0.1},
+        {"result": "solved", "count": 20, "seconds": 0.3},
+        {"result": "unsolvable", "count": 0, "seconds": 2.0},
+    ]
+    s = summarize(rows)
+    assert (s["solved"], s["unsolvable"], s["gave_up"]) == (2, 1, 0)
+    assert s["median_seconds"] == 0.3 and s["mean_length"] == 15
