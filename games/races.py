@@ -92,15 +92,16 @@ class GhostTimeline:
         return self.won and step >= len(self.steps)
 
 
-_timelines: OrderedDict[int, GhostTimeline] = OrderedDict()
+_timelines: OrderedDict[tuple, GhostTimeline] = OrderedDict()
 _TIMELINE_CACHE = 256
 
 
 def ghost_timeline(game: Game) -> GhostTimeline:
     """The recorded progress of a finished game, action by action (cached: a finished game never changes)."""
-    cached = _timelines.get(game.pk)
+    key = (game.pk, game.created_at, game.finished_at)
+    cached = _timelines.get(key)
     if cached is not None:
-        _timelines.move_to_end(game.pk)
+        _timelines.move_to_end(key)
         return cached
     line = game.line or []
     start_home = len(line[0][1]) if line and line[0][0] is None else 0
@@ -126,7 +127,7 @@ def ghost_timeline(game: Game) -> GhostTimeline:
         won=game.status == Game.Status.WON,
         elapsed_ms=game.elapsed_ms,
     )
-    _timelines[game.pk] = timeline
+    _timelines[key] = timeline
     while len(_timelines) > _TIMELINE_CACHE:
         _timelines.popitem(last=False)
     return timeline
@@ -534,12 +535,19 @@ def on_game_changed(game: Game) -> None:
         return
     race = Race.objects.select_for_update(of=("self",)).select_related(*_RELATED).get(pk=race_id)
     fields = []
+    timeline = _ghost_of(race)
+    if timeline is not None and race.status == Race.Status.RUNNING:
+        # The ghost catches up first, so a finish is ranked against where the ghost is now.
+        due = timeline.due(_race_ms(race, timezone.now()))
+        if due > race.ghost_step:
+            race.ghost_step = due
+            fields.append("ghost_step")
     if game.status != Game.Status.PLAYING:
         _rerank(race)
         unfinished = race.entries.filter(game__status=Game.Status.PLAYING).exists()
         if race.status == Race.Status.RUNNING and not unfinished:
             _finish(race)
-            fields = ["status", "finished_at"]
+            fields += ["status", "finished_at"]
     _bump(race, *fields)
     _publish_after_commit(race)
 

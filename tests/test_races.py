@@ -1,0 +1,391 @@
+"""Races over REST: open, join, invite, start with a countdown, reveal, finish order, time limit,
+resign, rematch and ghosts."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+
+import pytest
+from django.utils import timezone
+
+from tests.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+# A winning line of ms:1 under autoplay "none" (127 moves, found by fc-solve and checked by verify).
+MS1_WIN = (
+    "5a 5b 5c 5d 5h b2 8b a8 7a b7 58 6b 65 6h 5h 6h 76 b5 81 5b a5 85 8a 8h a2 7a 7h 3h 8h ch 8h 4h 3c b3 "
+    "4b 48 d4 b7 28 2d 2b a2 b4 31 3a 3b c3 b6 d6 7c 7b 73 34 53 2d 27 25 d7 2d 2h 1h 7h a2 62 32 36 1a 1h "
+    "13 71 18 17 1h 8h 8h 2h 2h 4h 6h 4h 1h 7h ah c1 8a 8c 8h c4 a4 6c 6h 6a 67 6h a1 2a 2h c2 a2 4c 4h 2a "
+    "2h 8h 1h 46 4h 48 4h bh 4b 4h 3h 4h 7h ch ah 6h 2h 8h 1h 5h dh 1c 1h bh ch"
+).split()
+
+
+@pytest.fixture(autouse=True)
+def _no_countdown(settings):
+    settings.RACE_COUNTDOWN_S = 0
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast fixtures
+
+
+def open_race(user, **body) -> dict:
+    response = client_for(user).post("/api/races/", body, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+def act(user, code: str, what: str, **body):
+    return client_for(user).post(f"/api/races/{code}/{what}/", body, format="json")
+
+
+def read(code: str) -> dict:
+    response = client_for().get(f"/api/races/{code}/")
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+def racer(race: dict, username: str, *, ghost: bool = False) -> dict:
+    return next(r for r in race["racers"] if r["username"] == username and r["ghost"] == ghost)
+
+
+def win(user, game_id: int, line=MS1_WIN) -> None:
+    from games import services
+
+    for ply, move in enumerate(line):
+        services.play_move(game_id=game_id, user=user, move=move, ply=ply)
+
+
+def running_race(owner, *others, deal="ms:1", autoplay="none") -> dict:
+    race = open_race(owner, deal=deal, autoplay=autoplay)
+    for other in others:
+        assert act(other, race["code"], "join").status_code == 200
+    started = act(owner, race["code"], "start")
+    assert started.status_code == 200
+    return started.json()
+
+
+# --- opening and joining --------------------------------------------------------------------------
+
+
+def test_a_player_opens_a_race_on_a_fresh_seed_and_gets_a_short_code_and_a_link(alice):
+    race = open_race(alice)
+    assert re.fullmatch(r"[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}", race["code"])
+    assert race["link"] == f"/races/{race['code']}/"
+    assert race["deal"].startswith("seed:") and 0 <= int(race["deal"][5:]) < 2**64
+    assert race["status"] == "open" and race["owner"] == "alice"
+    assert race["racers"] == [
+        {"username": "alice", "game": None, "moves": 0, "cards_home": 0, "status": "waiting", "rank": None, "elapsed_ms": None, "ghost": False}
+    ]
+
+
+def test_two_fresh_races_get_different_seeds_and_codes(alice):
+    first, second = open_race(alice), open_race(alice)
+    assert first["deal"] != second["deal"] and first["code"] != second["code"]
+
+
+def test_a_race_can_be_opened_on_any_deal_id(alice):
+    assert open_race(alice, deal="ms:11982")["deal"] == "ms:11982"
+    assert open_race(alice, deal="seed:42")["deal"] == "seed:42"
+
+
+def test_a_bad_deal_is_refused_with_invalid_deal(alice):
+    response = client_for(alice).post("/api/races/", {"deal": "ms:0"}, format="json")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_deal"
+
+
+def test_todays_daily_cannot_be_raced(alice):
+    from games.daily import today
+
+    response = client_for(alice).post("/api/races/", {"deal": f"daily:{today().isoformat()}"}, format="json")
+    assert response.status_code == 403
+
+
+def test_opening_a_race_needs_an_account(anon_client):
+    assert anon_client.post("/api/races/", {}, format="json").status_code == 401
+
+
+def test_anyone_with_the_code_joins_an_open_race_and_joining_twice_is_harmless(alice, charlie):
+    race = open_race(alice)
+    assert act(charlie, race["code"].lower(), "join").status_code == 200
+    joined = act(charlie, race["code"], "join").json()
+    assert [r["username"] for r in joined["racers"]] == ["alice", "charlie"]
+    assert joined["version"] == race["version"] + 1
+
+
+def test_anyone_may_read_a_race_but_not_join_without_an_account(alice, anon_client):
+    race = open_race(alice)
+    assert anon_client.get(f"/api/races/{race['code']}/").status_code == 200
+    assert anon_client.post(f"/api/races/{race['code']}/join/").status_code == 401
+
+
+def test_an_unknown_race_is_not_found(alice):
+    response = client_for(alice).get("/api/races/NOPE42/")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+    assert act(alice, "NOPE42", "join").status_code == 404
+
+
+def test_a_full_race_refuses_one_more_racer(alice, bob, charlie, settings):
+    settings.RACE_MAX_RACERS = 2
+    race = open_race(alice)
+    act(bob, race["code"], "join")
+    response = act(charlie, race["code"], "join")
+    assert response.status_code == 409 and response.json()["error"]["code"] == "race_full"
+
+
+# --- invitations ----------------------------------------------------------------------------------
+
+
+def test_a_racer_invites_a_friend_who_then_sees_the_invitation(alice, bob):
+    race = open_race(alice)
+    invited = act(alice, race["code"], "invite", username="bob")
+    assert invited.status_code == 200 and invited.json()["invited"] == ["bob"]
+    mine = client_for(bob).get("/api/races/").json()
+    assert mine["invites"] == [{"code": race["code"], "link": race["link"], "invited_by": "alice"}]
+    act(bob, race["code"], "join")
+    assert client_for(bob).get("/api/races/").json()["invites"] == []
+    assert [r["code"] for r in client_for(bob).get("/api/races/").json()["races"]] == [race["code"]]
+
+
+def test_only_friends_can_be_invited(alice, bob, charlie):
+    race = open_race(alice)
+    response = act(alice, race["code"], "invite", username="charlie")
+    assert response.status_code == 403 and response.json()["error"]["code"] == "forbidden"
+    assert act(alice, race["code"], "invite", username="nobody").status_code == 404
+
+
+def test_only_a_racer_can_invite(alice, bob, charlie):
+    race = open_race(alice)
+    assert act(bob, race["code"], "invite", username="alice").status_code == 403
+
+
+# --- the start ------------------------------------------------------------------------------------
+
+
+def test_only_the_owner_starts_the_race(alice, bob):
+    race = open_race(alice)
+    act(bob, race["code"], "join")
+    response = act(bob, race["code"], "start")
+    assert response.status_code == 403 and response.json()["error"]["code"] == "forbidden"
+
+
+def test_boards_are_revealed_at_the_start_instant_and_not_before(alice, bob, settings):
+    from games.models import Game
+
+    settings.RACE_COUNTDOWN_S = 0.4
+    race = open_race(alice, deal="ms:7")
+    act(bob, race["code"], "join")
+    before = timezone.now()
+    started = act(alice, race["code"], "start").json()
+    assert started["status"] == "countdown"
+    starts_at = dt.datetime.fromisoformat(started["starts_at"].replace("Z", "+00:00"))
+    assert before + dt.timedelta(seconds=0.35) <= starts_at <= timezone.now() + dt.timedelta(seconds=0.45)
+    assert [r["game"] for r in read(race["code"])["racers"]] == [None, None]
+    assert not Game.objects.filter(deal_id="ms:7").exists(), "no board exists before the start instant"
+    time.sleep(max(0.0, (starts_at - timezone.now()).total_seconds()) + 0.05)
+    running = read(race["code"])
+    assert running["status"] == "running"
+    games = Game.objects.filter(pk__in=[r["game"] for r in running["racers"]])
+    assert sorted(g.player.username for g in games) == ["alice", "bob"]
+    assert {g.created_at for g in games} == {starts_at}, "every clock starts at the start instant"
+    assert {g.deal_id for g in games} == {"ms:7"}
+
+
+def test_starting_twice_changes_nothing_and_a_started_race_cannot_be_joined(alice, charlie):
+    race = running_race(alice)
+    assert act(alice, race["code"], "start").json()["starts_at"] == race["starts_at"]
+    response = act(charlie, race["code"], "join")
+    assert response.status_code == 409 and response.json()["error"]["code"] == "race_started"
+
+
+def test_racers_games_follow_the_races_autoplay(alice, bob):
+    race = running_race(alice, bob, autoplay="safe")
+    from games.models import Game
+
+    assert {g.autoplay for g in Game.objects.filter(pk__in=[r["game"] for r in race["racers"]])} == {"safe"}
+
+
+# --- progress, finish order, the end --------------------------------------------------------------
+
+
+def test_progress_shows_in_the_race_as_racers_play(alice, bob):
+    from games import services
+
+    race = running_race(alice, bob)
+    game = racer(race, "alice")["game"]
+    services.play_move(game_id=game, user=alice, move="5a", ply=0)
+    services.play_move(game_id=game, user=alice, move="5b", ply=1)
+    now = read(race["code"])
+    assert racer(now, "alice")["moves"] == 2 and racer(now, "alice")["status"] == "playing"
+    assert racer(now, "bob")["moves"] == 0
+    assert now["version"] > race["version"]
+
+
+def test_finish_order_is_by_time_to_win_and_the_race_ends_when_everyone_is_done(alice, bob):
+    race = running_race(alice, bob)
+    win(bob, racer(race, "bob")["game"])
+    middle = read(race["code"])
+    assert racer(middle, "bob")["rank"] == 1 and racer(middle, "bob")["status"] == "won"
+    assert middle["status"] == "running"
+    win(alice, racer(race, "alice")["game"])
+    done = read(race["code"])
+    assert done["status"] == "finished" and done["finished_at"]
+    assert racer(done, "alice")["rank"] == 2
+    assert racer(done, "bob")["elapsed_ms"] <= racer(done, "alice")["elapsed_ms"]
+    assert racer(done, "alice")["moves"] == len(MS1_WIN)
+
+
+def test_ranks_follow_server_time_even_when_the_slower_win_was_stored_first(alice, bob):
+    from games import races
+    from games.models import Game, Race
+
+    race = running_race(alice, bob)
+    win(alice, racer(race, "alice")["game"])
+    win(bob, racer(race, "bob")["game"])
+    Game.objects.filter(pk=racer(race, "bob")["game"]).update(elapsed_ms=1)  # bob's win was faster
+    races._rerank(Race.objects.get(code=race["code"]))
+    done = read(race["code"])
+    assert (racer(done, "bob")["rank"], racer(done, "alice")["rank"]) == (1, 2)
+
+
+def test_a_racer_who_resigns_has_no_rank_and_the_race_ends_with_the_last_racer(alice, bob):
+    race = running_race(alice, bob)
+    resigned = act(bob, race["code"], "resign").json()
+    assert racer(resigned, "bob")["status"] == "resigned" and racer(resigned, "bob")["rank"] is None
+    assert resigned["status"] == "running"
+    win(alice, racer(race, "alice")["game"])
+    done = read(race["code"])
+    assert done["status"] == "finished" and racer(done, "alice")["rank"] == 1
+
+
+def test_resigning_is_for_racers_only(alice, charlie):
+    race = running_race(alice)
+    assert act(charlie, race["code"], "resign").status_code == 403
+
+
+def test_a_race_past_its_time_limit_is_finished_and_racers_still_playing_are_resigned(alice, bob):
+    from games.models import Race
+
+    race = running_race(alice, bob)
+    win(bob, racer(race, "bob")["game"])
+    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
+    done = read(race["code"])
+    assert done["status"] == "finished"
+    assert racer(done, "alice")["status"] == "resigned" and racer(done, "bob")["status"] == "won"
+
+
+def test_leaving_an_open_race_and_the_owner_leaving_cancels_it(alice, bob):
+    race = open_race(alice)
+    act(bob, race["code"], "join")
+    left = act(bob, race["code"], "resign").json()
+    assert [r["username"] for r in left["racers"]] == ["alice"]
+    cancelled = act(alice, race["code"], "resign").json()
+    assert cancelled["status"] == "finished"
+
+
+def test_resigning_during_the_countdown_is_refused(alice, settings):
+    settings.RACE_COUNTDOWN_S = 30
+    race = open_race(alice)
+    act(alice, race["code"], "start")
+    response = act(alice, race["code"], "resign")
+    assert response.status_code == 409 and response.json()["error"]["code"] == "race_not_started"
+
+
+# --- rematch --------------------------------------------------------------------------------------
+
+
+def test_a_rematch_brings_the_same_racers_to_a_new_seed_and_everyone_lands_in_the_same_one(alice, bob):
+    race = running_race(alice, bob)
+    act(alice, race["code"], "resign")
+    act(bob, race["code"], "resign")
+    first = act(bob, race["code"], "rematch")
+    assert first.status_code == 201
+    rematch = first.json()
+    assert rematch["status"] == "open" and rematch["owner"] == "bob" and rematch["rematch_of"] == race["code"]
+    assert sorted(r["username"] for r in rematch["racers"]) == ["alice", "bob"]
+    assert rematch["deal"].startswith("seed:") and rematch["deal"] != race["deal"]
+    second = act(alice, race["code"], "rematch")
+    assert second.status_code == 200 and second.json()["code"] == rematch["code"]
+    assert read(race["code"])["rematch"] == rematch["code"]
+
+
+def test_a_rematch_needs_a_finished_race_and_a_racer(alice, bob, charlie):
+    race = running_race(alice, bob)
+    assert act(alice, race["code"], "rematch").status_code == 409
+    act(alice, race["code"], "resign")
+    act(bob, race["code"], "resign")
+    assert act(charlie, race["code"], "rematch").status_code == 403
+
+
+# --- ghosts ---------------------------------------------------------------------------------------
+
+
+def recorded_win(user, *, step_ms: int = 1, slow_after: int | None = None):
+    """A won game of ms:1 whose actions are stored `step_ms` apart (and an hour apart after `slow_after`)."""
+    from games import services
+    from games.models import Action, Game
+
+    game = services.create_game(player=user, deal="ms:1", autoplay="none")
+    win(user, game.pk)
+    start = game.created_at
+    for action in Action.objects.filter(game=game):
+        offset = action.index * step_ms
+        if slow_after is not None and action.index >= slow_after:
+            offset += 3_600_000
+        Action.objects.filter(pk=action.pk).update(created_at=start + dt.timedelta(milliseconds=offset))
+    finished = start + dt.timedelta(milliseconds=(len(MS1_WIN) - 1) * step_ms + (3_600_000 if slow_after is not None else 0))
+    Game.objects.filter(pk=game.pk).update(finished_at=finished, elapsed_ms=int((finished - start).total_seconds() * 1000))
+    return Game.objects.get(pk=game.pk)
+
+
+def test_a_ghost_race_is_opened_on_a_friends_won_game(alice, bob):
+    ghost = recorded_win(bob)
+    response = client_for(alice).post("/api/races/ghost/", {"game": ghost.pk}, format="json")
+    assert response.status_code == 201
+    race = response.json()
+    assert race["deal"] == "ms:1" and race["autoplay"] == "none"
+    assert race["ghost"] == {"username": "bob", "moves": len(MS1_WIN), "elapsed_ms": ghost.elapsed_ms}
+    assert racer(race, "bob", ghost=True)["status"] == "waiting" and racer(race, "bob", ghost=True)["game"] is None
+
+
+def test_a_ghost_must_be_a_won_game_of_a_friend_or_your_own(alice, bob, charlie):
+    from games import services
+
+    strangers = recorded_win(charlie)
+    assert client_for(alice).post("/api/races/ghost/", {"game": strangers.pk}, format="json").status_code == 403
+    unfinished = services.create_game(player=bob, deal="ms:1")
+    response = client_for(alice).post("/api/races/ghost/", {"game": unfinished.pk}, format="json")
+    assert response.status_code == 409 and response.json()["error"]["code"] == "game_not_won"
+    assert client_for(alice).post("/api/races/ghost/", {"game": 10**9}, format="json").status_code == 404
+    own = recorded_win(alice)
+    assert client_for(alice).post("/api/races/ghost/", {"game": own.pk}, format="json").status_code == 201
+
+
+def test_the_ghost_moves_at_its_recorded_pace(alice, bob):
+    ghost = recorded_win(bob, step_ms=2, slow_after=60)
+    race = client_for(alice).post("/api/races/ghost/", {"game": ghost.pk}, format="json").json()
+    act(alice, race["code"], "start")
+    time.sleep(0.3)
+    now = read(race["code"])
+    shadow = racer(now, "bob", ghost=True)
+    assert shadow["moves"] == 60 and shadow["status"] == "playing" and shadow["cards_home"] >= 0
+
+
+def test_a_ghost_that_finishes_first_takes_first_place(alice, bob):
+    ghost = recorded_win(bob, step_ms=1)
+    race = client_for(alice).post("/api/races/ghost/", {"game": ghost.pk}, format="json").json()
+    started = act(alice, race["code"], "start").json()
+    time.sleep(0.2)
+    win(alice, racer(started, "alice")["game"])
+    done = read(race["code"])
+    shadow = racer(done, "bob", ghost=True)
+    assert (shadow["status"], shadow["rank"], shadow["cards_home"]) == ("won", 1, 52)
+    assert racer(done, "alice")["rank"] == 2 and done["status"] == "finished"
+
+
+def test_a_ghost_race_has_no_rematch_on_a_new_deal(alice, bob):
+    ghost = recorded_win(bob)
+    race = client_for(alice).post("/api/races/ghost/", {"game": ghost.pk}, format="json").json()
+    act(alice, race["code"], "start")
+    act(alice, race["code"], "resign")
+    assert act(alice, race["code"], "rematch").status_code == 400
