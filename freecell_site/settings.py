@@ -141,6 +141,9 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
+# Moves and undos per second per account, over every socket and request together (0: no limit).
+ACTIONS_PER_SECOND = env_int("ACTIONS_PER_SECOND", 20, minimum=0)
+
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "FreeCell Online <noreply@freecell.invalid>")
 

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from freecell_site.errors import ServiceError
-from games import events
+from games import events, ratelimit
 from games.engine import Board, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
 from games.models import Action, Deal, Game
@@ -200,6 +200,7 @@ def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "") -
     """Plays one move in the spec's notation; raises ServiceError or an EngineError."""
     game = _lock(game_id)
     _check_player(game, user)
+    ratelimit.check_actions(user.pk)
     if not isinstance(move, str):
         raise ServiceError("bad_notation", "move must be a string such as '3a' or '57'")
     repeated = _resend(game, ply=ply, kind=Action.Kind.MOVE, move=move, client_id=client_id)
@@ -220,6 +221,7 @@ def undo(*, game_id: int, user, ply: int, client_id: str = "") -> Outcome:
     """Takes back the last move and the autoplay it triggered; counts as a player action."""
     game = _lock(game_id)
     _check_player(game, user)
+    ratelimit.check_actions(user.pk)
     repeated = _resend(game, ply=ply, kind=Action.Kind.UNDO, move=None, client_id=client_id)
     if repeated:
         return repeated

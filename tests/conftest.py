@@ -93,6 +93,12 @@ def charlie_client(charlie):
 
 
 @pytest.fixture(autouse=True)
+def _no_action_limit(settings):
+    """Tests replay lines faster than a person plays; the tests of the limit turn it back on."""
+    settings.ACTIONS_PER_SECOND = 0
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Throttle counters live in the cache; each test starts with none."""
     from django.core.cache import cache

@@ -301,3 +301,19 @@ class TestExport:
 
     def test_an_unknown_player_is_not_found(self, anon_client, db):
         assert code_of(anon_client.get("/api/users/nobody/games/?format=ndjson")) == "not_found"
+
+
+class TestActionRateLimit:
+    def test_an_account_over_its_moves_per_second_is_rate_limited(self, alice_client, settings, monkeypatch):
+        from games import ratelimit
+
+        settings.ACTIONS_PER_SECOND = 3
+        monkeypatch.setattr(ratelimit.time, "time", lambda: 5_000_000.0)
+        game = new_game(alice_client)
+        answers = [move(alice_client, game["id"], m, ply) for ply, m in enumerate(["3a", "3b", "3c"])]
+        assert [a.status_code for a in answers] == [200, 200, 200]
+        refused = move(alice_client, game["id"], "3d", 3)
+        assert refused.status_code == 429 and code_of(refused) == "rate_limited"
+        assert Game.objects.get(pk=game["id"]).ply == 3
+        monkeypatch.setattr(ratelimit.time, "time", lambda: 5_000_001.0)
+        assert move(alice_client, game["id"], "3d", 3).status_code == 200

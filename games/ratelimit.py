@@ -1,0 +1,33 @@
+"""Per-account limit on game actions, shared by every entry point (REST, websocket) and process.
+
+A fixed one-second window counted in the cache (Redis when configured). If the cache is down the limit
+fails open: moves are still validated and stored, which matters more than throttling a burst.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+
+from freecell_site.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+
+def check_actions(user_id: int) -> None:
+    """Counts one action for the account; refuses with `rate_limited` above the per-second limit."""
+    limit = getattr(settings, "ACTIONS_PER_SECOND", 20)
+    if not limit:
+        return
+    key = f"actions:{user_id}:{int(time.time())}"
+    try:
+        cache.add(key, 0, timeout=5)
+        count = cache.incr(key)
+    except Exception as exc:  # see the module docstring
+        logger.warning("action rate limit unavailable: %s: %s", type(exc).__name__, exc)
+        return
+    if count > limit:
+        raise ServiceError("rate_limited", f"at most {limit} moves a second per account", status=429)
