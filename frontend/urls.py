@@ -6,6 +6,7 @@ from frontend import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("signup/", views.signup, name="page-signup"),
     path("login/", views.login_page, name="page-login"),
     path("logout/", views.logout_page, name="page-logout"),

@@ -12,7 +12,7 @@ import secrets
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -35,6 +35,19 @@ def _next_url(request, default: str = "/") -> str:
     if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return target
     return default
+
+
+FAVICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="12" height="15" x="2" y=".5" rx="2" '
+    'fill="#fff" stroke="#111"/><text x="8" y="12" font-size="10" text-anchor="middle" fill="#b3001b">\u2665</text></svg>'
+)
+
+
+def favicon(request):
+    """Browsers ask for /favicon.ico whatever the page says; answer with the same small SVG."""
+    response = HttpResponse(FAVICON, content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
 
 
 @ensure_csrf_cookie

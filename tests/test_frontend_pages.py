@@ -1,0 +1,313 @@
+"""The web pages without a browser: who may open what, what a page promises to create, the hooks the
+scripts and browser tests rely on, and that the static ES modules import only what exists."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from tests.conftest import PASSWORD
+
+STATIC_JS = Path(__file__).resolve().parent.parent / "frontend" / "static" / "frontend" / "js"
+
+
+def signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def boot_of(response) -> dict:
+    match = re.search(rb'<script id="boot" type="application/json">(.*?)</script>', response.content, re.S)
+    assert match, "the page embeds its boot JSON"
+    return json.loads(match.group(1))
+
+
+def today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
+
+
+def make_daily(date: dt.date, deal: str = "seed:77"):
+    from games import services
+    from games.models import DailyChallenge
+
+    return DailyChallenge.objects.create(date=date, deal=services.get_deal(deal), par=40)
+
+
+# --- sign up, sign in, sign out ------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_it_signs_up_and_signs_in_the_new_player():
+    client = Client()
+    page = client.get("/signup/")
+    assert page.status_code == 200
+    assert "csrftoken" in page.cookies
+    response = client.post("/signup/", {"username": "zoe", "password": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == "/"
+    assert User.objects.filter(username="zoe").exists()
+    assert client.get("/").context["user"].username == "zoe"
+
+
+@pytest.mark.django_db
+def test_sign_up_follows_next_on_this_site_only():
+    client = Client()
+    response = client.post("/signup/", {"username": "zed", "password": PASSWORD, "password2": PASSWORD, "next": "/daily/"})
+    assert response["Location"] == "/daily/"
+    other = Client()
+    response = other.post("/signup/", {"username": "zia", "password": PASSWORD, "password2": PASSWORD, "next": "https://evil.example/"})
+    assert response["Location"] == "/"
+
+
+@pytest.mark.django_db
+def test_sign_up_refuses_a_taken_name_and_a_weak_password(alice):
+    client = Client()
+    taken = client.post("/signup/", {"username": "alice", "password": PASSWORD, "password2": PASSWORD})
+    assert taken.status_code == 400
+    assert b"taken" in taken.content
+    weak = client.post("/signup/", {"username": "newbie", "password": "123", "password2": "123"})
+    assert weak.status_code == 400
+    assert b"data-testid=\"form-errors\"" in weak.content
+    assert not User.objects.filter(username="newbie").exists()
+
+
+@pytest.mark.django_db
+def test_sign_up_refuses_two_different_passwords():
+    response = Client().post("/signup/", {"username": "newbie", "password": PASSWORD, "password2": PASSWORD + "x"})
+    assert response.status_code == 400
+    assert b"differ" in response.content
+
+
+@pytest.mark.django_db
+def test_it_signs_in_with_the_right_password_only(alice):
+    client = Client()
+    wrong = client.post("/login/", {"username": "alice", "password": "nope"})
+    assert wrong.status_code == 401
+    assert b"wrong username or password" in wrong.content
+    right = client.post("/login/", {"username": "alice", "password": PASSWORD, "next": "/u/alice/"})
+    assert right.status_code == 302 and right["Location"] == "/u/alice/"
+
+
+@pytest.mark.django_db
+def test_sign_out_takes_a_post(alice):
+    client = signed_in(alice)
+    assert client.get("/logout/").status_code == 200
+    assert client.get("/").context["user"].is_authenticated
+    response = client.post("/logout/")
+    assert response.status_code == 302
+    assert not client.get("/").context["user"].is_authenticated
+
+
+# --- pages that need a player --------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/play/1/", "/daily/"])
+def test_pages_that_play_send_strangers_to_sign_in(path):
+    response = Client().get(path)
+    assert response.status_code == 302
+    assert response["Location"].startswith(f"/login/?next={path}")
+
+
+@pytest.mark.django_db
+def test_play_creates_a_fresh_game_each_visit(alice):
+    from games.models import Game
+
+    client = signed_in(alice)
+    first = client.get("/play/ms:1/")
+    second = client.get("/play/1/")
+    assert first.status_code == second.status_code == 302
+    games = list(Game.objects.filter(player=alice).order_by("id"))
+    assert [g.deal_id for g in games] == ["ms:1", "ms:1"]
+    assert first["Location"] == f"/games/{games[0].pk}/"
+    assert second["Location"] == f"/games/{games[1].pk}/"
+    assert games[0].autoplay == "safe"
+
+
+@pytest.mark.django_db
+def test_play_takes_random_seeds_and_autoplay_none(alice):
+    from games.models import Game
+
+    client = signed_in(alice)
+    client.get("/play/random/?autoplay=none")
+    game = Game.objects.get(player=alice)
+    assert game.deal_id.startswith("seed:")
+    assert game.autoplay == "none"
+
+
+@pytest.mark.django_db
+def test_the_home_forms_work_without_script(alice):
+    client = signed_in(alice)
+    assert client.get("/play/?deal=617")["Location"] == "/play/617/"
+    assert client.get("/play/?deal=617&autoplay=none")["Location"] == "/play/617/?autoplay=none"
+    assert client.get("/play/")["Location"] == "/play/random/"
+    assert client.get("/races/?code=ab-c12")["Location"] == "/races/ABC12/"
+
+
+@pytest.mark.django_db
+def test_play_refuses_a_bad_deal(alice):
+    response = signed_in(alice).get("/play/ms:0/")
+    assert response.status_code == 404
+    assert b"No such deal" in response.content
+
+
+@pytest.mark.django_db
+def test_play_sends_todays_daily_to_the_ranked_page(alice):
+    response = signed_in(alice).get(f"/play/daily:{today().isoformat()}/")
+    assert response.status_code == 302 and response["Location"] == "/daily/"
+
+
+# --- the game, replay and profile pages ----------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_game_page_carries_the_game_and_the_test_hooks(alice):
+    from games import services
+
+    game = services.create_game(player=alice, deal="ms:1")
+    response = signed_in(alice).get(f"/games/{game.pk}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    for hook in ('data-testid="moves"', 'data-testid="undos"', 'data-testid="status"', 'data-testid="clock"', "data-table"):
+        assert hook in html
+    assert "frontend/js/pages/game.js" in html
+    boot = boot_of(response)
+    assert boot["me"] == "alice"
+    assert boot["game"]["id"] == game.pk
+    assert boot["game"]["state"]["columns"][0] == ["JD", "KD", "2S", "4C", "3S", "6D", "6S"]
+    assert "csrftoken" in response.cookies
+
+
+@pytest.mark.django_db
+def test_anyone_may_watch_a_casual_game(alice):
+    from games import services
+
+    game = services.create_game(player=alice, deal="ms:2")
+    response = Client().get(f"/games/{game.pk}/")
+    assert response.status_code == 200
+    assert boot_of(response)["me"] == ""
+
+
+@pytest.mark.django_db
+def test_todays_ranked_game_of_another_player_stays_hidden(alice, charlie):
+    from games import services
+
+    daily = make_daily(today())
+    game = services.create_game(player=alice, deal=daily.deal, daily=daily)
+    assert signed_in(charlie).get(f"/games/{game.pk}/").status_code == 404
+    assert signed_in(charlie).get(f"/replay/{game.pk}/").status_code == 404
+    assert Client().get(f"/games/{game.pk}/").status_code == 404
+    assert signed_in(alice).get(f"/games/{game.pk}/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_missing_game_is_404(alice):
+    assert signed_in(alice).get("/games/999999/").status_code == 404
+    assert signed_in(alice).get("/replay/999999/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_replay_page_gets_the_layout_and_the_autoplay_prelude(alice):
+    from games import services
+    from games.engine import Board
+
+    # seed deals are random enough that some start with an ace on top; find one that does.
+    for seed in range(1, 400):
+        board = Board.from_deal(f"seed:{seed}")
+        if board.safe_autoplay():
+            break
+    game = services.create_game(player=alice, deal=f"seed:{seed}")
+    response = Client().get(f"/replay/{game.pk}/")
+    assert response.status_code == 200
+    boot = boot_of(response)
+    assert boot["columns"] == services.get_deal(f"seed:{seed}").columns
+    assert boot["prelude"] and all(move.endswith("h") for move in boot["prelude"])
+    assert "replay-slider" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_profile_page_exists_for_players_only(alice):
+    assert Client().get("/u/alice/").status_code == 200
+    assert Client().get("/u/nobody/").status_code == 404
+    own = signed_in(alice).get("/u/alice/")
+    assert b"data-friends" in own.content
+    assert b"data-friends" not in Client().get("/u/alice/").content
+
+
+# --- daily and race pages ------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_daily_page_names_today(alice):
+    response = signed_in(alice).get("/daily/")
+    assert response.status_code == 200
+    assert boot_of(response)["date"] == today().isoformat()
+
+
+@pytest.mark.django_db
+def test_a_past_day_has_a_leaderboard_page_and_the_future_none():
+    past = (today() - dt.timedelta(days=3)).isoformat()
+    response = Client().get(f"/daily/{past}/")
+    assert response.status_code == 200
+    assert boot_of(response)["date"] == past
+    assert Client().get(f"/daily/{(today() + dt.timedelta(days=1)).isoformat()}/").status_code == 404
+    assert Client().get("/daily/not-a-date/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_race_page_hands_the_code_to_the_script(alice):
+    response = signed_in(alice).get("/races/ABC123/")
+    assert response.status_code == 200
+    assert boot_of(response) == {"code": "ABC123", "me": "alice"}
+
+
+@pytest.mark.django_db
+def test_the_home_page_offers_daily_deals_and_races(alice):
+    html = signed_in(alice).get("/").content.decode()
+    for hook in ('href="/daily/"', 'data-play-form', 'data-open-race', 'data-join-race', 'href="/play/random/"'):
+        assert hook in html
+
+
+def test_the_favicon_is_served(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+
+
+# --- static files --------------------------------------------------------------------------------
+
+
+def test_static_files_are_served_without_collectstatic(client):
+    response = client.get("/static/frontend/app.css")
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    assert b".card" in body
+
+
+IMPORT_RE = re.compile(r"import\s*\{([^}]*)\}\s*from\s*\"(\.{1,2}/[^\"]+)\"")
+EXPORT_RE = re.compile(r"export\s+(?:async\s+)?(?:function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)")
+
+
+def test_every_module_imports_only_names_that_exist():
+    """A typo in an import breaks a whole page in the browser; catch it here, without one."""
+    modules = sorted(STATIC_JS.rglob("*.js"))
+    assert len(modules) >= 10
+    exports = {path: set(EXPORT_RE.findall(path.read_text())) for path in modules}
+    for path in modules:
+        for names, target in IMPORT_RE.findall(path.read_text()):
+            source = (path.parent / target).resolve()
+            assert source in exports, f"{path.name} imports a missing module {target}"
+            for name in (n.strip().split(" as ")[0] for n in names.split(",") if n.strip()):
+                assert name in exports[source], f"{path.name} imports {name} that {target} does not export"
+
+
+def test_every_page_script_exists():
+    templates = Path(__file__).resolve().parent.parent / "frontend" / "templates" / "frontend"
+    for template in templates.glob("*.html"):
+        for script in re.findall(r"static 'frontend/(js/[^']+)'", template.read_text()):
+            assert (STATIC_JS.parent / script).exists(), f"{template.name} loads a missing {script}"
