@@ -1,0 +1,236 @@
+"""The race socket /ws/races/<code>/: live progress, the start over the socket, the reveal instant, ghosts."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from channels.db import database_sync_to_async
+
+from tests.conftest import client_for
+from tests.test_races import MS1_WIN, recorded_win
+from tests.test_websocket import next_of, nothing_more, open_socket, run, token_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _fast(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.RACE_COUNTDOWN_S = 0
+    settings.WS_HEARTBEAT_S = 30
+
+
+@pytest.fixture
+def alice_token(alice):
+    return token_of(alice)
+
+
+@pytest.fixture
+def bob_token(bob):
+    return token_of(bob)
+
+
+def open_race(user, **body) -> dict:
+    response = client_for(user).post("/api/races/", {"deal": "ms:1", "autoplay": "none", **body}, format="json")
+    assert response.status_code == 201
+    return response.json()
+
+
+def mine(race: dict, username: str, ghost: bool = False) -> dict:
+    return next(r for r in race["racers"] if r["username"] == username and r["ghost"] == ghost)
+
+
+async def race_until(socket, test, timeout: float = 2.0) -> dict:
+    """The first race frame whose race passes `test`."""
+    while True:
+        frame = await next_of(socket, "race", timeout)
+        if test(frame["race"]):
+            return frame
+
+
+def test_a_watcher_gets_the_race_with_its_version_on_connect(alice):
+    race = open_race(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/races/{race['code']}/")
+        frame = await socket.receive_json_from(timeout=2)
+        assert frame["type"] == "race" and frame["version"] == frame["race"]["version"] == race["version"]
+        assert frame["race"]["code"] == race["code"] and frame["race"]["status"] == "open"
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def test_an_unknown_race_is_not_found_and_the_socket_closed(alice):
+    async def scenario():
+        socket = await open_socket("/ws/races/NOPE42/")
+        assert (await next_of(socket, "error"))["code"] == "not_found"
+        assert (await socket.receive_output(timeout=1)) == {"type": "websocket.close", "code": 4404}
+
+    run(scenario)
+
+
+def test_racers_see_joins_the_start_and_each_others_progress_live(alice, bob, alice_token, bob_token):
+    race = open_race(alice)
+    bob_api = client_for(bob)
+
+    async def scenario():
+        a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
+        b = await open_socket(f"/ws/races/{race['code']}/", token=bob_token)
+        await next_of(a, "auth_ok")
+        await database_sync_to_async(bob_api.post)(f"/api/races/{race['code']}/join/")
+        joined = await race_until(a, lambda r: len(r["racers"]) == 2)
+        assert [r["username"] for r in joined["race"]["racers"]] == ["alice", "bob"]
+        await a.send_json_to({"type": "start", "id": "go"})
+        running = await race_until(a, lambda r: r["status"] == "running")
+        own = await next_of(a, "state")
+        assert own["game"]["id"] == mine(running["race"], "alice")["game"] and own["game"]["player"] == "alice"
+        bobs_own = await next_of(b, "state")
+        assert bobs_own["game"]["player"] == "bob"
+        await a.send_json_to({"type": "move", "move": "5a", "ply": 0, "client_id": "a1", "id": 1})
+        ack = await next_of(a, "ack")
+        assert ack["id"] == 1 and ack["game"]["id"] == own["game"]["id"]
+        seen = await race_until(b, lambda r: mine(r, "alice")["moves"] == 1)
+        assert mine(seen["race"], "bob")["moves"] == 0
+        await b.send_json_to({"type": "move", "move": "5a", "ply": 0})
+        await next_of(b, "ack")
+        await race_until(a, lambda r: mine(r, "bob")["moves"] == 1)
+        await a.disconnect()
+        await b.disconnect()
+
+    run(scenario)
+
+
+def test_only_the_owner_starts_over_the_socket(alice, bob, bob_token):
+    race = open_race(alice)
+    client_for(bob).post(f"/api/races/{race['code']}/join/")
+
+    async def scenario():
+        b = await open_socket(f"/ws/races/{race['code']}/", token=bob_token)
+        await next_of(b, "auth_ok")
+        await b.send_json_to({"type": "start", "id": 5})
+        error = await next_of(b, "error")
+        assert (error["code"], error["id"]) == ("forbidden", 5)
+        await b.disconnect()
+
+    run(scenario)
+
+
+def test_moves_before_the_start_are_refused(alice, alice_token):
+    race = open_race(alice)
+
+    async def scenario():
+        a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
+        await next_of(a, "auth_ok")
+        await a.send_json_to({"type": "move", "move": "5a", "ply": 0})
+        assert (await next_of(a, "error"))["code"] == "race_not_started"
+        await a.disconnect()
+
+    run(scenario)
+
+
+def test_boards_are_revealed_on_the_socket_at_the_start_instant(alice, alice_token, settings):
+    settings.RACE_COUNTDOWN_S = 0.3
+    race = open_race(alice)
+
+    async def scenario():
+        a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
+        watcher = await open_socket(f"/ws/races/{race['code']}/")
+        await next_of(a, "auth_ok")
+        await a.send_json_to({"type": "start"})
+        countdown = (await race_until(a, lambda r: r["status"] == "countdown"))["race"]
+        assert mine(countdown, "alice")["game"] is None
+        starts_at = dt.datetime.fromisoformat(countdown["starts_at"].replace("Z", "+00:00"))
+        running = await race_until(watcher, lambda r: r["status"] == "running")
+        shown = dt.datetime.now(dt.UTC)
+        assert starts_at <= shown <= starts_at + dt.timedelta(seconds=0.5)
+        assert mine(running["race"], "alice")["game"] is not None
+        state = await next_of(a, "state")
+        assert state["game"]["created_at"] == countdown["starts_at"]
+        await a.disconnect()
+        await watcher.disconnect()
+
+    run(scenario)
+
+
+def test_a_finish_and_the_end_of_the_race_are_pushed(alice, alice_token, settings):
+    settings.WS_MOVE_BURST = 1000
+    race = open_race(alice)
+
+    async def scenario():
+        a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
+        await next_of(a, "auth_ok")
+        await a.send_json_to({"type": "start"})
+        await next_of(a, "state")
+        for ply, move in enumerate(MS1_WIN):
+            await a.send_json_to({"type": "move", "move": move, "ply": ply})
+            await next_of(a, "ack")
+        done = await race_until(a, lambda r: r["status"] == "finished")
+        assert mine(done["race"], "alice")["rank"] == 1 and mine(done["race"], "alice")["cards_home"] == 52
+        await a.disconnect()
+
+    run(scenario)
+
+
+def test_resigning_over_the_race_socket(alice, bob, alice_token):
+    race = open_race(alice)
+    client_for(bob).post(f"/api/races/{race['code']}/join/")
+
+    async def scenario():
+        a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
+        await next_of(a, "auth_ok")
+        await a.send_json_to({"type": "start"})
+        await next_of(a, "state")
+        await a.send_json_to({"type": "resign", "id": "r"})
+        answer = await race_until(a, lambda r: mine(r, "alice")["status"] == "resigned")
+        assert answer["race"]["status"] == "running"
+        await a.disconnect()
+
+    run(scenario)
+
+
+def test_a_ghost_opponent_moves_live_on_the_race_socket(alice, bob, alice_token):
+    ghost = recorded_win(bob, step_ms=3)
+    race = client_for(alice).post("/api/races/ghost/", {"game": ghost.pk}, format="json").json()
+
+    async def scenario():
+        a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
+        await next_of(a, "auth_ok")
+        await a.send_json_to({"type": "start"})
+        seen = []
+        while True:
+            frame = await next_of(a, "race")
+            shadow = mine(frame["race"], "bob", ghost=True)
+            seen.append(shadow["moves"])
+            if shadow["status"] == "won":
+                break
+        assert seen == sorted(seen) and seen[-1] == len(MS1_WIN)
+        assert len(set(seen)) > 3, "the ghost's progress arrives step by step"
+        assert shadow["rank"] == 1
+        await a.disconnect()
+
+    run(scenario)
+
+
+def test_a_gap_in_race_versions_is_answered_from_the_database(alice, bob, monkeypatch):
+    from games import events
+
+    race = open_race(alice)
+    alice_api, bob_api = client_for(alice), client_for(bob)
+
+    async def scenario():
+        watcher = await open_socket(f"/ws/races/{race['code']}/")
+        await next_of(watcher, "race")
+        real = events.publish_race
+        monkeypatch.setattr(events, "publish_race", lambda payload: False)
+        await database_sync_to_async(bob_api.post)(f"/api/races/{race['code']}/join/")
+        monkeypatch.setattr(events, "publish_race", real)
+        assert await nothing_more(watcher)
+        await database_sync_to_async(alice_api.post)(f"/api/races/{race['code']}/start/")
+        frame = await next_of(watcher, "race")
+        assert frame["version"] == race["version"] + 3 and len(frame["race"]["racers"]) == 2
+        await watcher.disconnect()
+
+    run(scenario)
