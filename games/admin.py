@@ -1,6 +1,6 @@
 """Admin pages for deals, games (with their read-only histories), dailies and races."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
 
 from games.models import Action, DailyChallenge, Deal, Game, Race, RaceEntry, RaceInvite
 
@@ -35,12 +35,30 @@ class GameAdmin(admin.ModelAdmin):
     list_filter = ["status", "autoplay", "review", "daily"]
     search_fields = ["player__username", "deal__id"]
     raw_id_fields = ["player", "deal", "daily"]
-    # Everything but the review verdict is derived from the validated history: not editable here.
+    # Everything is derived from the validated history: not editable here. The review verdict is given
+    # by the actions below, which also keep the leaderboard in step.
     readonly_fields = [
         "deal", "player", "autoplay", "daily", "status", "ply", "undos", "cards_home", "stuck",
-        "version", "state", "line", "created_at", "finished_at", "elapsed_ms",
+        "version", "state", "line", "created_at", "finished_at", "elapsed_ms", "review",
     ]
     inlines = [ActionInline]
+    actions = ["clear_review", "reject_review"]
+
+    @admin.action(description="Clear the review: the result is fair and ranked")
+    def clear_review(self, request, queryset):
+        from games import daily
+
+        for game in queryset:
+            daily.clear_review(game)
+        messages.success(request, f"{queryset.count()} games cleared")
+
+    @admin.action(description="Reject the result: it leaves the leaderboard")
+    def reject_review(self, request, queryset):
+        from games import daily
+
+        for game in queryset:
+            daily.reject_review(game)
+        messages.success(request, f"{queryset.count()} games rejected")
 
 
 @admin.register(Action)

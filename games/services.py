@@ -188,9 +188,10 @@ def _record(game: Game, board: Board, *, kind: str, notation: str, autoplay: lis
 
 def _after_change(game: Game) -> None:
     """Side effects of any change: race progress inside the transaction, pushes after commit."""
-    from games import races  # races call back into this module
+    from games import daily, races  # both call back into this module
 
     races.on_game_changed(game)
+    daily.on_game_changed(game)
     payload = game_payload(game)
     transaction.on_commit(lambda: events.publish_game(payload))
 
