@@ -2,7 +2,18 @@
 
 from django.contrib import admin, messages
 
-from games.models import Action, DailyChallenge, Deal, Game, Race, RaceEntry, RaceInvite
+from games.models import (
+    Action,
+    DailyChallenge,
+    DailyMovesTally,
+    DailyResult,
+    DailySpanTally,
+    Deal,
+    Game,
+    Race,
+    RaceEntry,
+    RaceInvite,
+)
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -61,10 +72,8 @@ class GameAdmin(admin.ModelAdmin):
         messages.success(request, f"{queryset.count()} games rejected")
 
 
-@admin.register(Action)
-class ActionAdmin(admin.ModelAdmin):
-    list_display = ["game", "index", "kind", "notation", "created_at"]
-    search_fields = ["game__id"]
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Derived or historical rows: shown, never written from the admin."""
 
     def has_add_permission(self, request):
         return False
@@ -74,6 +83,31 @@ class ActionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(Action)
+class ActionAdmin(ReadOnlyAdmin):
+    list_display = ["game", "index", "kind", "notation", "created_at"]
+    search_fields = ["game__id"]
+
+
+@admin.register(DailyResult)
+class DailyResultAdmin(ReadOnlyAdmin):
+    list_display = ["daily", "player", "moves", "undos", "elapsed_ms", "finished_at", "game"]
+    list_filter = ["daily"]
+    search_fields = ["player__username"]
+
+
+@admin.register(DailyMovesTally)
+class DailyMovesTallyAdmin(ReadOnlyAdmin):
+    list_display = ["daily", "moves", "count"]
+    list_filter = ["daily"]
+
+
+@admin.register(DailySpanTally)
+class DailySpanTallyAdmin(ReadOnlyAdmin):
+    list_display = ["daily", "moves", "span", "count"]
+    list_filter = ["daily"]
 
 
 @admin.register(DailyChallenge)

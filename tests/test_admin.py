@@ -1,0 +1,52 @@
+"""The admin: every model registered, its pages load, histories read-only, review verdicts."""
+
+from __future__ import annotations
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+
+from games import services
+from games.models import Action, Game
+
+
+@pytest.fixture
+def admin_client(client, db):
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_superuser("root", "root@example.com", "a long admin password 1")
+    client.force_login(user)
+    return client
+
+
+def test_every_model_of_the_project_is_registered():
+    for app in ("games", "accounts"):
+        for model in apps.get_app_config(app).get_models():
+            assert admin.site.is_registered(model), model.__name__
+
+
+def test_every_changelist_loads(admin_client, alice):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)
+    for model in admin.site._registry:
+        meta = model._meta
+        response = admin_client.get(f"/admin/{meta.app_label}/{meta.model_name}/")
+        assert response.status_code == 200, meta.label
+    assert admin_client.get(f"/admin/games/game/{game.pk}/change/").status_code == 200
+
+
+def test_histories_cannot_be_added_changed_or_deleted(admin_client, alice):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)
+    action = Action.objects.get(game=game)
+    assert admin_client.get("/admin/games/action/add/").status_code == 403
+    admin_client.post(f"/admin/games/action/{action.pk}/delete/", {"post": "yes"})
+    assert Action.objects.filter(pk=action.pk).exists()
+
+
+def test_a_flagged_game_is_cleared_by_an_admin_action(admin_client, alice):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    Game.objects.filter(pk=game.pk).update(review=Game.Review.FLAGGED)
+    response = admin_client.post("/admin/games/game/", {"action": "clear_review", "_selected_action": [game.pk]})
+    assert response.status_code == 302
+    assert Game.objects.get(pk=game.pk).review == Game.Review.CLEARED
