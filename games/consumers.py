@@ -33,12 +33,7 @@ from games.payloads import game_payload
 logger = logging.getLogger(__name__)
 
 
-def setting(name: str, default: float) -> float:
-    """A socket tunable: Django setting, else environment variable, else the default."""
-    value = getattr(settings, name, None)
-    if value is None:
-        value = os.environ.get(name, "").strip() or default
-    return float(value)
+setting = races.tunable
 
 
 MAX_FRAME = 4096  # bytes of one client frame

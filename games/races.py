@@ -14,6 +14,7 @@ is idempotent under the race's row lock, so several processes may try at once.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -32,16 +33,24 @@ CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 6
 
 
+def tunable(name: str, default: float) -> float:
+    """A race or socket tunable: the Django setting, else the environment variable, else the default."""
+    value = getattr(settings, name, None)
+    if value is None:
+        value = os.environ.get(name, "").strip() or default
+    return float(value)
+
+
 def countdown_s() -> float:
-    return float(getattr(settings, "RACE_COUNTDOWN_S", 3))
+    return tunable("RACE_COUNTDOWN_S", 3)
 
 
 def max_racers() -> int:
-    return int(getattr(settings, "RACE_MAX_RACERS", 8))
+    return int(tunable("RACE_MAX_RACERS", 8))
 
 
 def default_time_limit_s() -> int:
-    return int(getattr(settings, "RACE_TIME_LIMIT_S", 1800))
+    return int(tunable("RACE_TIME_LIMIT_S", 1800))
 
 
 def iso(moment: dt.datetime | None) -> str | None:
