@@ -150,6 +150,7 @@ def server_env(database: str, redis: str) -> dict:
         LOG_LEVEL="WARNING",
         WS_MOVE_RATE="100000",
         WS_MOVE_BURST="100000",
+        ACTIONS_PER_SECOND="0",
         THROTTLE_USER="10000000/min",
         THROTTLE_MOVES="10000000/min",
         THROTTLE_ANON="10000000/min",
