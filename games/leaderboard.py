@@ -56,8 +56,16 @@ class Entry:
         }
 
 
+# The columns of a board line, read as tuples: no model instances on the hot paths.
+FIELDS = ("player__username", "moves", "undos", "elapsed_ms", "finished_at", "game_id")
+
+
 def _entry(rank: int, row: DailyResult) -> Entry:
     return Entry(rank, row.player.username, row.moves, row.undos, row.elapsed_ms, row.finished_at, row.game_id)
+
+
+def _entries(first_rank: int, rows) -> list[Entry]:
+    return [Entry(first_rank + i, *row) for i, row in enumerate(rows)]
 
 
 # --- keeping results and tallies --------------------------------------------------------------
@@ -201,7 +209,7 @@ def entry_of(date: dt.date, user) -> Entry | None:
 
 
 def _ordered(date: dt.date):
-    return DailyResult.objects.filter(daily_id=date).select_related("player").order_by(*ORDER)
+    return DailyResult.objects.filter(daily_id=date).order_by(*ORDER).values_list(*FIELDS)
 
 
 # Below this offset a plain OFFSET over the ranking index is as fast as seeking with the tallies.
@@ -231,17 +239,14 @@ def _seek(date: dt.date, offset: int) -> tuple[int, int, int] | None:
 def page(date: dt.date, *, offset: int, limit: int) -> list[Entry]:
     """`limit` entries of the day's board from the 0-based `offset`, best first."""
     if offset < SEEK_FROM:
-        rows = list(_ordered(date)[offset : offset + limit])
-        return [_entry(offset + i + 1, row) for i, row in enumerate(rows)]
+        return _entries(offset + 1, _ordered(date)[offset : offset + limit])
     seek = _seek(date, offset)
     if seek is None:
         return []
     moves, elapsed_from, skip = seek
     # A row comparison is a single range on the ranking index (PostgreSQL, SQLite >= 3.15).
-    rows = list(
-        _ordered(date).extra(where=["(moves, elapsed_ms) >= (%s, %s)"], params=[moves, elapsed_from])[skip : skip + limit]
-    )
-    return [_entry(offset + i + 1, row) for i, row in enumerate(rows)]
+    rows = _ordered(date).extra(where=["(moves, elapsed_ms) >= (%s, %s)"], params=[moves, elapsed_from])
+    return _entries(offset + 1, rows[skip : skip + limit])
 
 
 def friends_board(date: dt.date, user) -> list[Entry]:
@@ -249,8 +254,7 @@ def friends_board(date: dt.date, user) -> list[Entry]:
     from accounts.selectors import friend_ids
 
     ids = friend_ids(user) | {user.pk}
-    rows = _ordered(date).filter(player_id__in=ids)
-    return [_entry(i + 1, row) for i, row in enumerate(rows)]
+    return _entries(1, _ordered(date).filter(player_id__in=ids))
 
 
 def histogram(date: dt.date) -> list[tuple[int, int]]:
@@ -266,5 +270,5 @@ def winners(dates: list[dt.date]) -> dict[dt.date, Entry]:
     for date in dates:
         row = _ordered(date).first()
         if row is not None:
-            found[date] = _entry(1, row)
+            found[date] = Entry(1, *row)
     return found

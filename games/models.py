@@ -216,8 +216,11 @@ class DailyResult(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["daily", "player"], name="one_result_per_daily")]
         indexes = [
-            # The spec's ranking order: fewest moves, then shortest time, then earliest finish.
-            models.Index(fields=["daily", "moves", "elapsed_ms", "finished_at", "game"], name="daily_result_rank"),
+            # The spec's ranking order: fewest moves, then shortest time, then earliest finish; undos
+            # and player after the order, so a page of the board is read from the index alone.
+            models.Index(
+                fields=["daily", "moves", "elapsed_ms", "finished_at", "game", "undos", "player"], name="daily_result_board"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -234,6 +237,11 @@ class DailyMovesTally(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["daily", "moves"], name="one_tally_per_move_count")]
+        # Sums of counts read from the index alone.
+        indexes = [models.Index(fields=["daily", "moves", "count"], name="daily_moves_tally_sum")]
+
+    def __str__(self) -> str:
+        return f"daily:{self.daily_id} {self.moves} moves: {self.count}"
 
 
 class DailySpanTally(models.Model):
@@ -247,3 +255,7 @@ class DailySpanTally(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["daily", "moves", "span"], name="one_tally_per_span")]
+        indexes = [models.Index(fields=["daily", "moves", "span", "count"], name="daily_span_tally_sum")]
+
+    def __str__(self) -> str:
+        return f"daily:{self.daily_id} {self.moves} moves, span {self.span}: {self.count}"
