@@ -127,9 +127,9 @@ def replays_to_win(board: Board, moves: list[Move], autoplay: str) -> bool:
 # The searches
 
 #: Heuristic weights of the fast search (weighted best-first) and of par mode's beam search.
-FAST_PARAMS = {"runs": 1.0, "bad": 0.5, "nd": 0.3, "empty": 1.0, "cell": 0.5}
+FAST_PARAMS = {"runs": 1.0, "bad": 0.2, "empty": 0.5, "cell": 0.6, "home": 0.3}
 FAST_WEIGHT = 2.0
-BEAM_PARAMS = {"home": 0.2, "runs": 1.0, "bad": 0.3, "cell": 0.5, "nd": 0.2}
+BEAM_PARAMS = {"home": 0.082, "bad": 0.128, "runs": 1.067, "cell": 0.567}
 
 
 def _cost_found(autoplay: str) -> int:

@@ -257,40 +257,32 @@ def children(state, full_autoplay):
 # Heuristic and best-first search
 
 
-def col_bad(col) -> int:
-    """Cards that rest somewhere above a lower-ranked card of their column: each must move."""
-    bad = 0
-    m = 99
-    for c in col:
-        r = c >> 2
-        if r > m:
-            bad += 1
-        else:
-            m = r
-    return bad
+class Heuristic:
+    """Estimate of the moves left: a weighted sum of column terms (cached by column) and of terms
+    of the free cells and foundations.
 
+    Column terms: ``bad`` cards (resting above a lower-ranked card of their column: each must move
+    before that card can go home), ``runs`` (natural runs among those: one move each at best), and
+    ``empty`` for an empty column (a negative cost: room to move).
+    """
 
-class Search:
-    """Weighted best-first search (f = g + weight * h) over canonical positions."""
+    __slots__ = ("bad", "runs", "empty", "cell", "home", "cache")
 
-    def __init__(self, root, cost_found=1, weight=3.0, params=None):
-        self.root = root
-        self.cost_found = cost_found
-        self.weight = weight
-        self.p = params or {}
-        self.colcache: dict = {}
-        self.states = 0
+    def __init__(self, params: dict):
+        self.bad = params.get("bad", 0.0)
+        self.runs = params.get("runs", 1.0)
+        self.empty = params.get("empty", 0.0)
+        self.cell = params.get("cell", 0.5)
+        self.home = params.get("home", 0.0)
+        self.cache: dict = {}
 
-    def colinfo(self, col):
+    def col(self, col) -> float:
         bad = 0
         runs = 0
         m = 99
         prev = -1
-        depth = {}
-        n = len(col)
-        for i, c in enumerate(col):
+        for c in col:
             r = c >> 2
-            depth[c] = n - 1 - i
             if r > m:
                 bad += 1
                 if not (prev >= 0 and (prev >> 2) == r + 1 and ((prev ^ c) & 1)):
@@ -298,59 +290,82 @@ class Search:
             else:
                 m = r
             prev = c
-        info = self.colcache[col] = (bad, runs, depth)
-        return info
+        v = self.cache[col] = bad * self.bad + runs * self.runs - (self.empty if not col else 0.0)
+        return v
+
+    def colsum(self, cols) -> float:
+        cache = self.cache
+        total = 0.0
+        for col in cols:
+            v = cache.get(col)
+            if v is None:
+                v = self.col(col)
+            total += v
+        return total
+
+    def rest(self, cells, found) -> float:
+        return len(cells) * self.cell + (52 - found[0] - found[1] - found[2] - found[3]) * self.home
+
+    def scored_children(self, state, colsum, first):
+        """children() with (h, colsum) of each child: [(h, colsum, move, child, auto)]."""
+        cache = self.cache
+        pcols = state[0]
+        wcell = self.cell
+        whome = self.home
+        out = []
+        for move, child, auto in children(state, first):
+            ccols, ccells, cfound = child
+            cs = colsum
+            for a, b in zip(ccols, pcols, strict=False):
+                if a is not b:
+                    v = cache.get(a)
+                    if v is None:
+                        v = self.col(a)
+                    cs += v - cache[b]
+            h = cs + len(ccells) * wcell + (52 - cfound[0] - cfound[1] - cfound[2] - cfound[3]) * whome
+            out.append((h, cs, move, child, auto))
+        return out
+
+
+class Search:
+    """Weighted best-first search (f = g + weight * h) over canonical positions.
+
+    With ``max_states``/``deadline`` unset it runs until it finds a win or has searched every position
+    reachable (``exhausted``): a proof that there is no win, since nothing is pruned.
+    """
+
+    def __init__(self, root, cost_found=1, weight=3.0, params=None):
+        self.root = root
+        self.cost_found = cost_found
+        self.weight = weight
+        self.heur = Heuristic(params or {})
+        self.states = 0
+        self.exhausted = False
 
     def h(self, state):
-        cols, cells, found = state
-        cache = self.colcache
-        bad = runs = 0
-        empty = 0
-        nxt = [((found[s] + 1) << 2) | s for s in range(4)]
-        ndepth = 0
-        for col in cols:
-            if not col:
-                empty += 1
-                continue
-            info = cache.get(col)
-            if info is None:
-                info = self.colinfo(col)
-            bad += info[0]
-            runs += info[1]
-            dm = info[2]
-            for c in nxt:
-                d = dm.get(c)
-                if d is not None:
-                    ndepth += d
-        home = found[0] + found[1] + found[2] + found[3]
-        p = self.p
-        return (
-            (52 - home) * p.get("home", 1.0)
-            + bad * p.get("bad", 1.0)
-            + runs * p.get("runs", 0.0)
-            + len(cells) * p.get("cell", 0.5)
-            - empty * p.get("empty", 0.0)
-            + ndepth * p.get("nd", 0.0)
-        )
+        return self.heur.colsum(state[0]) + self.heur.rest(state[1], state[2])
 
     def run(self, max_states=None, deadline=None):
         root = self.root
         w = self.weight
         cf = self.cost_found
+        heur = self.heur
         seen = {key_of(root[0], root[1])}
-        heap = [(0.0, 0, root, None)]
+        heap = [(0.0, 0, root, None, heur.colsum(root[0]))]
         seq = 1
         expanded = 0
         first = True
+        push = heapq.heappush
+        pop = heapq.heappop
         while heap:
-            _f, _s, state, node = heapq.heappop(heap)
+            _f, _s, state, node, colsum = pop(heap)
             g = node[4] if node else 0
             expanded += 1
             if max_states and expanded > max_states:
                 break
             if deadline and not expanded & 255 and time.perf_counter() > deadline:
                 break
-            for move, child, auto in children(state, first):
+            for h, cs, move, child, auto in heur.scored_children(state, colsum, first):
                 cols, cells, found = child
                 k = (tuple(sorted(cols)), cells)
                 if k in seen:
@@ -361,7 +376,7 @@ class Search:
                 if found[0] + found[1] + found[2] + found[3] == 52:
                     self.states = expanded
                     return self.path(cnode)
-                heapq.heappush(heap, (ng + w * self.h(child), seq, child, cnode))
+                push(heap, (ng + w * h, seq, child, cnode, cs))
                 seq += 1
             first = False
         self.states = expanded
@@ -379,22 +394,23 @@ class Search:
 
 
 def beam(search, width, max_levels=400, deadline=None):
-    """Beam search by levels of g (player moves); returns a path or None."""
+    """Beam search by levels of g (player moves): keeps the ``width`` best positions (by h) of each
+    level; returns a path or None."""
     root = search.root
     cf = search.cost_found
-    h = search.h
+    heur = search.heur
     seen = {key_of(root[0], root[1])}
-    level = [(0, root, None)]
+    level = [(0.0, heur.colsum(root[0]), root, None)]
     first = True
     expanded = 0
     for _g in range(max_levels):
         cand = {}
         i = 0
         while i < len(level):
-            _hv, state, node = level[i]
+            _hv, colsum, state, node = level[i]
             i += 1
             expanded += 1
-            for move, child, auto in children(state, first):
+            for h, cs, move, child, auto in heur.scored_children(state, colsum, first):
                 cols, cells, found = child
                 k = (tuple(sorted(cols)), cells)
                 if k in seen or k in cand:
@@ -405,20 +421,22 @@ def beam(search, width, max_levels=400, deadline=None):
                     return Search.path(cnode)
                 if cf == 0 and move[1] == FOUND:
                     seen.add(k)
-                    level.append((0, child, cnode))
+                    level.append((h, cs, child, cnode))
                 else:
-                    cand[k] = (h(child), len(cand), child, cnode)
+                    cand[k] = (h, len(cand), cs, child, cnode)
             first = False
         if not cand:
             break
         if deadline and time.perf_counter() > deadline:
             break
-        vals = cand.values()
-        best = heapq.nsmallest(width, vals) if len(cand) > width else vals
+        if len(cand) > width:
+            best = heapq.nsmallest(width, cand.items(), key=lambda kv: kv[1])
+        else:
+            best = cand.items()
         level = []
-        for b in best:
-            seen.add((tuple(sorted(b[2][0])), b[2][1]))
-            level.append((b[0], b[2], b[3]))
+        for k, b in best:
+            seen.add(k)
+            level.append((b[0], b[2], b[3], b[4]))
     search.states = expanded
     return None
 
