@@ -250,11 +250,22 @@ def page(date: dt.date, *, offset: int, limit: int) -> list[Entry]:
 
 
 def friends_board(date: dt.date, user) -> list[Entry]:
-    """The day's board of the user and their accepted friends, ranked among themselves."""
-    from accounts.selectors import friend_ids
+    """The day's board of the user and their accepted friends, ranked among themselves.
 
-    ids = friend_ids(user) | {user.pk}
-    return _entries(1, _ordered(date).filter(player_id__in=ids))
+    One query: the friends are selected inside it (the same rule as accounts.selectors.friend_ids:
+    an accepted request in either direction), rather than sent over as a list of ids.
+    """
+    from accounts.models import Friendship
+
+    friendship = _table(Friendship)
+    accepted = Friendship.Status.ACCEPTED
+    circle = (
+        f"SELECT to_user_id FROM {friendship} WHERE from_user_id = %s AND status = %s "
+        f"UNION ALL SELECT from_user_id FROM {friendship} WHERE to_user_id = %s AND status = %s "
+        "UNION ALL SELECT %s"
+    )
+    rows = _ordered(date).extra(where=[f"player_id IN ({circle})"], params=[user.pk, accepted, user.pk, accepted, user.pk])
+    return _entries(1, rows)
 
 
 def histogram(date: dt.date) -> list[tuple[int, int]]:

@@ -256,3 +256,19 @@ def test_the_real_solver_makes_a_daily_whose_par_line_wins(db, monkeypatch, sett
 
     check = verify(services.board_of_deal(made.deal), made.par_line, autoplay="safe")
     assert check.valid and check.won
+
+
+def test_the_admin_actions_clear_or_reject_flagged_games(alice, bob, today_daily, settings):
+    from unittest.mock import Mock
+
+    from games.admin_daily import clear_review_action, reject_review_action
+
+    settings.DAILY_MIN_MS_PER_MOVE = 150
+    fast = [play(daily.start_ranked_game(user)[0], actions_for(9), seconds=0.5) for user in (alice, bob)]
+    assert [g.review for g in fast] == ["flagged", "flagged"]
+    admin = Mock()
+    clear_review_action(admin, None, Game.objects.filter(pk=fast[0].pk))
+    reject_review_action(admin, None, Game.objects.filter(pk=fast[1].pk))
+    assert list(DailyResult.objects.values_list("game_id", flat=True)) == [fast[0].pk]
+    assert Game.objects.get(pk=fast[1].pk).review == "rejected"
+    assert admin.message_user.call_count == 2

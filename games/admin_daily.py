@@ -1,0 +1,29 @@
+"""Admin actions on ranked games held for review: clear (rank it) or reject (keep it off the board).
+
+Add them to GameAdmin: `actions = [clear_review_action, reject_review_action]`. The verdict must go
+through these (games.daily.clear_review / reject_review), not through editing `review` in the form,
+so that the leaderboard's results and tallies follow it in the same transaction.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+
+from games import daily
+from games.models import Game
+
+
+@admin.action(description="Clear the review: the result is fair, rank it")
+def clear_review_action(modeladmin, request, queryset):
+    games = list(queryset.exclude(review=Game.Review.CLEARED))
+    for game in games:
+        daily.clear_review(game)
+    modeladmin.message_user(request, f"{len(games)} game(s) cleared and ranked", messages.SUCCESS)
+
+
+@admin.action(description="Reject the result: keep it off the leaderboard")
+def reject_review_action(modeladmin, request, queryset):
+    games = list(queryset.exclude(review=Game.Review.REJECTED))
+    for game in games:
+        daily.reject_review(game)
+    modeladmin.message_user(request, f"{len(games)} game(s) rejected", messages.WARNING)
