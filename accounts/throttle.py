@@ -1,11 +1,13 @@
 """Login throttling: after 10 failures in a minute for one account or address, refuse until it passes.
 
 Counters are atomic and shared by every server process: Redis INCR when REDIS_URL is set, else an
-UPDATE ... SET count = count + 1 on a database row. Windows are fixed calendar minutes.
+UPDATE ... SET count = count + 1 on a database row. While Redis is unreachable the database counts, so
+logins keep working and stay limited. Windows are fixed calendar minutes.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 
 from django.conf import settings
@@ -14,6 +16,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from accounts.models import LoginFailure
+
+logger = logging.getLogger(__name__)
 
 LIMIT = 10
 WINDOW_S = 60
@@ -38,12 +42,33 @@ def _cache_key(key: str, window: int) -> str:
     return f"login-fail:{window}:{key}"
 
 
+def _db_failures(key: str, window: int) -> int:
+    return LoginFailure.objects.filter(key=key, window=window).values_list("count", flat=True).first() or 0
+
+
+def _db_record(key: str, window: int) -> None:
+    if LoginFailure.objects.filter(key=key, window=window).update(count=F("count") + 1):
+        return
+    try:
+        with transaction.atomic():
+            LoginFailure.objects.create(key=key, window=window, count=1)
+    except IntegrityError:  # another request created it first: count on its row
+        LoginFailure.objects.filter(key=key, window=window).update(count=F("count") + 1)
+
+
+def _redis_failed(exc: Exception) -> None:
+    logger.warning("login throttle falls back to the database, Redis failed: %s: %s", type(exc).__name__, exc)
+
+
 def failures(key: str) -> int:
     window = _window()
     if settings.REDIS_URL:
-        return int(cache.get(_cache_key(key, window)) or 0)
-    row = LoginFailure.objects.filter(key=key, window=window).values_list("count", flat=True).first()
-    return row or 0
+        try:
+            # Failures counted in the database while Redis was away still count.
+            return int(cache.get(_cache_key(key, window)) or 0) + _db_failures(key, window)
+        except Exception as exc:
+            _redis_failed(exc)
+    return _db_failures(key, window)
 
 
 def is_limited(keys: list[str]) -> bool:
@@ -55,16 +80,13 @@ def record_failure(keys: list[str]) -> None:
     for key in keys:
         if settings.REDIS_URL:
             name = _cache_key(key, window)
-            cache.add(name, 0, timeout=WINDOW_S * 2)
-            cache.incr(name)
-            continue
-        if LoginFailure.objects.filter(key=key, window=window).update(count=F("count") + 1):
-            continue
-        try:
-            with transaction.atomic():
-                LoginFailure.objects.create(key=key, window=window, count=1)
-        except IntegrityError:  # another request created it first: count on its row
-            LoginFailure.objects.filter(key=key, window=window).update(count=F("count") + 1)
+            try:
+                cache.add(name, 0, timeout=WINDOW_S * 2)
+                cache.incr(name)
+                continue
+            except Exception as exc:
+                _redis_failed(exc)
+        _db_record(key, window)
     # Old rows are swept now and then, so the table stays small.
-    if not settings.REDIS_URL and window % 10 == 0:
+    if window % 10 == 0:
         LoginFailure.objects.filter(window__lt=window - 1).delete()

@@ -12,13 +12,13 @@ from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions, status
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from accounts import selectors, services, throttle
 from accounts import serializers as s
 from accounts.models import Profile
 from freecell_site.errors import ServiceError
+from freecell_site.throttling import AnonRateThrottle
 from games.api.serializers import ErrorSerializer
 from games.stats import player_statistics
 

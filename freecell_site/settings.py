@@ -171,6 +171,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "freecell_site.errors.api_exception_handler",
     "DEFAULT_PAGINATION_CLASS": "freecell_site.pagination.Pagination",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "freecell_site.throttling.AnonRateThrottle",
+        "freecell_site.throttling.UserRateThrottle",
+    ],
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "120/min"),

@@ -76,7 +76,6 @@ def test_the_per_account_action_limit_fails_open_while_redis_is_down(alice, redi
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(strict=True, reason="DRF's ScopedRateThrottle('moves') reads the Redis cache and raises: 500 while Redis is down")
 def test_a_rest_move_is_stored_while_redis_is_down(alice, alice_client, redis_down):
     from games import services
 
@@ -86,7 +85,6 @@ def test_a_rest_move_is_stored_while_redis_is_down(alice, alice_client, redis_do
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(strict=True, reason="accounts/throttle.py counts login failures in the cache with no fallback: 500 while Redis is down")
 def test_a_token_login_works_while_redis_is_down(alice, anon_client, redis_down):
     from tests.conftest import PASSWORD
 

@@ -8,11 +8,11 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import permissions, status
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from freecell_site.errors import ServiceError
 from freecell_site.renderers import PlainTextRenderer
+from freecell_site.throttling import ScopedRateThrottle
 from games import selectors, services
 from games.api import serializers as s
 from games.engine import Board, parse_deal, verify
