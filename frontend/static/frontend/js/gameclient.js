@@ -345,9 +345,10 @@ export class GameClient {
     if (!queue.length || !sameState(queue[queue.length - 1], final)) queue.push(final);
     if (sameState(queue[0], this.table.state)) queue.shift();
     if (!queue.length) return;
+    this.table.model = final;
     const run = () => {
       const state = queue.shift();
-      this.table.render(state, { duration: 130 });
+      this.table.render(state, { duration: 130, intermediate: queue.length > 0 });
       if (queue.length) this.sequence = setTimeout(run, AUTOPLAY_STEP_MS);
       else this.sequence = null;
     };

@@ -60,7 +60,7 @@ export function histogramSvg(buckets, { par = null, me = null, width = 640, heig
       svg.append(bar);
     }
     const every = Math.max(1, Math.ceil(bins.length / 10));
-    if (i % every === 0 || i === bins.length - 1) {
+    if (i % every === 0 || (i === bins.length - 1 && i % every > every / 2)) {
       svg.append(svgEl("text", { x: left + i * barW + barW / 2, y: height - bottom + 16, "text-anchor": "middle", text: String(bin.start) }));
     }
   });

@@ -26,7 +26,8 @@ export class Table {
     this.onTyping = options.onTyping || (() => {});
     this.interactive = options.interactive ?? true;
     this.keyboard = options.keyboard ?? this.interactive;
-    this.state = emptyState();
+    this.state = emptyState(); // what is drawn (an autoplay animation draws intermediate positions)
+    this.model = this.state; // the position moves are computed from: always the latest one
     this.selection = null;
     this.press = null;
     this.lastTap = null;
@@ -97,16 +98,22 @@ export class Table {
   }
 
   setInteractive(on) {
+    const changed = this.interactive !== on;
     this.interactive = on;
     this.root.classList.toggle("readonly", !on);
     if (!on) this.clearSelection();
+    if (changed) this.layout();
   }
 
   // ------------------------------------------------------------------ drawing
 
-  /** Draws `state`; cards slide from where they were unless `animate` is false. */
-  render(state, { animate = true, duration = 170 } = {}) {
+  /**
+   * Draws `state`; cards slide from where they were unless `animate` is false. An `intermediate`
+   * state (a step of an autoplay animation) is only drawn: gestures keep using the latest position.
+   */
+  render(state, { animate = true, duration = 170, intermediate = false } = {}) {
     this.state = state;
+    if (!intermediate) this.model = state;
     const before = new Map();
     const doAnimate = animate && !reducedMotion() && this.root.isConnected;
     if (doAnimate) for (const [code, card] of this.cards) if (card.isConnected) before.set(code, card.getBoundingClientRect());
@@ -210,7 +217,8 @@ export class Table {
     const viewport = window.innerHeight;
     // Fan so that the longest column still fits above the fold where possible, never tighter than
     // what keeps each covered card's index readable.
-    const available = Math.max(cardH * 2.5, viewport - Math.max(0, top - window.scrollY) - 12);
+    // Leave room below the columns for the row of controls.
+    const available = Math.max(cardH * 2.5, viewport - Math.max(0, top - window.scrollY) - 72);
     const fanMax = Math.round(cardH * 0.27);
     const fanMin = Math.round(cardW * 0.36);
     let tallest = cardH;
@@ -224,7 +232,9 @@ export class Table {
       });
       tallest = Math.max(tallest, cardH + Math.max(0, n - 1) * fan);
     });
-    this.columnsEl.style.minHeight = `${Math.max(tallest + 8, Math.min(available, cardH * 4))}px`;
+    // While playing, the columns keep room to drop long runs into; a finished or watched table is compact.
+    const room = this.interactive ? Math.min(available, cardH * 4) : 0;
+    this.columnsEl.style.minHeight = `${Math.max(tallest + 8, room)}px`;
     for (const suit of FOUNDATION_ORDER) {
       [...this.foundationPiles[suit].querySelectorAll("[data-card]")].forEach((card, j) => {
         card.style.top = "0px";
@@ -244,15 +254,15 @@ export class Table {
 
   /** {pile, index, count, cards} for a card that may be picked up (cell card or a run's bottom), or null. */
   pickable(cardEl) {
-    const pileEl = cardEl.closest("[data-pile]");
-    if (!pileEl) return null;
-    const pile = pileEl.dataset.pile;
     const code = cardEl.dataset.card;
-    if (pile === "h") return null;
-    if ("abcd".includes(pile)) return { pile, index: 0, count: 1, cards: [code] };
-    const column = this.state.columns[Number(pile) - 1];
+    // Where the card is in the latest position, not where an animation is drawing it.
+    const cell = this.model.cells.indexOf(code);
+    if (cell >= 0) return { pile: "abcd"[cell], index: 0, count: 1, cards: [code] };
+    const col = this.model.columns.findIndex((c) => c.includes(code));
+    if (col < 0) return null;
+    const pile = String(col + 1);
+    const column = this.model.columns[col];
     const index = column.indexOf(code);
-    if (index < 0) return null;
     const count = column.length - index;
     if (count > runLength(column)) return { pile, index, count, cards: column.slice(index), notRun: true };
     return { pile, index, count, cards: column.slice(index) };
@@ -265,13 +275,13 @@ export class Table {
     if ("abcd".includes(dest)) {
       // A tap or drop on a taken cell means "a free cell": use the first empty one.
       let cell = dest;
-      if (this.state.cells["abcd".indexOf(dest)]) {
-        const free = this.state.cells.findIndex((c) => !c);
+      if (this.model.cells["abcd".indexOf(dest)]) {
+        const free = this.model.cells.findIndex((c) => !c);
         if (free >= 0) cell = "abcd"[free];
       }
       return `${sel.pile}${cell}`;
     }
-    const column = this.state.columns[Number(dest) - 1];
+    const column = this.model.columns[Number(dest) - 1];
     if (!column.length && "12345678".includes(sel.pile)) return formatMove(sel.pile, dest, sel.count);
     return `${sel.pile}${dest}`;
   }
@@ -295,7 +305,7 @@ export class Table {
     for (const pile of this.root.querySelectorAll("[data-pile]")) {
       if (pile.dataset.pile === sel.pile) continue;
       const move = this.notation(sel, pile);
-      if (!checkMove(this.state, move).error) pile.classList.add("target");
+      if (!checkMove(this.model, move).error) pile.classList.add("target");
     }
   }
 
@@ -357,7 +367,7 @@ export class Table {
 
   pileAt(x, y, exclude = []) {
     for (const node of document.elementsFromPoint(x, y)) {
-      if (exclude.includes(node)) continue;
+      if (exclude.some((el) => el.contains(node))) continue;
       const pile = node.closest && node.closest("[data-pile]");
       if (pile && this.root.contains(pile)) return pile;
     }
@@ -370,13 +380,13 @@ export class Table {
     this.press = null;
     for (const pile of this.root.querySelectorAll(".pile.over")) pile.classList.remove("over");
     if (press.dragging) {
-      for (const card of press.els) card.classList.remove("dragging");
       const target = this.pileAt(e.clientX, e.clientY, press.els);
+      for (const card of press.els) card.classList.remove("dragging");
       if (target && target.dataset.pile !== press.sel.pile) {
         this.emit(this.notation(press.sel, target), "drag");
       } else {
         this.clearSelection();
-        this.render(this.state); // slide back
+        this.render(this.model); // slide back
       }
       return;
     }
@@ -389,7 +399,7 @@ export class Table {
     if (press && press.dragging) {
       for (const card of press.els) card.classList.remove("dragging");
       this.clearSelection();
-      this.render(this.state);
+      this.render(this.model);
     }
   }
 
@@ -439,23 +449,29 @@ export class Table {
     if (!this.interactive || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
-    if (t && t.tagName === "BUTTON" && (e.key === "Enter" || e.key === " ")) return;
+    // Enter and space belong to a focused button, unless a typed move is waiting for Enter.
+    if (t && t.tagName === "BUTTON" && (e.key === " " || (e.key === "Enter" && !this.typed))) return;
     if (document.querySelector("dialog[open]")) return;
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     if (key === "Escape") {
+      this.swallow = false;
       this.setTyped("");
       this.clearSelection();
       return;
     }
     if (key === "Backspace") {
-      if (this.typed) {
+      if (this.swallow) this.endSwallow();
+      else if (this.typed) {
         e.preventDefault();
         this.setTyped(this.typed.slice(0, -1));
       }
       return;
     }
     if (key === "Enter") {
-      if (this.typed) {
+      if (this.swallow) {
+        e.preventDefault();
+        this.endSwallow();
+      } else if (this.typed) {
         e.preventDefault();
         this.submitTyped(true);
       }
@@ -470,8 +486,28 @@ export class Table {
     }
     if (!/[0-9a-fhv]/.test(key)) return;
     e.preventDefault();
+    // A count typed after a column-to-column move that went at once (`57v3`) only repeats what the
+    // move implies: take it in and drop it, rather than read it as the start of a new move.
+    const sent = this.lastTyped;
+    if (!this.typed && key === "v" && sent && performance.now() - sent.at < 1500) {
+      this.swallow = true;
+      this.setTyped(`${sent.move}v`);
+      return;
+    }
+    if (this.swallow) {
+      // A count is one hex digit (a run holds at most 13 cards): it ends the swallowed move.
+      const digit = /^[0-9a-f]$/.test(key);
+      this.endSwallow();
+      if (digit) return;
+    }
     this.setTyped(this.typed + key);
     this.submitTyped(false);
+  }
+
+  endSwallow() {
+    this.swallow = false;
+    this.lastTyped = null;
+    this.setTyped("");
   }
 
   setTyped(text) {
@@ -491,7 +527,7 @@ export class Table {
     if (/^[1-8a-d][1-8a-dh]$/.test(text)) {
       const [src, dest] = text;
       const waitForCount = !force && "12345678".includes(src) && "12345678".includes(dest)
-        && !this.state.columns[Number(dest) - 1].length && runLength(this.state.columns[Number(src) - 1]) > 1;
+        && !this.model.columns[Number(dest) - 1].length && runLength(this.model.columns[Number(src) - 1]) > 1;
       if (waitForCount) {
         // A move to an empty column may carry a count (`24v3`): give the player a moment to type it.
         this.typedTimer = setTimeout(() => this.submitTyped(true), 1200);
@@ -499,6 +535,7 @@ export class Table {
       }
       this.setTyped("");
       this.emit(text, "keyboard");
+      if ("12345678".includes(src) && "12345678".includes(dest)) this.lastTyped = { move: text, at: performance.now() };
       return;
     }
     if (/^[1-8][1-8]v[0-9a-f]+$/.test(text)) {

@@ -119,12 +119,12 @@ function renderRacers() {
       : r.status === "resigned" ? "resigned" : r.status === "waiting" ? "ready" : "playing";
     return el("li", { class: `racer${r.username === me && !r.ghost ? " me" : ""}`, "data-username": r.username, "data-status": r.status },
       el("span", { class: "name" }, r.game && r.username !== me ? el("a", { href: `/games/${r.game}/`, text: r.username, title: "Watch this game" }) : r.username, r.ghost ? " (ghost)" : ""),
-      el("div", { class: "progress", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 52, "aria-valuenow": r.cards_home, "aria-label": `${r.username}: ${r.cards_home} of 52 cards home`, "data-testid": "progress" },
-        el("span", { style: `width: ${pct}%` })),
       el("span", { class: "figures" },
         el("span", { "data-testid": "racer-home", text: `${r.cards_home}/52` }), " · ",
-        el("span", { "data-testid": "racer-moves", text: `${r.moves} moves` }), " · ",
+        el("span", { "data-testid": "racer-moves", text: `${r.moves} move${r.moves === 1 ? "" : "s"}` }), " · ",
         el("span", { "data-testid": "racer-status", text: label })),
+      el("div", { class: "progress", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 52, "aria-valuenow": r.cards_home, "aria-label": `${r.username}: ${r.cards_home} of 52 cards home`, "data-testid": "progress" },
+        el("span", { style: `width: ${pct}%` })),
     );
   }));
 }

@@ -1,0 +1,620 @@
+"""The site in a real browser: Playwright drives Debian's Chromium against a Daphne server started here
+(HTTP and websockets) on a fresh SQLite file. Screenshots land in tests/artifacts/.
+
+Scenarios: sign up and win a Microsoft deal by clicking (with undo, keyboard moves, a capacity refusal,
+and the replay of the game afterwards); drag and drop, double-click, refusals, a dropped connection,
+two tabs and a phone; a race in two browser contexts; the daily from its start to its leaderboard.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from games.engine import Board, verify
+from games.engine.errors import IllegalMove
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+PASSWORD = "correct horse battery 9"
+DESKTOP = {"width": 1280, "height": 860}
+
+# A winning line of ms:1 under safe autoplay, for when the project's solver is not importable: made with
+# `make-microsoft-freecell-board -t 1 | fc-solve -snx -p -t -sam -l ve`, its foundation moves that safe
+# autoplay makes by itself left out (checked by the engine below before use).
+MS1_SAFE_LINE = (
+    "6a 6b 7c 7d 7b d6 86 8d 83 8h 8h 81 c8 d8 5c 5d 5h 1h 4h d2 5d 18 13 58 15 1h 5h 47 45 d4 54 61v3 6h 2h "
+    "2d 25 26 2h ch d6 2c 2d 8h 3h 7a 7b 82 8h 6h 1h 37 3h 38 3h 6h 36 3h 4h 1h 43 4h bh 4b 1h ah 1a"
+).split()
+
+
+def winning_line(board: Board, fallback: list[str] | None = None) -> list[str]:
+    """A line that wins `board` under safe autoplay: the project's solver, else the fallback."""
+    try:
+        from games.engine.solver import solve
+    except ImportError:
+        solve = None
+    if solve is not None:
+        solution = solve(board.copy(history=False), autoplay="safe", budget=30)
+        if solution.result == "solved":
+            return [str(m) for m in solution.moves]
+    if fallback is None:
+        pytest.skip("no solver available to find a winning line")
+    return fallback
+
+
+# --- the server and the browser --------------------------------------------------------------------
+
+
+@dataclass
+class Site:
+    base: str
+    log: Path
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def api(self, method: str, path: str, body: dict | None = None, token: str | None = None) -> dict:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url(path), data=data, method=method)
+        request.add_header("Accept", "application/json")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", f"Token {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                text = response.read()
+        except urllib.error.HTTPError as exc:
+            raise AssertionError(f"{method} {path}: {exc.code} {exc.read()[:300]!r}") from None
+        return json.loads(text) if text else {}
+
+
+def free_port() -> int:
+    with contextlib.closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """Daphne serving the project on a free port, on a freshly migrated SQLite file."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium)")
+    folder = tmp_path_factory.mktemp("site")
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS")}
+    env.update(
+        SQLITE_PATH=str(folder / "db.sqlite3"),
+        DJANGO_SETTINGS_MODULE="freecell_site.settings",
+        DEBUG="1",
+        PYTHONUNBUFFERED="1",
+        LOG_LEVEL="WARNING",
+    )
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=180)
+    port = free_port()
+    daphne = Path(sys.executable).with_name("daphne")
+    command = [str(daphne)] if daphne.exists() else [sys.executable, "-m", "daphne"]
+    log = folder / "daphne.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(
+            [*command, "-b", "127.0.0.1", "-p", str(port), "freecell_site.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 40
+    while True:
+        if server.poll() is not None:
+            raise RuntimeError(f"daphne exited: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            server.kill()
+            raise RuntimeError(f"daphne did not answer: {log.read_text()[-2000:]}")
+        time.sleep(0.2)
+    yield Site(base, log)
+    server.terminate()
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Tab:
+    """A page with its console errors collected, and the table's helpers."""
+
+    def __init__(self, context, site: Site):
+        self.context = context
+        self.site = site
+        self.page = context.new_page()
+        self.page.set_default_timeout(15000)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        self.page.on("console", lambda msg: msg.type == "error" and self.errors.append(f"console: {msg.text}"))
+        self.sent: list[str] = []  # the moves and undos sent on the game socket, for failure messages
+        self.page.on("websocket", lambda ws: ws.on("framesent", self._record))
+
+    def _record(self, payload):
+        try:
+            frame = json.loads(payload)
+        except (TypeError, ValueError):
+            return
+        if frame.get("type") in ("move", "undo"):
+            self.sent.append(frame.get("move") or "undo")
+
+    def goto(self, path: str):
+        self.page.goto(self.site.url(path))
+        return self
+
+    def sign_up(self, username: str):
+        page = self.page
+        self.goto("/signup/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", PASSWORD)
+        page.fill("input[name=password2]", PASSWORD)
+        page.click("form.stack button[type=submit]")
+        page.wait_for_url(self.site.url("/"))
+        assert page.inner_text("[data-testid=me]") == username
+        return self
+
+    # --- the table ---
+
+    def wait_live(self):
+        self.page.wait_for_selector("[data-game-panel][data-live=on]", timeout=20000)
+
+    def text(self, testid: str) -> str:
+        return self.page.inner_text(f"[data-game-panel]:not([hidden]) [data-testid={testid}]")
+
+    def counters(self) -> tuple[int, int]:
+        return int(self.text("moves")), int(self.text("undos"))
+
+    def wait_ply(self, ply: int):
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            self.page.wait_for_function(
+                "ply => window.fc && window.fc.client.confirmed.ply === ply && !window.fc.client.pending.length", arg=ply
+            )
+        except PlaywrightTimeout:
+            seen = self.page.evaluate(
+                "() => ({ply: window.fc.client.confirmed.ply, pending: window.fc.client.pending.map((p) => p.move || p.kind),"
+                " message: document.querySelector('[data-testid=message]').textContent,"
+                " typed: document.querySelector('[data-testid=typed]').textContent})"
+            )
+            raise AssertionError(f"the game did not reach ply {ply}: {seen}") from None
+
+    def server_state(self) -> dict:
+        return self.page.evaluate("() => window.fc.client.confirmed.state")
+
+    def shown_state(self) -> dict:
+        return self.page.evaluate(
+            """() => {
+                const cards = (sel) => [...document.querySelectorAll(sel)].map((e) => e.dataset.card);
+                const foundations = {};
+                for (const pile of document.querySelectorAll('[data-pile="h"]')) {
+                    foundations[pile.dataset.suit] = pile.querySelectorAll('[data-card]').length;
+                }
+                return {
+                    columns: [1, 2, 3, 4, 5, 6, 7, 8].map((i) => cards(`[data-pile="${i}"] > [data-card]`)),
+                    cells: ["a", "b", "c", "d"].map((c) => cards(`[data-pile="${c}"] > [data-card]`)[0] || null),
+                    foundations,
+                };
+            }"""
+        )
+
+    def card_locator(self, pile: str, from_top: int = 1):
+        cards = self.page.locator(f'[data-pile="{pile}"] > [data-card]')
+        return cards.nth(cards.count() - from_top)
+
+    def click_move(self, move: str):
+        """Plays a move the way a player clicks it: the card (the run's bottom card for a counted move to
+        an empty column), then the destination pile."""
+        source, dest = move[0], move[1]
+        count = int(move.split("v")[1], 16) if "v" in move else 1
+        # Aim at cards where they are drawn once the last autoplay animation has landed, as a player
+        # would; covered cards show only their top strip, so click there.
+        self.settle()
+        self.card_locator(source, count).click(position={"x": 12, "y": 8})
+        if dest == "h":
+            self.page.locator('[data-pile="h"]').first.click()
+        else:
+            self.page.click(f'[data-pile="{dest}"]')
+
+    def type_move(self, move: str):
+        self.page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        self.page.keyboard.type(move)
+        if len(move) == 2 and move[1] in "12345678":
+            # A move to a column that may be empty could still take a count (24v3): Enter sends it now.
+            self.page.keyboard.press("Enter")
+
+    def settle(self):
+        """Waits for card animations to end (before a screenshot or a position check)."""
+        self.page.wait_for_function("() => !document.querySelector('.card.moving') && !document.querySelector('.autoplaying')")
+
+    def shot(self, name: str, full_page: bool = False):
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.settle()
+        if full_page:
+            self.page.evaluate("() => window.scrollTo(0, 0)")  # so sticky headers sit at the top
+        self.page.screenshot(path=str(ARTIFACTS / name), full_page=full_page)
+
+    def assert_clean(self):
+        assert not [e for e in self.errors if "favicon" not in e], self.errors
+
+
+def state_of(board: Board) -> dict:
+    state = board.state()
+    return {"columns": state["columns"], "cells": state["cells"], "foundations": state["foundations"]}
+
+
+def new_tab(browser, site, **options) -> Tab:
+    context = browser.new_context(viewport=options.pop("viewport", DESKTOP), **options)
+    return Tab(context, site)
+
+
+def capacity_refusal(board: Board) -> tuple[str, str] | None:
+    """A column-to-column move the capacity rule forbids in this position, with the engine's reason."""
+    for source in "12345678":
+        for dest in "12345678":
+            if source == dest or not board.columns[int(dest) - 1]:
+                continue
+            try:
+                board.check(source + dest)
+            except IllegalMove as exc:
+                if "can move with" in str(exc):
+                    return source + dest, str(exc)
+    return None
+
+
+# --- scenarios -------------------------------------------------------------------------------------
+
+
+def test_sign_up_and_win_a_microsoft_deal_by_clicking(browser, site):
+    tab = new_tab(browser, site).sign_up("ada")
+    page = tab.page
+    tab.goto("/play/1/")
+    page.wait_for_url("**/games/*/")
+    game_id = int(page.url.rstrip("/").split("/")[-1])
+    tab.wait_live()
+
+    board = Board.from_deal("ms:1")
+    board.safe_autoplay()
+    line = winning_line(board, MS1_SAFE_LINE)
+    assert verify("ms:1", " ".join(line), autoplay="safe").won
+
+    # The test hooks: 52 cards, 8 columns, 4 cells, 4 foundations, and the counters.
+    assert page.locator("[data-card]").count() == 52
+    assert page.locator('[data-pile="h"]').count() == 4
+    assert page.get_attribute('[data-card="TD"]', "aria-label") == "ten of diamonds"
+    assert tab.shown_state()["columns"][0] == ["JD", "KD", "2S", "4C", "3S", "6D", "6S"]
+    assert tab.counters() == (0, 0)
+    assert tab.text("status") == "Playing"
+
+    # Three moves by clicking, then undo by keyboard and by button: undos count as moves.
+    for ply, move in enumerate(line[:3], start=1):
+        tab.click_move(move)
+        tab.wait_ply(ply)
+    page.keyboard.press("u")
+    tab.wait_ply(4)
+    page.click("[data-action=undo]")
+    tab.wait_ply(5)
+    assert tab.counters() == (5, 2)
+    replayed = Board.from_deal("ms:1")
+    replayed.safe_autoplay()
+    replayed.play(line[0], autoplay="safe")
+    tab.settle()
+    assert tab.shown_state() == state_of(replayed)
+
+    ply = 5
+    refused = False
+    for index in range(1, len(line)):
+        if not refused and index >= 5 and (found := capacity_refusal(replayed)):
+            # A run the capacity rule forbids, typed on the keyboard: refused with the server's reason.
+            move, reason = found
+            tab.type_move(move)
+            page.wait_for_selector("[data-testid=message][data-code=illegal_move]")
+            assert tab.text("message") == reason
+            tab.settle()
+            assert tab.shown_state() == state_of(replayed)
+            assert tab.counters()[0] == ply
+            refused = True
+            tab.shot("table.png", full_page=True)
+        move = line[index]
+        if index % 4 == 1:
+            tab.type_move(move)  # some moves typed in the notation
+        else:
+            tab.click_move(move)
+        ply += 1
+        tab.wait_ply(ply)
+        replayed.play(move, autoplay="safe")
+        assert tab.server_state() == state_of(replayed), f"move {index} ({move}) did not play as meant; sent {tab.sent[-4:]}"
+    assert refused, "the line never met a capacity refusal to try"
+
+    page.wait_for_selector("[data-testid=status][data-status=won]")
+    assert tab.counters() == (len(line) + 4, 2)
+    page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
+    headline = page.inner_text("dialog[data-testid=win] .headline")
+    assert f"won in {len(line) + 4} moves" in headline
+    share = page.input_value("dialog[data-testid=win] [data-testid=share]")
+    assert share.startswith("FreeCell Online ms:1: won in") and f"/replay/{game_id}/" in share
+    tab.shot("win.png")
+    page.click("dialog[data-testid=win] button.primary")
+
+    # The replay steps through every action, autoplay included, forward and back.
+    tab.goto(f"/replay/{game_id}/")
+    page.wait_for_selector("[data-replay][data-ready=true]")
+    assert tab.shown_state()["columns"][0] == ["JD", "KD", "2S", "4C", "3S", "6D", "6S"]
+    page.click("[data-testid=replay-next]")
+    page.wait_for_function("() => document.querySelector('[data-testid=moves]').textContent === '1'")
+    tab.settle()
+    one = Board.from_deal("ms:1")
+    one.safe_autoplay()
+    one.play(line[0], autoplay="safe")
+    assert tab.shown_state() == state_of(one)
+    page.click("[data-testid=replay-prev]")
+    tab.settle()
+    assert tab.shown_state()["columns"][0] == ["JD", "KD", "2S", "4C", "3S", "6D", "6S"]
+    frames = page.evaluate("() => window.fc.frames().map((f) => ({kind: f.kind || null, autoplay: f.autoplay}))")
+    assert len(frames) == len(line) + 4 + 1
+    assert [f["kind"] for f in frames[1:]].count("undo") == 2
+    with_autoplay = next(i for i, f in enumerate(frames) if i and f["autoplay"])
+    page.evaluate("i => window.fc.show(i - 1, {animate: false})", with_autoplay)
+    page.click("[data-testid=replay-next]")
+    assert "Autoplay:" in page.inner_text("[data-testid=replay-autoplay]")
+    page.keyboard.press("End")
+    tab.settle()
+    assert page.inner_text("[data-testid=status]").lower() == "won"
+    assert sum(tab.shown_state()["foundations"].values()) == 52
+    tab.shot("replay.png")
+
+    tab.goto("/u/ada/")
+    page.wait_for_selector("[data-testid=games-won]")
+    assert page.inner_text("[data-testid=games-won]") == "1 of 1"
+    tab.assert_clean()
+    tab.context.close()
+
+
+def test_drag_double_click_refusals_reconnect_tabs_and_phone(browser, site):
+    tab = new_tab(browser, site).sign_up("bea")
+    page = tab.page
+    # No autoplay, so the aces wait for a double-click.
+    tab.goto("/play/1/?autoplay=none")
+    page.wait_for_url("**/games/*/")
+    game_path = page.url.removeprefix(site.base)
+    tab.wait_live()
+
+    # Drag the 3 of diamonds (column 6) to free cell a.
+    card = page.locator('[data-card="3D"]').bounding_box()
+    cell = page.locator('[data-pile="a"]').bounding_box()
+    page.mouse.move(card["x"] + card["width"] / 2, card["y"] + card["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(card["x"] + 30, card["y"] + 10, steps=4)
+    page.mouse.move(cell["x"] + cell["width"] / 2, cell["y"] + cell["height"] / 2, steps=8)
+    page.mouse.up()
+    tab.wait_ply(1)
+    assert page.locator('[data-pile="a"] > [data-card="3D"]').count() == 1
+
+    # Keyboard: the 2 of clubs to free cell b; then double-clicks send the ace and the two home.
+    tab.type_move("6b")
+    tab.wait_ply(2)
+    page.dblclick('[data-card="AC"]')
+    tab.wait_ply(3)
+    page.dblclick('[data-pile="b"] [data-card="2C"]')
+    tab.wait_ply(4)
+    assert page.locator('[data-pile="h"][data-suit="C"] [data-card]').count() == 2
+
+    # A refused move shows the server's reason and the cards stay where they were.
+    before = tab.shown_state()
+    tab.type_move("1h")
+    page.wait_for_selector("[data-testid=message][data-code=illegal_move]")
+    board = Board.from_deal("ms:1")
+    for move in ("6a", "6b", "6h", "bh"):
+        board.play(move)
+    with pytest.raises(IllegalMove) as refusal:
+        board.check("1h")
+    assert tab.text("message") == str(refusal.value)
+    tab.settle()
+    assert tab.shown_state() == before and tab.counters() == (4, 0)
+
+    # A dropped connection shows the banner, comes back by itself, and play goes on.
+    page.evaluate("() => window.fc.client.socket.drop()")
+    page.wait_for_selector("[data-testid=connection]:not([hidden])", timeout=5000)
+    assert "Reconnecting" in page.inner_text("[data-testid=connection]")
+    page.wait_for_selector("[data-testid=connection]", state="hidden", timeout=15000)
+    tab.wait_live()
+    tab.click_move("6h")  # the ace of spades, now exposed
+    tab.wait_ply(5)
+
+    # A second tab on the same game sees the first tab's moves live, and the reverse.
+    other = Tab(tab.context, site).goto(game_path)
+    other.wait_live()
+    ply = int(tab.text("moves"))
+    other.type_move("u")
+    tab.wait_ply(ply + 1)
+    other.wait_ply(ply + 1)
+    tab.settle()
+    other.settle()
+    assert tab.shown_state() == other.shown_state()
+    other.assert_clean()
+    other.page.close()
+
+    # A phone: the table fits the narrow screen and plays by tapping.
+    phone = new_tab(browser, site, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2)
+    phone.goto("/login/")
+    phone.page.fill("input[name=username]", "bea")
+    phone.page.fill("input[name=password]", PASSWORD)
+    phone.page.click("form.stack button[type=submit]")
+    phone.page.wait_for_url(site.url("/"))
+    phone.goto(game_path)
+    phone.wait_live()
+    assert phone.page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    ply = int(phone.text("moves"))
+    top = phone.card_locator("8")
+    top.tap()
+    phone.page.tap('[data-pile="c"]')
+    phone.wait_ply(ply + 1)
+    assert phone.page.locator('[data-pile="c"] > [data-card]').count() == 1
+    phone.shot("phone.png")
+    phone.assert_clean()
+    phone.context.close()
+    tab.assert_clean()
+    tab.context.close()
+
+
+def test_a_race_in_two_browsers(browser, site):
+    alice = new_tab(browser, site).sign_up("alice")
+    bob = new_tab(browser, site).sign_up("bob")
+
+    # Alice opens a race from the home page; Bob joins by its link.
+    alice.page.click("[data-testid=open-race]")
+    alice.page.wait_for_url("**/races/*/")
+    code = alice.page.inner_text("[data-testid=race-code]")
+    bob.goto(f"/races/{code}/")
+    bob.page.click("[data-testid=join-race]")
+    alice.page.wait_for_selector('[data-testid=racers] [data-username="bob"]')  # live, over the socket
+
+    alice.page.click("[data-testid=start-race]")
+    for tab in (alice, bob):
+        tab.page.wait_for_selector("[data-game-panel]:not([hidden])", timeout=20000)
+        tab.wait_live()
+    deal = alice.page.evaluate("() => window.fc.race().deal")
+    board = Board.from_deal(deal)
+    board.safe_autoplay()
+    line = winning_line(board)
+
+    # A move in one browser shows in the other's view of the race.
+    for ply, move in enumerate(line[:3], start=1):
+        alice.click_move(move)
+        alice.wait_ply(ply)
+    bob.page.wait_for_selector('[data-testid=racers] [data-username="alice"] [data-testid=racer-moves]:text-is("3 moves")')
+    bob.click_move(line[0])
+    bob.wait_ply(1)
+    alice.page.wait_for_selector('[data-testid=racers] [data-username="bob"] [data-testid=racer-moves]:text-is("1 move")')
+    alice.shot("race.png")
+
+    for ply, move in enumerate(line[3:], start=4):
+        alice.click_move(move)
+        alice.wait_ply(ply)
+    bob.page.wait_for_selector('[data-testid=finish-order] [data-username="alice"]', timeout=20000)
+    progress = bob.page.get_attribute('[data-testid=racers] [data-username="alice"] [data-testid=progress]', "aria-valuenow")
+    assert progress == "52"
+
+    bob.page.on("dialog", lambda dialog: dialog.accept())
+    bob.page.click("[data-lobby] button:text-is('Resign')")
+    for tab in (alice, bob):
+        tab.page.wait_for_selector("[data-testid=race-status][data-status=finished]", timeout=20000)
+    assert alice.page.inner_text("[data-testid=finish-order] li:first-child").startswith("alice")
+    alice.shot("race-finished.png", full_page=True)
+    for tab in (alice, bob):
+        tab.assert_clean()
+        tab.context.close()
+
+
+def test_the_daily_from_start_to_leaderboard(browser, site):
+    # Another player's ranked result first, so the board has two rows and the histogram two bars.
+    dan = site.api("POST", "/api/auth/register/", {"username": "dan", "password": PASSWORD})["token"]
+    started = time.monotonic()
+    game = None
+    while game is None:
+        try:
+            game = site.api("POST", "/api/daily/play/", {}, token=dan)
+        except AssertionError as exc:  # the daily is being prepared (503 daily_pending)
+            if "daily_pending" not in str(exc) or time.monotonic() - started > 90:
+                raise
+            time.sleep(1)
+    created = time.monotonic()
+    board = Board.from_state(game["state"])
+    line = winning_line(board)
+    ply = 0
+    for index, move in enumerate(line):
+        if index in (2, 5):  # two undos, each followed by the move again
+            site.api("POST", f"/api/games/{game['id']}/undo/", {"ply": ply}, token=dan)
+            ply += 1
+            site.api("POST", f"/api/games/{game['id']}/moves/", {"move": line[index - 1], "ply": ply}, token=dan)
+            ply += 1
+        if index == len(line) - 1:
+            time.sleep(max(0, 0.2 * (ply + 1) - (time.monotonic() - created)))  # a human pace, not flagged
+        site.api("POST", f"/api/games/{game['id']}/moves/", {"move": move, "ply": ply}, token=dan)
+        ply += 1
+        time.sleep(0.06)  # under the API's per-account rate of moves
+
+    carol = new_tab(browser, site).sign_up("carol")
+    page = carol.page
+    carol.goto("/daily/")
+    page.wait_for_selector("[data-game-panel]:not([hidden])", timeout=90000)
+    carol.wait_live()
+    t0 = time.monotonic()
+    state = page.evaluate("() => window.fc.client.confirmed.state")
+    line = winning_line(Board.from_state(state))
+    for ply, move in enumerate(line, start=1):
+        carol.type_move(move)
+        carol.wait_ply(ply)
+        # The server holds back wins faster than a person can play; keep a human pace.
+        time.sleep(max(0, 0.2 * ply - (time.monotonic() - t0)))
+    page.wait_for_selector("[data-testid=status][data-status=won]")
+    page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
+    share = page.input_value("dialog[data-testid=win] [data-testid=share]")
+    assert share.startswith("FreeCell Online daily") and "rank 1 of 2" in share
+    page.click("dialog[data-testid=win] button.primary")
+
+    # The leaderboard: carol first and highlighted, dan second; the histogram marks carol's bar.
+    page.wait_for_selector("[data-leaderboard-section]:not([hidden]) table.board tr.me")
+    rows = page.locator("[data-testid=leaderboard] tbody tr")
+    assert rows.count() == 2
+    assert rows.nth(0).get_attribute("data-username") == "carol"
+    assert "me" in rows.nth(0).get_attribute("class")
+    assert rows.nth(1).get_attribute("data-username") == "dan"
+    assert page.locator("[data-testid=histogram] rect.bar").count() == 2
+    assert page.locator("[data-testid=histogram] rect.bar.me").get_attribute("data-moves") == str(len(line))
+    page.locator("[data-leaderboard-section]").scroll_into_view_if_needed()
+    carol.shot("leaderboard.png", full_page=True)
+
+    # The day's own page shows the same board, par and histogram.
+    date = page.evaluate("() => window.fc.client.confirmed.deal.slice(6)")
+    carol.goto(f"/daily/{date}/")
+    page.wait_for_selector("[data-testid=leaderboard] tr.me")
+    assert page.inner_text("[data-testid=par]").strip().isdigit()
+    assert page.locator("[data-testid=histogram] rect.bar.me").count() == 1
+    carol.shot("daily-day.png", full_page=True)
+    carol.assert_clean()
+    carol.context.close()
+
