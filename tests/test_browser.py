@@ -496,6 +496,19 @@ def test_drag_double_click_refusals_reconnect_tabs_and_phone(browser, site):
     phone.shot("phone.png")
     phone.assert_clean()
     phone.context.close()
+
+    # A position with no legal move left is said, and undo still works.
+    tab.goto("/play/1/?autoplay=none")
+    page.wait_for_url("**/games/*/")
+    tab.wait_live()
+    for ply, move in enumerate(["1a", "1b", "1c", "1d", "16"], start=1):
+        tab.type_move(move)
+        tab.wait_ply(ply)
+    page.wait_for_selector("[data-testid=status][data-status=stuck]")
+    assert "no legal move" in tab.text("status")
+    page.keyboard.press("u")
+    tab.wait_ply(6)
+    assert tab.text("status") == "Playing"
     tab.assert_clean()
     tab.context.close()
 
@@ -511,6 +524,7 @@ def test_a_race_in_two_browsers(browser, site):
     bob.goto(f"/races/{code}/")
     bob.page.click("[data-testid=join-race]")
     alice.page.wait_for_selector('[data-testid=racers] [data-username="bob"]')  # live, over the socket
+    alice.shot("race-lobby.png")
 
     alice.page.click("[data-testid=start-race]")
     for tab in (alice, bob):
@@ -535,6 +549,8 @@ def test_a_race_in_two_browsers(browser, site):
         alice.click_move(move)
         alice.wait_ply(ply)
     bob.page.wait_for_selector('[data-testid=finish-order] [data-username="alice"]', timeout=20000)
+    alice.page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
+    alice.page.click("dialog[data-testid=win] button.primary")
     progress = bob.page.get_attribute('[data-testid=racers] [data-username="alice"] [data-testid=progress]', "aria-valuenow")
     assert progress == "52"
 

@@ -58,6 +58,10 @@ export function histogramSvg(buckets, { par = null, me = null, width = 640, heig
         "data-count": bin.count,
       }, svgEl("title", { text: `${label}: ${bin.count} player${bin.count === 1 ? "" : "s"}${isMe ? " (you)" : ""}` }));
       svg.append(bar);
+      if (isMe) {
+        // Said in words too, not by colour alone.
+        svg.append(svgEl("text", { class: "me-label", x: left + i * barW + barW / 2, y: Math.max(10, y(bin.count) - 4), "text-anchor": "middle", text: "you" }));
+      }
     }
     const every = Math.max(1, Math.ceil(bins.length / 10));
     if (i % every === 0 || (i === bins.length - 1 && i % every > every / 2)) {
