@@ -21,7 +21,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.db import connection
+from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from freecell_site.errors import ServiceError
@@ -46,8 +46,19 @@ class BadFrame(Exception):
 
 def db(func):
     """Runs ORM code off the event loop. On PostgreSQL (a connection pool) calls may run side by side;
-    SQLite keeps Channels' default of one thread per process."""
-    return database_sync_to_async(func, thread_sensitive=connection.vendor != "postgresql")
+    SQLite keeps Channels' default of one thread per process.
+
+    The connection is given back inside the call itself: Django keeps connections per context, and
+    the call runs in a copy of the caller's context, so Channels' own clean-up around the call (in the
+    worker's context) would not see it, and a pooled connection would never return to the pool."""
+
+    def call(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return database_sync_to_async(call, thread_sensitive=connection.vendor != "postgresql")
 
 
 # Counts failures of the channel layer in this process; a socket that sees the count move resyncs its

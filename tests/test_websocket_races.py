@@ -42,7 +42,7 @@ def mine(race: dict, username: str, ghost: bool = False) -> dict:
     return next(r for r in race["racers"] if r["username"] == username and r["ghost"] == ghost)
 
 
-async def race_until(socket, test, timeout: float = 2.0) -> dict:
+async def race_until(socket, test, timeout: float = 10.0) -> dict:
     """The first race frame whose race passes `test`."""
     while True:
         frame = await next_of(socket, "race", timeout)
@@ -55,7 +55,7 @@ def test_a_watcher_gets_the_race_with_its_version_on_connect(alice):
 
     async def scenario():
         socket = await open_socket(f"/ws/races/{race['code']}/")
-        frame = await socket.receive_json_from(timeout=2)
+        frame = await socket.receive_json_from(timeout=10)
         assert frame["type"] == "race" and frame["version"] == frame["race"]["version"] == race["version"]
         assert frame["race"]["code"] == race["code"] and frame["race"]["status"] == "open"
         await socket.disconnect()
@@ -67,7 +67,7 @@ def test_an_unknown_race_is_not_found_and_the_socket_closed(alice):
     async def scenario():
         socket = await open_socket("/ws/races/NOPE42/")
         assert (await next_of(socket, "error"))["code"] == "not_found"
-        assert (await socket.receive_output(timeout=1)) == {"type": "websocket.close", "code": 4404}
+        assert (await socket.receive_output(timeout=10)) == {"type": "websocket.close", "code": 4404}
 
     run(scenario)
 
