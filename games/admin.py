@@ -1,7 +1,8 @@
 """Admin pages for deals, games (with their read-only histories), dailies and races."""
 
-from django.contrib import admin, messages
+from django.contrib import admin
 
+from games.admin_daily import clear_review_action, reject_review_action
 from games.models import (
     Action,
     DailyChallenge,
@@ -53,23 +54,7 @@ class GameAdmin(admin.ModelAdmin):
         "version", "state", "line", "created_at", "finished_at", "elapsed_ms", "review",
     ]
     inlines = [ActionInline]
-    actions = ["clear_review", "reject_review"]
-
-    @admin.action(description="Clear the review: the result is fair and ranked")
-    def clear_review(self, request, queryset):
-        from games import daily
-
-        for game in queryset:
-            daily.clear_review(game)
-        messages.success(request, f"{queryset.count()} games cleared")
-
-    @admin.action(description="Reject the result: it leaves the leaderboard")
-    def reject_review(self, request, queryset):
-        from games import daily
-
-        for game in queryset:
-            daily.reject_review(game)
-        messages.success(request, f"{queryset.count()} games rejected")
+    actions = [clear_review_action, reject_review_action]
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

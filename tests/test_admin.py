@@ -47,6 +47,6 @@ def test_histories_cannot_be_added_changed_or_deleted(admin_client, alice):
 def test_a_flagged_game_is_cleared_by_an_admin_action(admin_client, alice):
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     Game.objects.filter(pk=game.pk).update(review=Game.Review.FLAGGED)
-    response = admin_client.post("/admin/games/game/", {"action": "clear_review", "_selected_action": [game.pk]})
+    response = admin_client.post("/admin/games/game/", {"action": "clear_review_action", "_selected_action": [game.pk]})
     assert response.status_code == 302
     assert Game.objects.get(pk=game.pk).review == Game.Review.CLEARED
