@@ -1,0 +1,423 @@
+"""Malformed board text, notation and deal ids through every entry point (the engine, REST moves, undo,
+verify, deals, games and races, websocket moves, the deal/verify commands) get the spec's error codes,
+never a server error. Garbage comes from hypothesis. (Schemathesis covers the schema-shaped fuzzing of
+the whole API in tests/test_schema.py; random websocket frames are in tests/test_fuzz.py.)"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.core.management import CommandError, call_command
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import BadBoardText, BadNotation, Board, InvalidDeal, Move, parse_deal, verify
+from games.engine.notation import parse_moves
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+ENGINE = settings(max_examples=300, deadline=None)
+
+# Strings near the notation (to reach deep into the parser) and far from it.
+notation_alphabet = st.sampled_from(list("12345678abcdhvABCDHV09fx :-\t\n") + ["10", "\x00", "é", "٣", "１", "\u200b"])
+notationish = st.lists(notation_alphabet, max_size=8).map("".join)
+garbage = st.one_of(notationish, st.text(max_size=30), st.text(alphabet=st.characters(codec="utf-8"), max_size=30))
+deal_alphabet = st.sampled_from(list("msedaily:0123456789-+ _xX") + ["٣", "\x00", "１", "e9", "99999999999999999999"])
+dealish = st.one_of(
+    st.lists(deal_alphabet, max_size=14).map("".join),
+    st.integers(min_value=-(2**65), max_value=2**65).map(lambda n: f"ms:{n}"),
+    st.integers(min_value=-(2**65), max_value=2**66).map(lambda n: f"seed:{n}"),
+    st.dates().map(lambda d: f"daily:{d.isoformat()}"),
+    st.text(max_size=20),
+)
+
+
+def board_text(deal: str = "ms:1") -> str:
+    return Board.from_deal(deal).to_text()
+
+
+def mutated_board_texts():
+    """Board text of a real deal with one thing broken (or not): the common ways pasted text goes wrong."""
+    base = board_text().splitlines()
+    cards = [c for line in base for c in line.replace(":", " ").split()]
+
+    def mutate(args):
+        kind, i, token = args
+        lines = list(base)
+        row = i % len(lines)
+        if kind == "drop_line":
+            del lines[row]
+        elif kind == "duplicate_line":
+            lines.insert(row, lines[row])
+        elif kind == "replace_card":
+            card = cards[i % len(cards)]
+            lines = [line.replace(card, token, 1) for line in lines]
+        elif kind == "append_token":
+            lines[row] += " " + token
+        elif kind == "foundations":
+            lines.append(f"Foundations: {token}")
+        elif kind == "freecells":
+            lines.append(f"Freecells: {token}")
+        elif kind == "swap_lines":
+            lines[row], lines[-1] = lines[-1], lines[row]
+        elif kind == "nine_columns":
+            lines.append(lines[row])
+        return "\n".join(lines)
+
+    token = st.one_of(
+        st.sampled_from(["AH", "10D", "td", "1C", "KX", "ZZ", "-", "H-14", "H-K", "C-0 C-1", "S--1", "AS AS", "KH QS JH", "\x00"]),
+        st.text(max_size=6),
+    )
+    kinds = st.sampled_from(["drop_line", "duplicate_line", "replace_card", "append_token", "foundations", "freecells", "swap_lines", "nine_columns"])
+    return st.tuples(kinds, st.integers(min_value=0, max_value=200), token).map(mutate)
+
+
+# --- the engine ------------------------------------------------------------------------------------
+
+
+@ENGINE
+@given(text=st.one_of(st.text(max_size=300), mutated_board_texts()))
+def test_board_text_is_a_valid_position_or_bad_board_never_another_error(text):
+    try:
+        board = Board.from_text(text)
+    except BadBoardText as exc:
+        assert exc.code == "bad_board" and str(exc)
+        return
+    state = board.state()
+    cards = [c for column in state["columns"] for c in column] + [c for c in state["cells"] if c]
+    assert len(cards) == len(set(cards)) and len(cards) + sum(state["foundations"].values()) == 52
+    assert Board.from_text(board.to_text()) == board
+
+
+def test_board_text_that_is_not_a_string_is_bad_board():
+    for value in (None, 42, b"AH", ["AH"], {"columns": []}):
+        with pytest.raises(BadBoardText):
+            Board.from_text(value)
+
+
+@ENGINE
+@given(text=garbage)
+def test_a_move_string_parses_or_is_bad_notation(text):
+    try:
+        move = Move.parse(text)
+    except BadNotation as exc:
+        assert exc.code == "bad_notation"
+        return
+    assert Move.parse(str(move)) == move
+
+
+@ENGINE
+@given(text=st.lists(garbage, max_size=6).map(" ".join))
+def test_a_line_parses_or_is_bad_notation(text):
+    try:
+        parse_moves(text)
+    except BadNotation as exc:
+        assert exc.code == "bad_notation"
+
+
+@ENGINE
+@given(text=dealish)
+def test_a_deal_id_parses_or_is_invalid_deal(text):
+    try:
+        deal = parse_deal(text)
+    except InvalidDeal as exc:
+        assert exc.code == "invalid_deal"
+        return
+    assert parse_deal(str(deal)) == deal
+
+
+@ENGINE
+@given(line=st.lists(st.one_of(notationish, st.sampled_from(["1h", "5a", "a5", "57", "24v3", "ah"])), max_size=12).map(" ".join))
+def test_verify_names_the_first_bad_move_and_never_raises(line):
+    result = verify(Board.from_deal("ms:1"), line)
+    if result.error is not None:
+        assert result.error["code"] in ("bad_notation", "illegal_move")
+        assert 0 <= result.error["index"] == result.moves
+        assert not result.valid and not result.won
+    else:
+        assert result.valid
+
+
+# --- REST ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _no_throttles(settings):
+    """Hypothesis sends more requests a minute than the API's throttles allow a person."""
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {k: "1000000/min" for k in settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    old = SimpleRateThrottle.THROTTLE_RATES
+    SimpleRateThrottle.THROTTLE_RATES = rates
+    yield
+    SimpleRateThrottle.THROTTLE_RATES = old
+
+
+def error_code(response) -> str | None:
+    assert response["Content-Type"].startswith("application/json"), response.content[:200]
+    body = response.json()
+    return body["error"]["code"] if "error" in body else None
+
+
+ply_values = st.one_of(
+    st.integers(min_value=-3, max_value=3),
+    st.integers(min_value=2**31 - 2, max_value=2**64),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=5),
+    st.none(),
+    st.booleans(),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@pytest.fixture
+def game(alice):
+    from games import services
+
+    return services.create_game(player=alice, deal="ms:1", autoplay="none")
+
+
+@pytest.mark.django_db
+@FAST
+@given(move=st.one_of(garbage, st.integers(), st.none(), st.lists(st.text(max_size=2), max_size=2)), ply=ply_values)
+def test_rest_moves_with_garbage_get_the_spec_codes_and_change_nothing(alice_client, game, move, ply):
+    before = alice_client.get(f"/api/games/{game.pk}/").json()
+    answer = alice_client.post(f"/api/games/{game.pk}/moves/", {"move": move, "ply": ply}, format="json")
+    assert answer.status_code in (200, 400, 409, 422), answer.content
+    if answer.status_code == 200:
+        assert answer.json()["ply"] == before["ply"] + 1
+        return
+    assert error_code(answer) in ("bad_notation", "illegal_move", "invalid_request", "ply_conflict")
+    assert alice_client.get(f"/api/games/{game.pk}/").json()["version"] == before["version"]
+
+
+@pytest.mark.django_db
+@FAST
+@given(ply=ply_values, extra=st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3))
+def test_rest_undo_with_garbage_gets_the_spec_codes(alice_client, game, ply, extra):
+    answer = alice_client.post(f"/api/games/{game.pk}/undo/", {**extra, "ply": ply}, format="json")
+    assert answer.status_code in (400, 409, 422), answer.content
+    assert error_code(answer) in ("illegal_move", "invalid_request", "ply_conflict")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "body", ["[]", '"5a"', "42", "null", '{"move": ', "\x00", '{"move": "5a", "ply": NaN}', '{"move": "5a", "ply": -Infinity}', '{"move": "5a", "ply": 1e400}']
+)
+def test_a_move_body_that_is_not_an_object_is_a_json_400(alice_client, game, body):
+    answer = alice_client.post(f"/api/games/{game.pk}/moves/", body, content_type="application/json")
+    assert answer.status_code == 400 and error_code(answer) in ("invalid_request", "bad_request")
+
+
+@pytest.mark.django_db
+@FAST
+@given(deal=st.one_of(dealish, st.just("ms:1")), moves=st.one_of(st.lists(garbage, max_size=8).map(" ".join), st.integers(), st.none()),
+       autoplay=st.sampled_from(["none", "safe", "SAFE", "", "all", None]))
+def test_verify_with_garbage_answers_valid_or_names_the_error(anon_client, deal, moves, autoplay):
+    answer = anon_client.post("/api/solutions/verify/", {"deal": deal, "moves": moves, "autoplay": autoplay}, format="json")
+    assert answer.status_code in (200, 400, 404), answer.content
+    if answer.status_code == 200:
+        body = answer.json()
+        if not body["valid"]:
+            assert body["error"]["code"] in ("bad_notation", "illegal_move")
+    else:
+        assert error_code(answer) in ("invalid_deal", "invalid_request", "not_found")
+
+
+@pytest.mark.django_db
+@FAST
+@given(deal=dealish)
+def test_a_garbage_deal_in_the_url_is_invalid_deal_or_not_found(anon_client, deal):
+    answer = anon_client.get("/api/deals/" + urllib.parse.quote(deal, safe="") + "/")
+    assert answer.status_code in (200, 400, 404), answer.content
+    if answer.status_code != 200:
+        assert error_code(answer) in ("invalid_deal", "not_found")
+
+
+@pytest.mark.django_db
+@FAST
+@given(deal=dealish, autoplay=st.sampled_from(["none", "safe", "x", None]))
+def test_games_and_races_on_garbage_deals_are_refused_with_the_spec_codes(alice_client, deal, autoplay):
+    for path in ("/api/games/", "/api/races/"):
+        answer = alice_client.post(path, {"deal": deal, "autoplay": autoplay}, format="json")
+        assert answer.status_code in (201, 400, 403, 404), (path, answer.content)
+        if answer.status_code != 201:
+            assert error_code(answer) in ("invalid_deal", "invalid_request", "forbidden", "not_found"), (path, answer.json())
+
+
+# --- websocket moves -------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+@FAST
+@given(moves=st.lists(st.one_of(notationish, st.sampled_from(["5a", "a5", "24v3", "1h", "ah"])), min_size=1, max_size=6))
+def test_websocket_moves_in_garbage_notation_get_bad_notation_or_illegal_move(alice, game, moves, settings):
+    from channels.testing import WebsocketCommunicator
+    from rest_framework.authtoken.models import Token
+
+    from freecell_site.asgi import application
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    settings.WS_MOVE_BURST = 1000
+    token = Token.objects.get_or_create(user=alice)[0].key
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=[(b"origin", b"http://testserver")])
+        assert (await socket.connect(timeout=3))[0]
+        await socket.send_json_to({"type": "auth", "token": token})
+        ply, answers = None, []
+        while ply is None:
+            frame = await socket.receive_json_from(timeout=3)
+            if frame["type"] == "state":
+                ply = frame["game"]["ply"]
+        for move in moves:
+            await socket.send_json_to({"type": "move", "move": move, "ply": ply})
+            while True:
+                frame = await socket.receive_json_from(timeout=3)
+                if frame["type"] in ("ack", "error"):
+                    break
+            if frame["type"] == "ack":
+                ply = frame["ply"]
+            answers.append(frame.get("code", "ack"))
+        await socket.disconnect()
+        return answers
+
+    for code in async_to_sync(scenario)():
+        assert code in ("ack", "bad_notation", "illegal_move", "bad_frame"), code
+
+
+# --- management commands ---------------------------------------------------------------------------
+
+
+@FAST
+@given(deal=dealish)
+def test_the_deal_command_prints_a_board_or_fails_with_the_code(deal, capsys):
+    try:
+        call_command("deal", deal)
+    except CommandError as exc:
+        assert str(exc).startswith("invalid_deal: ")
+        return
+    assert Board.from_text(capsys.readouterr().out).cards_home() == 0
+
+
+@FAST
+@given(deal=st.one_of(dealish, st.just("ms:1")), moves=st.lists(garbage, max_size=8).map(" ".join))
+def test_the_verify_command_answers_or_names_the_problem(deal, moves, capsys):
+    try:
+        call_command("verify", deal, moves)
+    except CommandError as exc:
+        assert re.match(r"^(invalid_deal: |invalid: move \d+ \(.*\) is refused: (bad_notation|illegal_move): )", str(exc), re.S), str(exc)
+        return
+    assert capsys.readouterr().out.startswith("valid")
+
+
+# --- NUL characters reach PostgreSQL, which refuses them (services: SQLite stores them) --------------
+
+
+def path_routes() -> list[tuple[str, str]]:
+    """Every URL route with a text parameter, with that parameter set to 'a<NUL>b'."""
+    from django.urls import URLResolver, get_resolver
+
+    def walk(resolver, prefix=""):
+        for pattern in resolver.url_patterns:
+            if isinstance(pattern, URLResolver):
+                yield from walk(pattern, prefix + str(pattern.pattern))
+            else:
+                yield prefix + str(pattern.pattern)
+
+    routes = []
+    for route in walk(get_resolver()):
+        if route.startswith("admin") or not re.search(r"<(str:)?\w+>", route):
+            continue
+        routes.append("/" + re.sub(r"<int:\w+>", "1", re.sub(r"<(str:)?\w+>", "a%00b", route)))
+    return sorted(set(routes))
+
+
+NUL_500 = {  # found by this test: the parameter goes to a query unchecked
+    "/api/users/a%00b/", "/api/users/a%00b/games/", "/api/friends/a%00b/", "/api/friends/requests/a%00b/accept/",
+    "/api/friends/requests/a%00b/decline/", "/api/races/a%00b/", "/api/races/a%00b/join/", "/api/races/a%00b/start/",
+    "/api/races/a%00b/resign/", "/api/races/a%00b/rematch/", "/u/a%00b/",
+}
+
+
+@pytest.mark.services
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="a NUL in a URL parameter reaches PostgreSQL: 500"))
+        if p in NUL_500
+        else p
+        for p in path_routes()
+    ],
+)
+def test_a_nul_character_in_a_url_parameter_is_never_a_server_error(alice, path):
+    from tests.conftest import client_for
+
+    client = client_for(alice)
+    client.raise_request_exception = False
+    for method in ("get", "post", "delete"):
+        answer = getattr(client, method)(path)
+        assert answer.status_code < 500, (method, path, answer.status_code)
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pytest.param({"type": "move", "move": "5a", "ply": 0, "client_id": "a\x00b"}, id="client_id"),
+        pytest.param({"type": "auth", "token": "a\x00b"}, id="token"),
+    ],
+)
+@pytest.mark.xfail(strict=True, reason="games/consumers.py passes NUL characters to PostgreSQL: server_error")
+def test_a_nul_character_in_a_websocket_frame_is_refused_not_a_server_error(alice, game, frame, settings):
+    from channels.testing import WebsocketCommunicator
+    from rest_framework.authtoken.models import Token
+
+    from freecell_site.asgi import application
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    token = Token.objects.get_or_create(user=alice)[0].key
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=[(b"origin", b"http://testserver")])
+        assert (await socket.connect(timeout=3))[0]
+        await socket.send_json_to({"type": "auth", "token": token})
+        while (await socket.receive_json_from(timeout=3))["type"] != "auth_ok":
+            pass
+        await socket.send_to(text_data=json.dumps(frame))
+        while True:
+            answer = await socket.receive_json_from(timeout=3)
+            if answer["type"] in ("ack", "error"):
+                break
+        await socket.disconnect()
+        return answer
+
+    answer = async_to_sync(scenario)()
+    assert answer["type"] == "error" and answer["code"] in ("bad_frame", "authentication_failed"), answer
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.xfail(strict=True, reason="RaceConsumer.open looks the code up unchecked: server_error and close 1011")
+def test_a_nul_character_in_a_race_socket_code_is_not_found(alice, settings):
+    from channels.testing import WebsocketCommunicator
+
+    from freecell_site.asgi import application
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, "/ws/races/AB\x00C/", headers=[(b"origin", b"http://testserver")])
+        assert (await socket.connect(timeout=3))[0]
+        answer = await socket.receive_json_from(timeout=3)
+        await socket.disconnect()
+        return answer
+
+    answer = async_to_sync(scenario)()
+    assert answer["code"] == "not_found", answer
