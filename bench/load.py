@@ -282,6 +282,7 @@ def summarize(players: int, window: Window, seconds: float) -> Step:
         and step.ack_p99 <= TARGETS["ack_p99"]
         and step.opponent_p99 <= TARGETS["opponent_p99"]
         and window.acked >= 0.95 * max(1, window.asked)
+        and not window.errors.get("not connected")
     )
     return step
 
