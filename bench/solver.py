@@ -30,6 +30,7 @@ from games.engine import Board  # noqa: E402
 from games.engine.solver import solve  # noqa: E402
 from games.engine.solver_cli import parse_deals, solve_range  # noqa: E402
 
+FC_TIMEOUT = 120.0
 FC_PRESETS = {"fc-solve": [], "fc-solve -l lg": ["-l", "lg"]}
 
 
@@ -39,13 +40,17 @@ def fc_solve(n: int, preset: list[str]) -> dict:
         ["make-microsoft-freecell-board", "-t", str(n)], capture_output=True, text=True, check=True
     ).stdout
     start = time.perf_counter()
-    out = subprocess.run(
-        ["fc-solve", *preset, "-m", "-snx"],
-        input=layout,
-        capture_output=True,
-        text=True,
-        env={"FREECELL_SOLVER_QUIET": "1", "PATH": "/usr/bin:/bin"},
-    ).stdout
+    try:
+        out = subprocess.run(
+            ["fc-solve", *preset, "-m", "-snx"],
+            input=layout,
+            capture_output=True,
+            text=True,
+            env={"FREECELL_SOLVER_QUIET": "1", "PATH": "/usr/bin:/bin"},
+            timeout=FC_TIMEOUT,
+        ).stdout
+    except subprocess.TimeoutExpired:
+        return {"result": "gave_up", "count": 0, "seconds": FC_TIMEOUT}
     seconds = time.perf_counter() - start
     if "This game is solveable" in out:
         moves = [
@@ -66,7 +71,10 @@ def _fc_work(args):
 def stats(rows: list[dict]) -> dict:
     times = sorted(r["seconds"] for r in rows)
     counts = [r["count"] for r in rows if r["result"] == "solved"]
+    cpu = sorted(r.get("cpu_seconds", r["seconds"]) for r in rows)
     return {
+        "median_cpu_ms": round(statistics.median(cpu) * 1000, 1),
+        "p95_cpu_ms": round(cpu[min(len(cpu) - 1, int(0.95 * len(cpu)))] * 1000, 1),
         "solved": sum(r["result"] == "solved" for r in rows),
         "unsolvable": sum(r["result"] == "unsolvable" for r in rows),
         "gave_up": sum(r["result"] == "gave_up" for r in rows),
@@ -148,8 +156,15 @@ def main(argv=None) -> int:
 
     # ms:11982: proved unsolvable?
     if not args.no_11982:
-        mb, result, seconds = peak_memory("ms:11982", autoplay="safe")
-        report["ms:11982"] = {"result": result, "seconds": round(seconds, 2), "traced_peak_mb": round(mb, 1)}
+        proof = solve(Board.from_deal("ms:11982"), autoplay="safe")
+        mb, _result, _seconds = peak_memory("ms:11982", autoplay="safe")
+        report["ms:11982"] = {
+            "result": proof.result,
+            "seconds": round(proof.seconds, 2),
+            "cpu_seconds": round(proof.cpu_seconds, 2),
+            "states": proof.states,
+            "traced_peak_mb": round(mb, 1),
+        }
         if have_fc:
             r = fc_solve(11982, [])
             report["ms:11982"]["fc-solve"] = {"result": r["result"], "seconds": round(r["seconds"], 3)}
@@ -166,15 +181,17 @@ def main(argv=None) -> int:
         ("unsolvable", "unsolvable"),
         ("gave up", "gave_up"),
         ("median ms", "median_ms"),
+        ("median cpu ms", "median_cpu_ms"),
+        ("p95 cpu ms", "p95_cpu_ms"),
         ("p95 ms", "p95_ms"),
         ("max s", "max_s"),
         ("mean length", "mean_len"),
     ]
     width = max(len(n) for n in names) + 2
     print(f"\n{args.range}: {len(deals)} deals, {args.jobs} job(s)\n")
-    print(" " * 13 + "".join(f"{n:>{width}}" for n in names))
+    print(" " * 14 + "".join(f"{n:>{width}}" for n in names))
     for label, key in rows:
-        print(f"{label:<13}" + "".join(f"{str(columns[n][key]):>{width}}" for n in names))
+        print(f"{label:<14}" + "".join(f"{str(columns[n][key]):>{width}}" for n in names))
     fc = columns.get("fc-solve", {}).get("mean_len")
     ours = columns["ours, autoplay none"]["mean_len"]
     if fc and ours:

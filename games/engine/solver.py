@@ -35,7 +35,8 @@ class Solution:
     a proof) or ``"gave_up"`` (the budget ran out first). ``moves`` replays to a win with
     ``Board.play(move, autoplay=autoplay)``; under ``"none"`` it includes every foundation move, under
     ``"safe"`` it leaves out what safe autoplay does itself. ``count`` is the spec's move count of the
-    line (a run is one move, autoplay is free): ``len(moves)``. ``states``: positions searched.
+    line (a run is one move, autoplay is free): ``len(moves)``. ``states``: positions searched;
+    ``seconds`` wall time, ``cpu_seconds`` the process's CPU time (the same on an idle machine).
     """
 
     result: str
@@ -43,6 +44,7 @@ class Solution:
     seconds: float = 0.0
     states: int = 0
     autoplay: str = "none"
+    cpu_seconds: float = 0.0
 
     @property
     def count(self) -> int:
@@ -128,8 +130,23 @@ def replays_to_win(board: Board, moves: list[Move], autoplay: str) -> bool:
 
 #: Heuristic weights of the fast search (weighted best-first) and of par mode's beam search.
 FAST_PARAMS = {"runs": 1.0, "bad": 0.2, "empty": 0.5, "cell": 0.6, "home": 0.3}
-FAST_WEIGHT = 2.0
-BEAM_PARAMS = {"home": 0.082, "bad": 0.128, "runs": 1.067, "cell": 0.567}
+FAST_WEIGHT = 1.3
+#: The plain solve runs these searches (weight, heuristic) in turns with doubling state limits:
+#: each solves some deals that the other finds hard. Past ALTERNATE_UNTIL states each, only the
+#: first goes on (to a win or to the end of the search space, a proof).
+PORTFOLIO = (
+    (FAST_WEIGHT, FAST_PARAMS),
+    (2.0, {"runs": 1.0, "bad": 0.5, "empty": 1.0, "cell": 0.5, "home": 1.0}),
+)
+ALTERNATE_UNTIL = 16000
+#: States searched at most when neither ``budget`` nor ``max_states`` is given (bounds memory).
+DEFAULT_MAX_STATES = 1_000_000
+BEAM_PARAMS = (
+    {"bad": 0.195, "runs": 0.69, "breaks": 0.3, "cell": 0.28, "cellfar": 0.42},
+    {"home": 0.082, "bad": 0.128, "runs": 1.067, "cell": 0.567},
+)
+#: In par mode, the first line may take this long even when the budget is shorter.
+FIRST_LINE_SECONDS = 30.0
 
 
 def _cost_found(autoplay: str) -> int:
@@ -157,9 +174,11 @@ def solve(
     if autoplay not in AUTOPLAY_MODES:
         raise ValueError(f"autoplay must be one of {AUTOPLAY_MODES}, not {autoplay!r}")
     started = time.perf_counter()
+    cpu_started = time.process_time()
     if par and budget is None:
         budget = DEFAULT_PAR_BUDGET
     deadline = started + budget if budget is not None else None
+    first_deadline = started + max(budget, FIRST_LINE_SECONDS) if par else deadline
     root, real_cells = to_core(board)
 
     def done(result, path=None, states=0):
@@ -169,41 +188,86 @@ def solve(
             if not replays_to_win(board, moves, autoplay):
                 logger.error("solver: a line did not replay to a win: %s", " ".join(map(str, moves)))
                 result, moves = "gave_up", []
-        return Solution(result, moves, time.perf_counter() - started, states, autoplay)
+        return Solution(
+            result, moves, time.perf_counter() - started, states, autoplay, time.process_time() - cpu_started
+        )
 
     if core.is_won(root):
         return done("solved", [])
     cf = _cost_found(autoplay)
-    search = core.Search(root, cf, FAST_WEIGHT, FAST_PARAMS)
-    path = search.run(max_states=max_states, deadline=deadline)
-    states = search.states
+    if max_states is None and budget is None:
+        max_states = DEFAULT_MAX_STATES
+    path, states, exhausted = first_line(root, cf, max_states, first_deadline)
     if path is None:
-        return done("unsolvable" if search.exhausted else "gave_up", None, states)
+        return done("unsolvable" if exhausted else "gave_up", None, states)
     if par:
         path, more = improve(root, path, autoplay, deadline, max_states)
         states += more
     return done("solved", path, states)
 
 
+def first_line(root, cost_found, max_states=None, deadline=None):
+    """The plain solve: (path or None, states searched, exhausted)."""
+    searches = [core.Search(root, cost_found, w, p) for w, p in PORTFOLIO]
+    dropped = 0  # states of the searches no longer run
+    limit = 250
+    while True:
+        for search in searches:
+            cap = limit
+            if max_states:
+                cap = min(cap, search.states + max_states - dropped - sum(s.states for s in searches))
+            path = search.run(max_states=cap, deadline=deadline)
+            total = dropped + sum(s.states for s in searches)
+            if path is not None:
+                return path, total, False
+            if search.exhausted:
+                return None, total, True
+            if (deadline and time.perf_counter() > deadline) or (max_states and total >= max_states):
+                return None, total, False
+        limit *= 2
+        if limit > ALTERNATE_UNTIL and len(searches) > 1:
+            dropped += sum(s.states for s in searches[1:])
+            searches = searches[:1]
+            limit = 1 << 62
+
+
 def improve(root, path, autoplay, deadline, max_states=None):
-    """Par mode: look for shorter lines until ``deadline``; returns (best path, states searched)."""
+    """Par mode: look for shorter lines until ``deadline``; returns (best path, states searched).
+
+    Beam searches of growing width (each sized from the time the previous one took, so that the
+    last one still ends before the deadline), alternating two heuristics; then a local pass that
+    replaces stretches of the best line by shorter ones.
+    """
     cf = _cost_found(autoplay)
-    best = core.shorten(root, path, cf, 2, deadline)
-    best_cost = _line_cost(best, autoplay)
+    best, best_cost = path, _line_cost(path, autoplay)
     states = 0
-    width = 50
-    while time.perf_counter() < deadline:
-        search = core.Search(root, cf, 1.0, BEAM_PARAMS)
+    width = 24
+    round_ = 0
+    while True:
+        started = time.perf_counter()
+        if started >= deadline:
+            break
+        params = BEAM_PARAMS[round_ % len(BEAM_PARAMS)]
+        search = core.Search(root, cf, 1.0, params)
         found = core.beam(search, width, deadline=deadline)
         states += search.states
-        if found is not None and _line_cost(found, autoplay) < best_cost:
-            found = core.shorten(root, found, cf, 2, deadline)
+        took = time.perf_counter() - started
+        if found is not None:
             cost = _line_cost(found, autoplay)
             if cost < best_cost:
                 best, best_cost = found, cost
         if max_states and states > max_states:
             break
-        width *= 2
+        round_ += 1
+        if round_ % len(BEAM_PARAMS):
+            continue  # same width with the other heuristic
+        remaining = deadline - time.perf_counter()
+        factor = min(3.0, 0.45 * remaining / max(took, 1e-3))
+        if factor < 1.25:
+            break
+        width = int(width * factor)
+    if time.perf_counter() < deadline:
+        best = core.shorten(root, best, cf, 2, deadline)
     return best, states
 
 

@@ -59,6 +59,7 @@ def solve_deal(
         "moves": [str(m) for m in solution.moves],
         "count": solution.count,
         "seconds": round(solution.seconds, 4),
+        "cpu_seconds": round(solution.cpu_seconds, 4),
         "states": solution.states,
         "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
@@ -92,6 +93,7 @@ def solve_range(
 def summarize(results: list[dict]) -> dict:
     """Counts by result, median/p95/max time, mean length of the solved lines."""
     times = sorted(r["seconds"] for r in results)
+    cpu = sorted(r.get("cpu_seconds", r["seconds"]) for r in results)
     lengths = [r["count"] for r in results if r["result"] == "solved"]
 
     def pct(p):
@@ -105,6 +107,8 @@ def summarize(results: list[dict]) -> dict:
         "median_seconds": round(statistics.median(times), 4) if times else 0.0,
         "p95_seconds": round(pct(0.95), 4),
         "max_seconds": round(times[-1], 4) if times else 0.0,
+        "median_cpu_seconds": round(statistics.median(cpu), 4) if cpu else 0.0,
+        "p95_cpu_seconds": round(cpu[min(len(cpu) - 1, int(0.95 * len(cpu)))], 4) if cpu else 0.0,
         "mean_length": round(statistics.mean(lengths), 2) if lengths else 0.0,
         "max_rss_mb": max((r.get("rss_mb", 0) for r in results), default=0),
     }
@@ -119,6 +123,8 @@ def format_summary(s: dict) -> str:
         ("median time", f"{s['median_seconds'] * 1000:.0f} ms"),
         ("p95 time", f"{s['p95_seconds'] * 1000:.0f} ms"),
         ("max time", f"{s['max_seconds']:.2f} s"),
+        ("median CPU", f"{s['median_cpu_seconds'] * 1000:.0f} ms"),
+        ("p95 CPU", f"{s['p95_cpu_seconds'] * 1000:.0f} ms"),
         ("mean length", f"{s['mean_length']:.1f}"),
         ("peak RSS", f"{s['max_rss_mb']:.0f} MB"),
     ]

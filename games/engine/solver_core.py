@@ -153,8 +153,18 @@ def legal_moves(state):
 # Move generation
 
 
+def _closed(ncols, ncells, nfound, move):
+    """A child whose move may start safe autoplay: apply it; return (move, state, autoplay_moves)."""
+    auto: list = []
+    ncols = list(ncols)
+    ncells = list(ncells)
+    nfound = list(nfound)
+    autoplay(ncols, ncells, nfound, auto)
+    return move, (tuple(ncols), tuple(sorted(ncells)), tuple(nfound)), auto
+
+
 def children(state, full_autoplay):
-    """Yield (move, child_state, autoplay_moves) for every move of the move set.
+    """Every move of the move set: a list of (move, child_state, autoplay_moves).
 
     ``full_autoplay``: the position may hold cards that safe autoplay would take (only the root of
     a search); otherwise only the card a move uncovers, or a foundation move, can start autoplay.
@@ -167,29 +177,16 @@ def children(state, full_autoplay):
     maxmove = (free + 1) << nempty
     maxmove_empty = (free + 1) << (nempty - 1) if nempty else 0
     out = []
+    append = out.append
     tops = [col[-1] if col else -1 for col in cols]
-
-    def finish(move, ncols, ncells, nfound, src_col, full):
-        # autoplay check
-        auto = []
-        need = full
-        if not need and src_col >= 0:
-            col = ncols[src_col]
-            if col:
-                c = col[-1]
-                r = c >> 2
-                s = c & 3
-                if nfound[s] == r - 1 and (r <= 2 or (nfound[s ^ 1] >= r - 1 and nfound[s ^ 3] >= r - 1)):
-                    need = True
-        if need:
-            ncols = list(ncols)
-            ncells = list(ncells)
-            nfound = list(nfound)
-            autoplay(ncols, ncells, nfound, auto)
-            ncols = tuple(ncols)
-            ncells = tuple(sorted(ncells))
-            nfound = tuple(nfound)
-        out.append((move, (ncols, ncells, nfound), auto))
+    # the cards safe autoplay would take if they were exposed (found does not change unless a card
+    # goes home, and then the child is closed in full)
+    safe = set()
+    for s_ in range(4):
+        r = found[s_] + 1
+        if r <= 13 and (r <= 2 or (found[s_ ^ 1] >= r - 1 and found[s_ ^ 3] >= r - 1)):
+            safe.add(r << 2 | s_)
+    empty_auto = ()
 
     # from free cells
     for c in cells:
@@ -199,33 +196,50 @@ def children(state, full_autoplay):
         if found[s] == r - 1:
             nf = list(found)
             nf[s] = r
-            finish((CELL, FOUND, 1, c), cols, rest, tuple(nf), -1, True)
+            append(_closed(cols, rest, nf, (CELL, FOUND, 1, c)))
         for j in range(8):
             d = tops[j]
             if d >= 0 and (d >> 2) == r + 1 and ((d ^ c) & 1):
                 nc = list(cols)
                 nc[j] = cols[j] + (c,)
-                finish((CELL, j, 1, c), tuple(nc), rest, found, -1, full_autoplay)
+                if full_autoplay:
+                    append(_closed(nc, rest, found, (CELL, j, 1, c)))
+                else:
+                    append(((CELL, j, 1, c), (tuple(nc), rest, found), empty_auto))
         if first_empty >= 0:
             nc = list(cols)
             nc[first_empty] = (c,)
-            finish((CELL, first_empty, 1, c), tuple(nc), rest, found, -1, full_autoplay)
+            if full_autoplay:
+                append(_closed(nc, rest, found, (CELL, first_empty, 1, c)))
+            else:
+                append(((CELL, first_empty, 1, c), (tuple(nc), rest, found), empty_auto))
 
     # from columns
     for i in range(8):
         col = cols[i]
         if not col:
             continue
+        clen = len(col)
         t = col[-1]
         r = t >> 2
         s = t & 3
+        rest1 = col[:-1]
         if found[s] == r - 1:
             nc = list(cols)
-            nc[i] = col[:-1]
+            nc[i] = rest1
             nf = list(found)
             nf[s] = r
-            finish((i, FOUND, 1, t), tuple(nc), cells, tuple(nf), i, True)
-        L = run_length(col)
+            append(_closed(nc, cells, nf, (i, FOUND, 1, t)))
+        # run length
+        L = 1
+        c = t
+        while L < clen:
+            d = col[-1 - L]
+            if (d >> 2) == (c >> 2) + 1 and ((d ^ c) & 1):
+                L += 1
+                c = d
+            else:
+                break
         for j in range(8):
             d = tops[j]
             if d < 0 or j == i:
@@ -233,23 +247,33 @@ def children(state, full_autoplay):
             n = (d >> 2) - r
             if 1 <= n <= L and n <= maxmove and ((d ^ t ^ (n - 1)) & 1):
                 nc = list(cols)
-                nc[i] = col[:-n]
+                left = nc[i] = col[:-n]
                 nc[j] = cols[j] + col[-n:]
-                finish((i, j, n, col[-n]), tuple(nc), cells, found, i, full_autoplay)
+                move = (i, j, n, col[-n])
+                if full_autoplay or (left and left[-1] in safe):
+                    append(_closed(nc, cells, found, move))
+                else:
+                    append((move, (tuple(nc), cells, found), empty_auto))
         if first_empty >= 0:
-            lim = min(L, maxmove_empty)
-            clen = len(col)
+            lim = min(L, maxmove_empty, clen - 1)
             for n in range(1, lim + 1):
-                if n == clen:
-                    break
                 nc = list(cols)
-                nc[i] = col[:-n]
+                left = nc[i] = col[:-n]
                 nc[first_empty] = col[-n:]
-                finish((i, first_empty, n, col[-n]), tuple(nc), cells, found, i, full_autoplay)
+                move = (i, first_empty, n, col[-n])
+                if full_autoplay or left[-1] in safe:
+                    append(_closed(nc, cells, found, move))
+                else:
+                    append((move, (tuple(nc), cells, found), empty_auto))
         if free:
             nc = list(cols)
-            nc[i] = col[:-1]
-            finish((i, CELL, 1, t), tuple(nc), tuple(sorted(cells + (t,))), found, i, full_autoplay)
+            nc[i] = rest1
+            ncells = tuple(sorted(cells + (t,)))
+            move = (i, CELL, 1, t)
+            if full_autoplay or (rest1 and rest1[-1] in safe):
+                append(_closed(nc, ncells, found, move))
+            else:
+                append((move, (tuple(nc), ncells, found), empty_auto))
     return out
 
 
@@ -266,7 +290,7 @@ class Heuristic:
     ``empty`` for an empty column (a negative cost: room to move).
     """
 
-    __slots__ = ("bad", "runs", "empty", "cell", "home", "cache")
+    __slots__ = ("bad", "runs", "empty", "cell", "home", "breaks", "cellfar", "low", "loww", "cache")
 
     def __init__(self, params: dict):
         self.bad = params.get("bad", 0.0)
@@ -274,23 +298,39 @@ class Heuristic:
         self.empty = params.get("empty", 0.0)
         self.cell = params.get("cell", 0.5)
         self.home = params.get("home", 0.0)
+        self.breaks = params.get("breaks", 0.0)
+        self.cellfar = params.get("cellfar", 0.0)
+        self.low = params.get("lowdepth", 0.0)
+        self.loww = params.get("lowdw", 0.0)
         self.cache: dict = {}
 
     def col(self, col) -> float:
         bad = 0
         runs = 0
+        breaks = 0
         m = 99
         prev = -1
-        for c in col:
+        low_at = 0
+        for i, c in enumerate(col):
             r = c >> 2
+            natural = prev >= 0 and (prev >> 2) == r + 1 and ((prev ^ c) & 1)
+            if prev >= 0 and not natural:
+                breaks += 1
             if r > m:
                 bad += 1
-                if not (prev >= 0 and (prev >> 2) == r + 1 and ((prev ^ c) & 1)):
+                if not natural:
                     runs += 1
             else:
+                if r < m:
+                    low_at = i
                 m = r
             prev = c
-        v = self.cache[col] = bad * self.bad + runs * self.runs - (self.empty if not col else 0.0)
+        v = bad * self.bad + runs * self.runs + breaks * self.breaks - (self.empty if not col else 0.0)
+        if col and (self.low or self.loww):
+            # cards above the lowest card of the column, the more so the lower that card
+            above = len(col) - 1 - low_at
+            v += above * (self.low + self.loww * (14 - m) / 13)
+        self.cache[col] = v
         return v
 
     def colsum(self, cols) -> float:
@@ -304,7 +344,12 @@ class Heuristic:
         return total
 
     def rest(self, cells, found) -> float:
-        return len(cells) * self.cell + (52 - found[0] - found[1] - found[2] - found[3]) * self.home
+        v = len(cells) * self.cell + (52 - found[0] - found[1] - found[2] - found[3]) * self.home
+        if self.cellfar:
+            for c in cells:
+                if (c >> 2) > found[c & 3] + 2:
+                    v += self.cellfar
+        return v
 
     def scored_children(self, state, colsum, first):
         """children() with (h, colsum) of each child: [(h, colsum, move, child, auto)]."""
@@ -312,6 +357,7 @@ class Heuristic:
         pcols = state[0]
         wcell = self.cell
         whome = self.home
+        cellfar = self.cellfar
         out = []
         for move, child, auto in children(state, first):
             ccols, ccells, cfound = child
@@ -323,6 +369,10 @@ class Heuristic:
                         v = self.col(a)
                     cs += v - cache[b]
             h = cs + len(ccells) * wcell + (52 - cfound[0] - cfound[1] - cfound[2] - cfound[3]) * whome
+            if cellfar:
+                for c in ccells:
+                    if (c >> 2) > cfound[c & 3] + 2:
+                        h += cellfar
             out.append((h, cs, move, child, auto))
         return out
 
@@ -346,42 +396,49 @@ class Search:
         return self.heur.colsum(state[0]) + self.heur.rest(state[1], state[2])
 
     def run(self, max_states=None, deadline=None):
-        root = self.root
+        """Search on until a win (returns its path), ``max_states`` expansions in all (returns None,
+        and a later call goes on from there), the ``deadline`` or the end of the search space
+        (returns None with ``exhausted`` set)."""
         w = self.weight
         cf = self.cost_found
         heur = self.heur
-        seen = {key_of(root[0], root[1])}
-        heap = [(0.0, 0, root, None, heur.colsum(root[0]))]
-        seq = 1
-        expanded = 0
-        first = True
+        if not hasattr(self, "heap"):
+            root = self.root
+            self.seen = {key_of(root[0], root[1])}
+            self.heap = [(0.0, 0, root, None, heur.colsum(root[0]))]
+            self.seq = 1
+        seen = self.seen
+        heap = self.heap
+        seq = self.seq
+        expanded = self.states
         push = heapq.heappush
         pop = heapq.heappop
-        while heap:
-            _f, _s, state, node, colsum = pop(heap)
-            g = node[4] if node else 0
-            expanded += 1
-            if max_states and expanded > max_states:
-                break
-            if deadline and not expanded & 255 and time.perf_counter() > deadline:
-                break
-            for h, cs, move, child, auto in heur.scored_children(state, colsum, first):
-                cols, cells, found = child
-                k = (tuple(sorted(cols)), cells)
-                if k in seen:
-                    continue
-                seen.add(k)
-                ng = g + (cf if move[1] == FOUND else 1)
-                cnode = (node, move, auto, child, ng)
-                if found[0] + found[1] + found[2] + found[3] == 52:
-                    self.states = expanded
-                    return self.path(cnode)
-                push(heap, (ng + w * h, seq, child, cnode, cs))
-                seq += 1
-            first = False
-        self.states = expanded
-        self.exhausted = not heap
-        return None
+        try:
+            while heap:
+                if max_states and expanded >= max_states:
+                    return None
+                if deadline and not expanded & 255 and time.perf_counter() > deadline:
+                    return None
+                _f, _s, state, node, colsum = pop(heap)
+                g = node[4] if node else 0
+                expanded += 1
+                for h, cs, move, child, auto in heur.scored_children(state, colsum, node is None):
+                    cols, cells, found = child
+                    k = (tuple(sorted(cols)), cells)
+                    if k in seen:
+                        continue
+                    seen.add(k)
+                    ng = g + (cf if move[1] == FOUND else 1)
+                    cnode = (node, move, auto, child, ng)
+                    if found[0] + found[1] + found[2] + found[3] == 52:
+                        return self.path(cnode)
+                    push(heap, (ng + w * h, seq, child, cnode, cs))
+                    seq += 1
+            self.exhausted = True
+            return None
+        finally:
+            self.states = expanded
+            self.seq = seq
 
     @staticmethod
     def path(node):
