@@ -32,7 +32,6 @@ import json
 import os
 import random
 import secrets
-import statistics
 import subprocess
 import sys
 import time
@@ -113,6 +112,11 @@ class Server:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
         return 0
+
+    def cpu(self) -> float:
+        """CPU seconds used so far by the process (user + system)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         self.process.terminate()
@@ -204,6 +208,7 @@ class Stats:
         self.ack: list[float] = []
         self.seen: list[float] = []
         self.acked = 0
+        self.cpu_ms = float("nan")
         self.errors: dict[str, int] = {}
 
     def error(self, code: str) -> None:
@@ -379,13 +384,17 @@ async def connect_all(clients, batch: int = 50):
 
 
 async def run_load(clients, seconds: float, interval: float, stats: Stats) -> float:
-    """Runs every client for `seconds`; returns the acked moves per second."""
+    """Runs every client for `seconds`; returns the acked moves per second (and notes the servers'
+    CPU time per acked move in `stats.cpu_ms`)."""
     await connect_all(clients)
+    stack = {c.server.port: c.server for c in clients}.values()
+    cpu_before = sum(s.cpu() for s in stack)
     until = time.perf_counter() + seconds
     began = time.perf_counter()
     acked_before = stats.acked
     await asyncio.gather(*(c.play(until, interval) for c in clients), return_exceptions=True)
     rate = (stats.acked - acked_before) / (time.perf_counter() - began)
+    stats.cpu_ms = (sum(s.cpu() for s in stack) - cpu_before) * 1000 / max(1, stats.acked - acked_before)
     await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
     return rate
 
@@ -457,6 +466,7 @@ def main() -> None:
             rows.append(("opponent sees a move p50", f"{pct(stats.seen, 0.5) * 1000:.1f} ms", f"{pct(echo_stats.seen, 0.5) * 1000:.1f} ms"))
             rows.append(("opponent sees a move p99", f"{pct(stats.seen, 0.99) * 1000:.1f} ms", f"{pct(echo_stats.seen, 0.99) * 1000:.1f} ms"))
             rows.append(("moves acked at 1/s/player", f"{rate:.0f}/s ({len(stats.ack)} acks)", f"{len(echo_stats.ack)} acks"))
+            rows.append(("server CPU per move (2 daphne)", f"{stats.cpu_ms:.1f} ms", f"{echo_stats.cpu_ms:.1f} ms"))
 
             # Throughput: closed loop, more and more players.
             best_game = best_echo = 0.0
@@ -468,7 +478,8 @@ def main() -> None:
                 rate = asyncio.run(run_load(clients, args.ramp_seconds, 0, stats))
                 print(
                     f"ramp: {count} players back to back: {rate:.0f} moves/s (ack p50 {pct(stats.ack, 0.5) * 1000:.1f} ms,"
-                    f" p99 {pct(stats.ack, 0.99) * 1000:.1f} ms, errors {stats.errors}); echo {echo_rate:.0f} frames/s",
+                    f" p99 {pct(stats.ack, 0.99) * 1000:.1f} ms, daphne CPU {stats.cpu_ms:.1f} ms/move, errors {stats.errors});"
+                    f" echo {echo_rate:.0f} frames/s ({echo_stats.cpu_ms:.1f} ms CPU/frame)",
                     flush=True,
                 )
                 best_game, best_echo = max(best_game, rate), max(best_echo, echo_rate)

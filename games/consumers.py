@@ -58,7 +58,8 @@ def db(func):
         finally:
             close_old_connections()
 
-    return database_sync_to_async(call, thread_sensitive=connection.vendor != "postgresql")
+    shared = connection.vendor != "postgresql" or bool(setting("WS_DB_ONE_THREAD", 0))
+    return database_sync_to_async(call, thread_sensitive=shared)
 
 
 # Counts failures of the channel layer in this process; a socket that sees the count move resyncs its
@@ -633,6 +634,8 @@ class EchoConsumer(AsyncWebsocketConsumer):
     """`/ws/echo/<room>/`, only with BENCH_ECHO=1: the same stack (origin check, auth middleware,
     channel layer) with no database and no rules, as the benchmark's baseline. Each frame is answered
     to its sender at once and relayed through the channel layer to the room's other sockets."""
+
+    dispatch = Socket.dispatch  # the same event dispatch as the game sockets (no DB clean-up hop)
 
     async def connect(self):
         self.room = "echo." + "".join(c for c in self.scope["url_route"]["kwargs"]["room"] if c.isalnum())[:40]
