@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Sum
 
@@ -25,6 +26,7 @@ from games.daily import setting
 from games.models import DailyMovesTally, DailyResult, DailySpanTally, Game
 
 ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
+User = get_user_model()
 
 
 def span_ms() -> int:
@@ -58,10 +60,6 @@ class Entry:
 
 # The columns of a board line, read as tuples: no model instances on the hot paths.
 FIELDS = ("player__username", "moves", "undos", "elapsed_ms", "finished_at", "game_id")
-
-
-def _entry(rank: int, row: DailyResult) -> Entry:
-    return Entry(rank, row.player.username, row.moves, row.undos, row.elapsed_ms, row.finished_at, row.game_id)
 
 
 def _entries(first_rank: int, rows) -> list[Entry]:
@@ -161,10 +159,11 @@ def count(date: dt.date) -> int:
 
 
 def _ranks_sql(where: str) -> str:
-    """SELECT game_id, rank for the results `r` matching `where`: three small reads per result."""
+    """The lines (username, moves, undos, elapsed_ms, finished_at, game_id, daily_id, rank) of the
+    results `r` matching `where`; the rank costs three small index reads per result."""
     width = span_ms()
     return f"""
-SELECT r.game_id, r.daily_id,
+SELECT u.username, r.moves, r.undos, r.elapsed_ms, r.finished_at, r.game_id, r.daily_id,
   COALESCE((SELECT SUM(t.count) FROM {_table(DailyMovesTally)} t
             WHERE t.daily_id = r.daily_id AND t.moves < r.moves), 0)
 + COALESCE((SELECT SUM(s.count) FROM {_table(DailySpanTally)} s
@@ -175,37 +174,51 @@ SELECT r.game_id, r.daily_id,
      AND (o.elapsed_ms < r.elapsed_ms OR (o.elapsed_ms = r.elapsed_ms AND (o.finished_at < r.finished_at
           OR (o.finished_at = r.finished_at AND o.game_id < r.game_id)))))
 + 1
-FROM {_table(DailyResult)} r WHERE {where}
+FROM {_table(DailyResult)} r JOIN {_table(User)} u ON u.id = r.player_id
+WHERE {where}
 """
+
+
+def _ranked_lines(where: str, params: list) -> list[tuple[dt.date, Entry]]:
+    with connection.cursor() as cursor:
+        cursor.execute(_ranks_sql(where), params)
+        rows = cursor.fetchall()
+    lines = []
+    for username, moves, undos, elapsed, finished, game, day, rank in rows:
+        # SQLite hands dates and times back as text.
+        if not isinstance(day, dt.date):
+            day = dt.date.fromisoformat(day)
+        if not isinstance(finished, dt.datetime):
+            finished = dt.datetime.fromisoformat(finished).replace(tzinfo=dt.UTC)
+        lines.append((day, Entry(int(rank), username, moves, undos, elapsed, finished, game)))
+    return lines
 
 
 def rank_of(result: DailyResult) -> int:
     """The result's place on its day's board (1 = best), in one round trip."""
-    with connection.cursor() as cursor:
-        cursor.execute(_ranks_sql("r.game_id = %s"), [result.game_id])
-        row = cursor.fetchone()
-    return int(row[2]) if row else 0
+    lines = _ranked_lines("r.game_id = %s", [result.game_id])
+    return lines[0][1].rank if lines else 0
 
 
 def ranks_of_player(user) -> dict[dt.date, int]:
     """Rank of each of the player's ranked results, by day (for statistics), in one round trip."""
-    with connection.cursor() as cursor:
-        cursor.execute(_ranks_sql("r.player_id = %s"), [user.pk])
-        rows = cursor.fetchall()
-    # SQLite hands dates back as text.
-    return {day if isinstance(day, dt.date) else dt.date.fromisoformat(day): int(rank) for _game, day, rank in rows}
+    return {day: entry.rank for day, entry in _ranked_lines("r.player_id = %s", [user.pk])}
 
 
 def result_of(date: dt.date, user) -> DailyResult | None:
     if not getattr(user, "is_authenticated", False):
         return None
-    return DailyResult.objects.select_related("player").filter(daily_id=date, player=user).first()
+    return DailyResult.objects.filter(daily_id=date, player=user).first()
 
 
 def entry_of(date: dt.date, user) -> Entry | None:
-    """The user's own line on the day's board with their rank (the `me` of a leaderboard), or None."""
-    row = result_of(date, user)
-    return None if row is None else _entry(rank_of(row), row)
+    """The user's own line on the day's board with their rank (the `me` of a leaderboard), or None;
+    one round trip."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    day = connection.ops.adapt_datefield_value(date)
+    lines = _ranked_lines("r.daily_id = %s AND r.player_id = %s", [day, user.pk])
+    return lines[0][1] if lines else None
 
 
 def _ordered(date: dt.date):
