@@ -58,6 +58,9 @@ class TestCreating:
                 break
         game = new_game(alice_client, f"seed:{seed}", autoplay="safe")
         assert game["cards_home"] >= 1 and game["ply"] == 0
+        history = alice_client.get(f"/api/games/{game['id']}/history/").json()
+        assert len(history["prelude"]) == game["cards_home"] and history["actions"] == []
+        assert history["line"] == " ".join(history["prelude"])
 
 
 class TestPlaying:

@@ -79,6 +79,7 @@ class HistorySerializer(serializers.Serializer):
     game = serializers.IntegerField()
     deal = serializers.CharField()
     autoplay = serializers.ChoiceField(choices=["none", "safe"])
+    prelude = serializers.ListField(child=serializers.CharField(), help_text="foundation moves safe autoplay made on the deal before the first action")
     actions = ActionSerializer(many=True)
     line = serializers.CharField(help_text="the line of play for autoplay none: autoplay written out, undone moves left out")
 

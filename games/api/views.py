@@ -164,7 +164,10 @@ class HistoryView(APIView):
         if request.accepted_renderer.format == "text":
             return Response(line + "\n" if line else "", content_type="text/plain; charset=utf-8")
         actions = [services.action_payload(a) for a in selectors.actions_of(game)]
-        return Response({"game": game.pk, "deal": game_payload(game)["deal"], "autoplay": game.autoplay, "actions": actions, "line": line})
+        prelude = game.line[0][1] if game.line and game.line[0][0] is None else []
+        return Response(
+            {"game": game.pk, "deal": game_payload(game)["deal"], "autoplay": game.autoplay, "prelude": prelude, "actions": actions, "line": line}
+        )
 
 
 class VerifyView(APIView):
