@@ -112,6 +112,11 @@ def main(argv=None) -> int:
         "--par-budget", type=float, default=3.0, help="seconds of par mode per deal (default 3)"
     )
     parser.add_argument("--no-par", action="store_true", help="skip par mode")
+    parser.add_argument(
+        "--wall-budget",
+        action="store_true",
+        help="count the par budget in wall time (default: CPU time of the worker)",
+    )
     parser.add_argument("--no-fcsolve", action="store_true", help="skip fc-solve")
     parser.add_argument("--no-11982", action="store_true", help="skip the proof that ms:11982 is unsolvable")
     parser.add_argument("--quick", action="store_true", help="ms:1-50, par budget 1 s")
@@ -135,7 +140,14 @@ def main(argv=None) -> int:
     if not args.no_par:
         par = list(
             progress(
-                solve_range(deals, "safe", par=True, budget=args.par_budget, jobs=args.jobs),
+                solve_range(
+                    deals,
+                    "safe",
+                    par=True,
+                    budget=args.par_budget,
+                    jobs=args.jobs,
+                    cpu_clock=not args.wall_budget,
+                ),
                 len(deals),
                 f"ours par ({args.par_budget:g} s)",
             )

@@ -143,7 +143,7 @@ ALTERNATE_UNTIL = 16000
 DEFAULT_MAX_STATES = 1_000_000
 BEAM_PARAMS = (
     {"bad": 0.195, "runs": 0.69, "breaks": 0.3, "cell": 0.28, "cellfar": 0.42},
-    {"home": 0.082, "bad": 0.128, "runs": 1.067, "cell": 0.567},
+    {"runs": 0.643, "cell": 0.511, "breaks": 0.264, "cellfar": 0.216, "lowdepth": -0.48, "lowdw": 0.816},
 )
 #: In par mode, the first line may take this long even when the budget is shorter.
 FIRST_LINE_SECONDS = 30.0
@@ -166,15 +166,19 @@ def solve(
     par: bool = False,
     budget: float | None = None,
     max_states: int | None = None,
+    cpu_clock: bool = False,
 ) -> Solution:
     """Solve ``board`` (any position). ``budget``: seconds; without ``par`` the search gives up when
     they run out, with ``par`` the solver keeps looking for shorter lines until they run out and
     returns the shortest (5 s when not given). ``max_states``: give up after searching that many
-    positions (None: no limit)."""
+    positions (None: no limit). ``cpu_clock``: count the budget in CPU time of this process rather
+    than wall time (for benchmarks on a shared machine)."""
     if autoplay not in AUTOPLAY_MODES:
         raise ValueError(f"autoplay must be one of {AUTOPLAY_MODES}, not {autoplay!r}")
-    started = time.perf_counter()
+    clock = time.process_time if cpu_clock else time.perf_counter
+    wall_started = time.perf_counter()
     cpu_started = time.process_time()
+    started = clock()
     if par and budget is None:
         budget = DEFAULT_PAR_BUDGET
     deadline = started + budget if budget is not None else None
@@ -189,7 +193,12 @@ def solve(
                 logger.error("solver: a line did not replay to a win: %s", " ".join(map(str, moves)))
                 result, moves = "gave_up", []
         return Solution(
-            result, moves, time.perf_counter() - started, states, autoplay, time.process_time() - cpu_started
+            result,
+            moves,
+            time.perf_counter() - wall_started,
+            states,
+            autoplay,
+            time.process_time() - cpu_started,
         )
 
     if core.is_won(root):
@@ -197,16 +206,16 @@ def solve(
     cf = _cost_found(autoplay)
     if max_states is None and budget is None:
         max_states = DEFAULT_MAX_STATES
-    path, states, exhausted = first_line(root, cf, max_states, first_deadline)
+    path, states, exhausted = first_line(root, cf, max_states, first_deadline, clock)
     if path is None:
         return done("unsolvable" if exhausted else "gave_up", None, states)
     if par:
-        path, more = improve(root, path, autoplay, deadline, max_states)
+        path, more = improve(root, path, autoplay, deadline, max_states, clock)
         states += more
     return done("solved", path, states)
 
 
-def first_line(root, cost_found, max_states=None, deadline=None):
+def first_line(root, cost_found, max_states=None, deadline=None, clock=time.perf_counter):
     """The plain solve: (path or None, states searched, exhausted)."""
     searches = [core.Search(root, cost_found, w, p) for w, p in PORTFOLIO]
     dropped = 0  # states of the searches no longer run
@@ -216,13 +225,13 @@ def first_line(root, cost_found, max_states=None, deadline=None):
             cap = limit
             if max_states:
                 cap = min(cap, search.states + max_states - dropped - sum(s.states for s in searches))
-            path = search.run(max_states=cap, deadline=deadline)
+            path = search.run(max_states=cap, deadline=deadline, clock=clock)
             total = dropped + sum(s.states for s in searches)
             if path is not None:
                 return path, total, False
             if search.exhausted:
                 return None, total, True
-            if (deadline and time.perf_counter() > deadline) or (max_states and total >= max_states):
+            if (deadline and clock() > deadline) or (max_states and total >= max_states):
                 return None, total, False
         limit *= 2
         if limit > ALTERNATE_UNTIL and len(searches) > 1:
@@ -231,43 +240,48 @@ def first_line(root, cost_found, max_states=None, deadline=None):
             limit = 1 << 62
 
 
-def improve(root, path, autoplay, deadline, max_states=None):
+def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_counter):
     """Par mode: look for shorter lines until ``deadline``; returns (best path, states searched).
 
-    Beam searches of growing width (each sized from the time the previous one took, so that the
-    last one still ends before the deadline), alternating two heuristics; then a local pass that
-    replaces stretches of the best line by shorter ones.
+    A small beam search measures the speed of the machine; then beam searches as wide as the time
+    left allows (a beam of width w over a line of n moves searches about w x n positions), the next
+    ones with other heuristics; then a local pass that replaces stretches of the best line by
+    shorter ones.
     """
     cf = _cost_found(autoplay)
     best, best_cost = path, _line_cost(path, autoplay)
     states = 0
-    width = 24
-    round_ = 0
-    while True:
-        started = time.perf_counter()
-        if started >= deadline:
+    width = 32
+    rate = None
+    used = set()
+    rounds = 0
+    while clock() < deadline:
+        params = BEAM_PARAMS[rounds % len(BEAM_PARAMS)] if rate else BEAM_PARAMS[0]
+        if (width, rounds % len(BEAM_PARAMS)) in used:
             break
-        params = BEAM_PARAMS[round_ % len(BEAM_PARAMS)]
+        used.add((width, rounds % len(BEAM_PARAMS)))
+        started = clock()
         search = core.Search(root, cf, 1.0, params)
-        found = core.beam(search, width, deadline=deadline)
+        found = core.beam(search, width, deadline=deadline, clock=clock)
         states += search.states
-        took = time.perf_counter() - started
+        took = max(clock() - started, 1e-3)
         if found is not None:
             cost = _line_cost(found, autoplay)
             if cost < best_cost:
                 best, best_cost = found, cost
         if max_states and states > max_states:
             break
-        round_ += 1
-        if round_ % len(BEAM_PARAMS):
-            continue  # same width with the other heuristic
-        remaining = deadline - time.perf_counter()
-        factor = min(3.0, 0.45 * remaining / max(took, 1e-3))
-        if factor < 1.25:
+        if rate is None:
+            rate = search.states / took
+        else:
+            rounds += 1
+        remaining = deadline - clock()
+        levels = best_cost + 8 if autoplay == "safe" else best_cost + 20
+        width = int(rate * remaining * 0.85 / levels)
+        if width < 16:
             break
-        width = int(width * factor)
-    if time.perf_counter() < deadline:
-        best = core.shorten(root, best, cf, 2, deadline)
+    if clock() < deadline:
+        best = core.shorten(root, best, cf, 2, deadline, clock)
     return best, states
 
 

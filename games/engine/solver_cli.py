@@ -50,9 +50,17 @@ def solve_deal(
     par: bool = False,
     budget: float | None = None,
     max_states: int | None = None,
+    cpu_clock: bool = False,
 ) -> dict:
-    """Solve one deal; a JSON-ready dict ``{deal, result, moves, count, seconds, states, rss_mb}``."""
-    solution = solve(Board.from_deal(deal), autoplay=autoplay, par=par, budget=budget, max_states=max_states)
+    """Solve one deal; a JSON-ready dict ``{deal, result, moves, count, seconds, cpu_seconds, states, rss_mb}``."""
+    solution = solve(
+        Board.from_deal(deal),
+        autoplay=autoplay,
+        par=par,
+        budget=budget,
+        max_states=max_states,
+        cpu_clock=cpu_clock,
+    )
     return {
         "deal": deal,
         "result": solution.result,
@@ -76,9 +84,10 @@ def solve_range(
     budget: float | None = None,
     jobs: int = 1,
     max_states: int | None = None,
+    cpu_clock: bool = False,
 ) -> Iterator[dict]:
     """Solve each deal (in ``jobs`` worker processes); yields ``solve_deal`` dicts in the deals' order."""
-    tasks = [(deal, autoplay, par, budget, max_states) for deal in deals]
+    tasks = [(deal, autoplay, par, budget, max_states, cpu_clock) for deal in deals]
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield _work(task)
@@ -152,6 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-states", type=int, default=None, help="give up after searching this many positions"
     )
     parser.add_argument(
+        "--cpu-budget",
+        action="store_true",
+        help="count --budget in CPU time, not wall time (shared machines)",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print JSON (one object per deal for a range, then a summary)"
     )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes for a range")
@@ -168,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     single = len(deals) == 1 and not _RANGE.match(args.deal)
     if single:
-        r = solve_deal(deals[0], args.autoplay, args.par, args.budget, args.max_states)
+        r = solve_deal(deals[0], args.autoplay, args.par, args.budget, args.max_states, args.cpu_budget)
         if args.json:
             print(json.dumps({k: r[k] for k in ("deal", "result", "moves", "count", "seconds")}))
         elif r["result"] == "solved":
@@ -185,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT[r["result"]]
 
     results: list[dict] = []
-    iterator = solve_range(deals, args.autoplay, args.par, args.budget, max(1, args.jobs), args.max_states)
+    iterator = solve_range(
+        deals, args.autoplay, args.par, args.budget, max(1, args.jobs), args.max_states, args.cpu_budget
+    )
     if not args.no_progress:
         from tqdm import tqdm
 

@@ -395,7 +395,7 @@ class Search:
     def h(self, state):
         return self.heur.colsum(state[0]) + self.heur.rest(state[1], state[2])
 
-    def run(self, max_states=None, deadline=None):
+    def run(self, max_states=None, deadline=None, clock=time.perf_counter):
         """Search on until a win (returns its path), ``max_states`` expansions in all (returns None,
         and a later call goes on from there), the ``deadline`` or the end of the search space
         (returns None with ``exhausted`` set)."""
@@ -417,7 +417,7 @@ class Search:
             while heap:
                 if max_states and expanded >= max_states:
                     return None
-                if deadline and not expanded & 255 and time.perf_counter() > deadline:
+                if deadline and not expanded & 255 and clock() > deadline:
                     return None
                 _f, _s, state, node, colsum = pop(heap)
                 g = node[4] if node else 0
@@ -450,7 +450,7 @@ class Search:
         return out
 
 
-def beam(search, width, max_levels=400, deadline=None):
+def beam(search, width, max_levels=400, deadline=None, clock=time.perf_counter):
     """Beam search by levels of g (player moves): keeps the ``width`` best positions (by h) of each
     level; returns a path or None."""
     root = search.root
@@ -484,7 +484,7 @@ def beam(search, width, max_levels=400, deadline=None):
             first = False
         if not cand:
             break
-        if deadline and time.perf_counter() > deadline:
+        if deadline and clock() > deadline:
             break
         if len(cand) > width:
             best = heapq.nsmallest(width, cand.items(), key=lambda kv: kv[1])
@@ -502,7 +502,7 @@ def path_cost(path, cost_found):
     return sum(cost_found if m[1] == FOUND else 1 for m, _a, _s in path)
 
 
-def shorten(root, path, cost_found, depth=2, deadline=None):
+def shorten(root, path, cost_found, depth=2, deadline=None, clock=time.perf_counter):
     """Replace stretches of a path by shorter ones found by a small search of ``depth`` moves."""
     path = list(path)
     first_full = True
@@ -519,7 +519,7 @@ def shorten(root, path, cost_found, depth=2, deadline=None):
             pre.append(pre[-1] + (cost_found if m[1] == FOUND else 1))
         i = 0
         while i < len(states) - 1:
-            if deadline and time.perf_counter() > deadline:
+            if deadline and clock() > deadline:
                 return path
             # 0-1 BFS up to cost `depth` from states[i]
             best = None  # (gain, j, segment)
