@@ -109,6 +109,12 @@ def test_the_solver_gives_up_when_its_state_limit_is_reached():
     assert solution.result == "gave_up" and solution.moves == []
 
 
+def test_the_solver_gives_up_rather_than_store_more_positions_than_its_memory_bound(monkeypatch):
+    monkeypatch.setattr(core, "MAX_STORED", 2000)
+    solution = solve(Board.from_deal("ms:11982"))
+    assert solution.result == "gave_up"
+
+
 def test_par_mode_finds_a_line_no_longer_than_the_plain_solve():
     board = Board.from_deal("ms:1")
     plain = solve(board, autoplay="safe")

@@ -233,6 +233,8 @@ def first_line(root, cost_found, max_states=None, deadline=None, clock=time.perf
                 return None, total, True
             if (deadline and clock() > deadline) or (max_states and total >= max_states):
                 return None, total, False
+            if search.too_big:
+                return None, total, False
         limit *= 2
         if limit > ALTERNATE_UNTIL and len(searches) > 1:
             dropped += sum(s.states for s in searches[1:])

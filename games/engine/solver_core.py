@@ -28,6 +28,8 @@ SUITS = "CDSH"
 RANKS = "A23456789TJQK"
 CELL = 8
 FOUND = 9
+#: A best-first search gives up past this many stored positions (about 0.5 KB each): bounds memory.
+MAX_STORED = 1_500_000
 
 
 def parse_card(text: str) -> int:
@@ -391,6 +393,7 @@ class Search:
         self.heur = Heuristic(params or {})
         self.states = 0
         self.exhausted = False
+        self.too_big = False
 
     def h(self, state):
         return self.heur.colsum(state[0]) + self.heur.rest(state[1], state[2])
@@ -416,6 +419,9 @@ class Search:
         try:
             while heap:
                 if max_states and expanded >= max_states:
+                    return None
+                if len(seen) > MAX_STORED:
+                    self.too_big = True
                     return None
                 if deadline and not expanded & 255 and clock() > deadline:
                     return None
@@ -486,10 +492,10 @@ def beam(search, width, max_levels=400, deadline=None, clock=time.perf_counter):
             break
         if deadline and clock() > deadline:
             break
-        if len(cand) > width:
-            best = heapq.nsmallest(width, cand.items(), key=lambda kv: kv[1])
-        else:
+        if len(cand) <= width:
             best = cand.items()
+        else:
+            best = heapq.nsmallest(width, cand.items(), key=lambda kv: kv[1])
         level = []
         for k, b in best:
             seen.add(k)
