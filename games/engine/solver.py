@@ -278,7 +278,7 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
         else:
             rounds += 1
         remaining = deadline - clock()
-        levels = best_cost + 8 if autoplay == "safe" else best_cost + 20
+        levels = best_cost + 8
         width = int(rate * remaining * 0.85 / levels)
         if width < 16:
             break
