@@ -142,12 +142,24 @@ def servers(env: dict, count: int = 2):
             server.stop()
 
 
-def server_env(database: str, redis: str) -> dict:
+PUBSUB_SETTINGS = """from freecell_site.settings import *  # noqa: F403
+CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}  # noqa: F405
+"""
+
+
+def server_env(database: str, redis: str, layer: str = "core") -> dict:
     env = dict(os.environ)
+    if layer == "pubsub":
+        # channels-redis' pub/sub layer instead of the settings' list-based one, through a settings module
+        # written for the run (the project's settings are left as they are).
+        folder = Path(f"/tmp/bench-settings-{os.getpid()}")
+        folder.mkdir(exist_ok=True)
+        (folder / "bench_pubsub_settings.py").write_text(PUBSUB_SETTINGS)
+        env["PYTHONPATH"] = f"{folder}:{ROOT}"
     env.update(
         DATABASE_URL=database,
         REDIS_URL=redis,
-        DJANGO_SETTINGS_MODULE="freecell_site.settings",
+        DJANGO_SETTINGS_MODULE="bench_pubsub_settings" if layer == "pubsub" else "freecell_site.settings",
         DEBUG="false",
         SECURE_SSL_REDIRECT="false",
         BENCH_ECHO="1",
@@ -431,6 +443,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30, help="length of the one-move-a-second phase")
     parser.add_argument("--ramp-seconds", type=float, default=10, help="length of each throughput step")
     parser.add_argument("--idle", type=int, default=None, help="idle connections for the memory figure (default: players)")
+    parser.add_argument(
+        "--layer",
+        choices=["core", "pubsub"],
+        default="core",
+        help="channel layer of the servers: the settings' RedisChannelLayer (core) or channels-redis' RedisPubSubChannelLayer",
+    )
     args = parser.parse_args()
     database_base = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_DB
     redis = os.environ.get("REDIS_URL", "").strip() or DEFAULT_REDIS
@@ -440,8 +458,12 @@ def main() -> None:
 
     with fresh_database(database_base) as database:
         setup_django(database, redis)
-        env = server_env(database, redis)
-        print(f"stack: 2 daphne processes, PostgreSQL, Redis; {os.cpu_count()} CPUs; load generator on the same box", flush=True)
+        env = server_env(database, redis, args.layer)
+        print(
+            f"stack: 2 daphne processes, PostgreSQL, Redis ({args.layer} channel layer); {os.cpu_count()} CPUs,"
+            f" load average {os.getloadavg()[0]:.1f}; load generator on the same box",
+            flush=True,
+        )
 
         # Memory per idle connection, each kind on freshly started servers.
         idle_players = make_players(idle, "idle")

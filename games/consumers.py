@@ -74,6 +74,22 @@ def _bus_failed(what: str, exc: BaseException) -> None:
     logger.warning("channel layer %s failed: %s: %s", what, type(exc).__name__, exc)
 
 
+_last_probe = [0.0]
+
+
+async def _probe_bus(layer, every: float) -> None:
+    """At most once per `every` seconds per process, one publish to an empty group: some layers (the
+    pub/sub one) hide their own connection errors, and a failed publish is how this process learns."""
+    loop = asyncio.get_running_loop()
+    if layer is None or loop.time() - _last_probe[0] < every:
+        return
+    _last_probe[0] = loop.time()
+    try:
+        await asyncio.wait_for(layer.group_send("freecell.bus-probe", {"type": "bus.probe"}), 1.0)
+    except Exception as exc:
+        _bus_failed("probe", exc)
+
+
 def _iso_to_dt(text: str | None) -> dt.datetime | None:
     if not text:
         return None
@@ -217,6 +233,7 @@ class Socket(AsyncWebsocketConsumer):
             logger.exception("heartbeat failed")
 
     async def _check_bus(self) -> None:
+        await _probe_bus(self.channel_layer, setting("WS_BUS_CHECK_S", 5) * 0.9)
         generation = _bus_failures
         for group in list(self.bus_groups):
             await self.join_group(group)
@@ -583,7 +600,8 @@ class RaceConsumer(Socket):
         if race.get("code") != self.code or race["version"] <= self.race_version:
             return
         gap = self.race_version >= 0 and race["version"] > self.race_version + 1
-        needs_db = gap or (self.game_id is None and race["status"] != Race.Status.OPEN and self.user.is_authenticated)
+        racing = self.user.is_authenticated and any(r["username"] == self.user.username and not r["ghost"] for r in race["racers"])
+        needs_db = gap or (racing and self.game_id is None and race["status"] != Race.Status.OPEN)
         if needs_db or race.get("ghost") or race["status"] == Race.Status.COUNTDOWN:
             await self.show(await db(_race_view)(self.code, self.user, refresh=False))
             return

@@ -112,7 +112,8 @@ def server_env(database_url: str, redis_url: str, **extra) -> dict:
     env.update(
         DATABASE_URL=database_url,
         REDIS_URL=redis_url,
-        DJANGO_SETTINGS_MODULE="freecell_site.settings",
+        # LIVE_SETTINGS_MODULE: run the servers on other settings (e.g. another channel layer) by hand.
+        DJANGO_SETTINGS_MODULE=os.environ.get("LIVE_SETTINGS_MODULE", "freecell_site.settings"),
         RACE_COUNTDOWN_S="0",
         LOG_LEVEL="WARNING",
         THROTTLE_USER="100000/min",
