@@ -229,37 +229,51 @@ def _ordered(date: dt.date):
 SEEK_FROM = 2000
 
 
+def _seek_sql() -> str:
+    """Running sums over the two tallies (window functions: PostgreSQL, SQLite >= 3.25)."""
+    return f"""
+WITH m AS (
+  SELECT moves, count, SUM(count) OVER (ORDER BY moves) - count AS before
+  FROM {_table(DailyMovesTally)} WHERE daily_id = %s AND count > 0
+), pick AS (
+  SELECT moves, before FROM m WHERE before <= %s AND before + count > %s
+), s AS (
+  SELECT span, count, SUM(count) OVER (ORDER BY span) - count + (SELECT before FROM pick) AS before
+  FROM {_table(DailySpanTally)} WHERE daily_id = %s AND moves = (SELECT moves FROM pick) AND count > 0
+)
+SELECT (SELECT moves FROM pick), span, before FROM s WHERE before <= %s AND before + count > %s
+"""
+
+
 def _seek(date: dt.date, offset: int) -> tuple[int, int, int] | None:
     """Where the `offset`-th result (0-based) sits: (moves, first elapsed_ms of its span, results of
-    that (moves, span) before it); None past the end. Reads only tallies."""
-    before = 0
-    target_moves = None
-    for m, n in DailyMovesTally.objects.filter(daily_id=date, count__gt=0).order_by("moves").values_list("moves", "count"):
-        if before + n > offset:
-            target_moves = m
-            break
-        before += n
-    if target_moves is None:
+    that (moves, span) before it); None past the end. Reads only tallies, in one round trip."""
+    day = connection.ops.adapt_datefield_value(date)
+    with connection.cursor() as cursor:
+        cursor.execute(_seek_sql(), [day, offset, offset, day, offset, offset])
+        row = cursor.fetchone()
+    if row is None or row[0] is None:
         return None
-    spans = DailySpanTally.objects.filter(daily_id=date, moves=target_moves, count__gt=0).order_by("span")
-    for s, n in spans.values_list("span", "count"):
-        if before + n > offset:
-            return target_moves, s * span_ms(), offset - before
-        before += n
-    return None  # tallies disagree with themselves: treated as past the end
+    moves, span, before = row
+    return int(moves), int(span) * span_ms(), offset - int(before)
 
 
 def page(date: dt.date, *, offset: int, limit: int) -> list[Entry]:
     """`limit` entries of the day's board from the 0-based `offset`, best first."""
-    if offset < SEEK_FROM:
-        return _entries(offset + 1, _ordered(date)[offset : offset + limit])
-    seek = _seek(date, offset)
-    if seek is None:
-        return []
-    moves, elapsed_from, skip = seek
-    # A row comparison is a single range on the ranking index (PostgreSQL, SQLite >= 3.15).
-    rows = _ordered(date).extra(where=["(moves, elapsed_ms) >= (%s, %s)"], params=[moves, elapsed_from])
-    return _entries(offset + 1, rows[skip : skip + limit])
+    results = DailyResult.objects.filter(daily_id=date)
+    skip = offset
+    if offset >= SEEK_FROM:
+        seek = _seek(date, offset)
+        if seek is None:
+            return []
+        moves, elapsed_from, skip = seek
+        # A row comparison is a single range on the ranking index (PostgreSQL, SQLite >= 3.15).
+        results = results.extra(where=["(moves, elapsed_ms) >= (%s, %s)"], params=[moves, elapsed_from])
+    if skip == 0:
+        return _entries(offset + 1, _ordered(date)[:limit])
+    # The rows skipped are walked on the index alone; only the page's own rows meet the players.
+    wanted = results.order_by(*ORDER).values("game_id")[skip : skip + limit]
+    return _entries(offset + 1, _ordered(date).filter(game_id__in=wanted))
 
 
 def friends_board(date: dt.date, user) -> list[Entry]:
