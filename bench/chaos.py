@@ -1,7 +1,7 @@
 """Chaos run: players keep playing through server kills and Redis and PostgreSQL restarts, and no
 acknowledged action is lost or applied twice.
 
-    python bench/chaos.py [--players 30] [--seconds 90] [--restart-postgres] [--seed 1]
+    python bench/chaos.py [--players 32] [--seconds 90] [--postgres terminate|private|cluster] [--seed 1]
 
 Starts a private Redis (a `redis-server` child on a free port, so restarting it disturbs nobody), two
 Daphne processes on a fresh PostgreSQL database, and N simulated players: websocket players (the
@@ -9,8 +9,10 @@ Daphne processes on a fresh PostgreSQL database, and N simulated players: websoc
 with winning lines from the engine's solver, with detours (a stray move, then its undo). Meanwhile the
 run SIGKILLs a server process and restarts it, restarts Redis, and faults PostgreSQL: by default it
 terminates every server connection to the run's own database (`pg_terminate_backend`, what a restart
-does to the servers, without disturbing other users of the machine's cluster); `--restart-postgres`
-restarts the whole cluster with `pg_ctlcluster` instead.
+does to the servers, without disturbing other users of the machine's cluster); `--postgres private`
+runs on a PostgreSQL instance of the run's own (initdb in a temporary folder) and really stops it like
+a crash (`pg_ctl stop -m immediate`) and starts it again; `--postgres cluster` restarts the machine's
+whole cluster with `pg_ctlcluster` (which every other user of it feels).
 
 Every client keeps the log of the actions the server acknowledged (an `ack` frame, or a 200 over
 REST). On any failure it reconnects (to the other server if its own is down), resyncs from the state
@@ -37,10 +39,13 @@ import contextlib
 import http.client
 import json
 import os
+import pwd
 import random
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -153,25 +158,103 @@ class Server:
                 self.proc.wait()
 
 
-def create_database(name: str, redis_url: str) -> str:
-    """Drops and creates database `name`, migrates it, returns its URL."""
-    subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", "--force", name], check=True)
-    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", name], check=True)
-    url = f"{PG}/{name}"
-    env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": redis_url}
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    return url
+class Postgres:
+    """The machine's shared PostgreSQL cluster (127.0.0.1:5432): a fault may only terminate this run's
+    own connections, or, when asked for explicitly, restart the whole cluster (every user of it sees)."""
+
+    kind = "shared"
+
+    def __init__(self, port: int = 5432):
+        self.port = port
+
+    @property
+    def base_url(self) -> str:
+        return PG if self.port == 5432 else f"postgres://postgres@127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def psql(self, sql: str, database: str = "postgres") -> str:
+        done = subprocess.run(
+            ["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d", database, "-tAc", sql],
+            capture_output=True, text=True, check=True,
+        )
+        return done.stdout.strip()
+
+    def create_database(self, name: str, redis_url: str) -> str:
+        """Drops and creates database `name`, migrates it, returns its URL."""
+        self.drop_database(name)
+        subprocess.run(["createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name], check=True)
+        url = f"{self.base_url}/{name}"
+        env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": redis_url}
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+        return url
+
+    def drop_database(self, name: str) -> None:
+        subprocess.run(
+            ["dropdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "--if-exists", "--force", name],
+            check=False, capture_output=True,
+        )
+
+    def terminate(self, database: str) -> str:
+        killed = self.psql(
+            f"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{database}' AND pid <> pg_backend_pid()"
+        )
+        return f"PostgreSQL: terminated all {killed} server connections to {database} (pg_terminate_backend)"
+
+    def restart(self, database: str) -> str:
+        version = sorted(os.listdir("/etc/postgresql"))[-1]
+        subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart"], check=True, capture_output=True)
+        return f"PostgreSQL {version} cluster restarted (pg_ctlcluster restart)"
 
 
-def drop_database(name: str) -> None:
-    subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", "--force", name], check=False)
+class PrivatePostgres(Postgres):
+    """A PostgreSQL instance of the run's own (initdb in a temporary folder, run as the postgres user, on
+    a free port), so a fault can really stop it and start it again without disturbing anyone."""
 
+    kind = "private"
 
-def psql(sql: str, database: str = "postgres") -> str:
-    done = subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", database, "-tAc", sql], capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
+    def __init__(self):
+        super().__init__(free_port())
+        versions = sorted(os.listdir("/usr/lib/postgresql"), key=lambda v: int(v) if v.isdigit() else 0)
+        self.bin = Path("/usr/lib/postgresql") / versions[-1] / "bin"
+        self.data = Path(tempfile.mkdtemp(prefix="freecell-chaos-pg-"))
+        shutil.chown(self.data, "postgres", "postgres")
+        self.as_postgres([str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"])
+
+    @staticmethod
+    def available() -> bool:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return False
+        return os.geteuid() == 0 and Path("/usr/lib/postgresql").is_dir() and bool(shutil.which("runuser"))
+
+    def as_postgres(self, command: list[str]) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", *command], check=True, capture_output=True, cwd="/tmp")
+
+    def pg_ctl(self, *args: str) -> None:
+        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        self.as_postgres([str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.data / "log"), "-o", options, "-w", *args])
+
+    def start(self) -> None:
+        self.pg_ctl("start")
+
+    def stop(self) -> None:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            self.pg_ctl("stop", "-m", "fast")
+        shutil.rmtree(self.data, ignore_errors=True)
+
+    def restart(self, database: str, down_s: float = 1.0) -> str:
+        # "immediate" is a crash as far as the data is concerned: no shutdown checkpoint, recovery from
+        # the write-ahead log at the next start.
+        self.pg_ctl("stop", "-m", "immediate")
+        time.sleep(down_s)
+        self.pg_ctl("start")
+        return f"PostgreSQL (the run's own instance) stopped like a crash, down {down_s:g} s, started (WAL recovery)"
 
 
 SEED_SCRIPT = """
@@ -653,9 +736,10 @@ def fault_schedule(seconds: float, kinds: list[str]) -> list[Fault]:
 class Faults:
     """Applies the schedule: SIGKILL and restart of a server, Redis restart, PostgreSQL fault."""
 
-    def __init__(self, schedule: list[Fault], servers: list[Server], redis: Redis, database: str, restart_postgres: bool, down_s: float = 2.0):
-        self.schedule, self.servers, self.redis = schedule, servers, redis
-        self.database, self.restart_postgres, self.down_s = database, restart_postgres, down_s
+    def __init__(self, schedule: list[Fault], servers: list[Server], redis: Redis, postgres: Postgres, database: str,
+                 postgres_fault: str, down_s: float = 2.0):
+        self.schedule, self.servers, self.redis, self.postgres = schedule, servers, redis, postgres
+        self.database, self.postgres_fault, self.down_s = database, postgres_fault, down_s
         self.log: list[tuple[float, float, str]] = []  # (began, ended, what), seconds after the start
 
     async def __call__(self, run: Run) -> None:
@@ -684,14 +768,9 @@ class Faults:
             self.redis.start()
             return f"Redis stopped for {self.down_s:g} s and restarted (empty)"
         if fault.kind == "postgres":
-            if self.restart_postgres:
-                version = sorted(os.listdir("/etc/postgresql"))[-1]
-                subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart"], check=True, capture_output=True)
-                return f"PostgreSQL {version} cluster restarted (pg_ctlcluster restart)"
-            killed = psql(
-                f"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{self.database}' AND pid <> pg_backend_pid()"
-            )
-            return f"PostgreSQL: terminated all {killed} server connections to {self.database}"
+            if self.postgres_fault == "restart":
+                return self.postgres.restart(self.database)
+            return self.postgres.terminate(self.database)
         raise ValueError(fault.kind)
 
 
@@ -713,7 +792,7 @@ class Verdict:
     details: list[str]
 
 
-def check(run: Run, database_url: str, database: str) -> Verdict:
+def check(run: Run, database_url: str, database: str, postgres: Postgres) -> Verdict:
     stats = run.stats
     rest = Rest(run.ports, 0, run.players[0].token)
     lost = twice = unacked = 0
@@ -725,7 +804,7 @@ def check(run: Run, database_url: str, database: str) -> Verdict:
         acked = stats.acked.get(game_id, [])
         # Each acknowledged action by its client_id (unique per intended action): stored exactly once,
         # at the index and with the move the ack named.
-        ids = dict(psql_rows(database, f"SELECT index, client_id FROM games_action WHERE game_id = {int(game_id)}"))
+        ids = dict(psql_rows(postgres, database, f"SELECT index, client_id FROM games_action WHERE game_id = {int(game_id)}"))
         by_id = collections.Counter(ids.values())
         for index, kind, move, client_id in acked:
             if by_id[client_id] == 0 or (index, kind, move) not in stored or ids.get(index) != client_id:
@@ -739,7 +818,7 @@ def check(run: Run, database_url: str, database: str) -> Verdict:
             if client_id not in acked_ids:
                 unacked += 1
                 details.append(f"game {game_id}: {client_id} stored but never acknowledged")
-    stored_total = int(psql("SELECT count(*) FROM games_action", database))
+    stored_total = int(postgres.psql("SELECT count(*) FROM games_action", database))
     done = subprocess.run(
         [sys.executable, "manage.py", "verify_games", "--quiet"],
         cwd=ROOT, env={**os.environ, "DATABASE_URL": database_url, "REDIS_URL": run_redis_url(run)}, capture_output=True, text=True,
@@ -752,8 +831,8 @@ def check(run: Run, database_url: str, database: str) -> Verdict:
     )
 
 
-def psql_rows(database: str, sql: str) -> list[tuple[int, str]]:
-    out = psql(sql, database)
+def psql_rows(postgres: Postgres, database: str, sql: str) -> list[tuple[int, str]]:
+    out = postgres.psql(sql, database)
     rows = []
     for line in out.splitlines():
         index, _, client_id = line.partition("|")
@@ -816,17 +895,19 @@ def server_tracebacks(servers: list[Server]) -> int:
 
 
 @contextlib.contextmanager
-def stack(*, name: str, servers: int = 2, extra_env: dict | None = None):
+def stack(*, name: str, servers: int = 2, extra_env: dict | None = None, postgres: Postgres | None = None):
     """A private Redis, a fresh database and Daphne processes; yields (database_url, redis, servers)."""
     log_dir = OUT / name
     log_dir.mkdir(parents=True, exist_ok=True)
     for old in log_dir.glob("server-*.log"):
         old.unlink()
+    postgres = postgres or Postgres()
     redis = Redis()
-    redis.start()
     procs: list[Server] = []
     try:
-        url = create_database(name, redis.url)
+        postgres.start()
+        redis.start()
+        url = postgres.create_database(name, redis.url)
         env = server_env(url, REDIS_URL=redis.url, **(extra_env or {}))
         procs = [Server(i, env, log_dir) for i in range(servers)]
         for server in procs:
@@ -838,22 +919,31 @@ def stack(*, name: str, servers: int = 2, extra_env: dict | None = None):
         for server in procs:
             server.stop()
         redis.stop()
+        postgres.drop_database(name)
+        postgres.stop()
 
 
-def chaos(*, players: int, seconds: float, think: float, seed: int, restart_postgres: bool, faults: list[str],
-          name: str, race_share: float = 0.4, rest_share: float = 0.3, keep_database: bool = False) -> tuple[Run, Verdict, str]:
-    """Runs the whole thing; returns the run, the verdict and the printed report."""
-    with stack(name=name) as (url, redis, servers):
+def drop_database(name: str) -> None:
+    Postgres().drop_database(name)
+
+
+def chaos(*, players: int, seconds: float, think: float, seed: int, faults: list[str], name: str,
+          postgres: str = "terminate", race_share: float = 0.4, rest_share: float = 0.3) -> tuple[Run, Verdict, str]:
+    """Runs the whole thing; returns the run, the verdict and the printed report.
+
+    postgres: "terminate" (end this run's connections on the shared cluster), "private" (a PostgreSQL of
+    the run's own, stopped like a crash and started again) or "cluster" (restart the shared cluster)."""
+    instance = PrivatePostgres() if postgres == "private" else Postgres()
+    with stack(name=name, postgres=instance) as (url, redis, servers):
         accounts = seed_players(url, "p", players)
         run = Run(ports=[s.port for s in servers], accounts=accounts, seconds=seconds, think=think, seed=seed,
                   race_share=race_share, rest_share=rest_share)
         run.redis_url = redis.url
-        schedule = Faults(fault_schedule(seconds, faults), servers, redis, name, restart_postgres)
+        fault = "terminate" if postgres == "terminate" else "restart"
+        schedule = Faults(fault_schedule(seconds, faults), servers, redis, instance, name, fault)
         asyncio.run(run.play(schedule))
-        verdict = check(run, url, name)
+        verdict = check(run, url, name, instance)
         text = report(run, verdict, schedule, server_tracebacks(servers))
-    if not keep_database:
-        drop_database(name)
     return run, verdict, text
 
 
@@ -863,15 +953,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=90)
     parser.add_argument("--think", type=float, default=0.3, help="mean seconds between a player's actions")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--restart-postgres", action="store_true",
-                        help="restart the machine's whole PostgreSQL cluster (disturbs every other user of it) "
-                        "instead of terminating this run's connections")
+    parser.add_argument("--postgres", choices=["terminate", "private", "cluster"], default="terminate",
+                        help="the PostgreSQL fault: terminate this run's connections on the machine's cluster (default); "
+                        "private: run on a PostgreSQL of the run's own and crash-stop and start it; cluster: restart the "
+                        "machine's whole cluster with pg_ctlcluster (disturbs every other user of it)")
     parser.add_argument("--faults", default="kill:0,redis,postgres,kill:1,redis,postgres",
                         help="comma-separated: kill:<server>, redis, postgres (spread over the run)")
     args = parser.parse_args()
     print(f"chaos: {args.players} players for {args.seconds:g} s on 2 Daphne processes, PostgreSQL and a private Redis")
+    print(f"PostgreSQL fault: {args.postgres}")
     _run, verdict, text = chaos(players=args.players, seconds=args.seconds, think=args.think, seed=args.seed,
-                                restart_postgres=args.restart_postgres, faults=args.faults.split(","), name="freecell_bench_chaos")
+                                postgres=args.postgres, faults=args.faults.split(","), name="freecell_bench_chaos")
     print(text)
     sys.exit(0 if verdict.lost == 0 and verdict.twice == 0 and verdict.unacked == 0 else 1)
 
