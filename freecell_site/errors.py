@@ -102,6 +102,24 @@ def _wants_json(request) -> bool:
     return request.path.startswith("/api/")
 
 
+def has_nul(request) -> bool:
+    query = request.META.get("QUERY_STRING", "")
+    return "\x00" in request.path or "%00" in query or "\x00" in query
+
+
+class RejectNulMiddleware:
+    """Answers 400 to a URL with a NUL character: no player name, code or parameter contains one, and
+    PostgreSQL refuses them in queries (which would otherwise surface as a server error)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if has_nul(request):
+            return JsonResponse(error_body("bad_request", "the URL contains a NUL character"), status=400)
+        return self.get_response(request)
+
+
 class ApiErrorMiddleware:
     """Gives errors raised outside DRF views (unknown /api/ URLs, crashes) the spec's JSON shape."""
 
