@@ -74,20 +74,40 @@ def _bus_failed(what: str, exc: BaseException) -> None:
     logger.warning("channel layer %s failed: %s: %s", what, type(exc).__name__, exc)
 
 
+class _BusFailureCounter(logging.Handler):
+    """Counts the failures other code reports about the bus: a publish that failed (games.events) or the
+    pub/sub layer's own receive task losing Redis (it logs and retries, and raises nothing to us)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        global _bus_failures
+        _bus_failures += 1
+
+
+for _name in ("games.events", "channels_redis.pubsub"):
+    logging.getLogger(_name).addHandler(_BusFailureCounter(level=logging.WARNING))
+
 _last_probe = [0.0]
 
 
-async def _probe_bus(layer, every: float) -> None:
-    """At most once per `every` seconds per process, one publish to an empty group: some layers (the
-    pub/sub one) hide their own connection errors, and a failed publish is how this process learns."""
-    loop = asyncio.get_running_loop()
-    if layer is None or loop.time() - _last_probe[0] < every:
-        return
-    _last_probe[0] = loop.time()
+async def _bus_answers(layer) -> bool:
+    """One publish to an empty group: whether the bus takes messages right now."""
+    if layer is None:
+        return True
     try:
         await asyncio.wait_for(layer.group_send("freecell.bus-probe", {"type": "bus.probe"}), 1.0)
     except Exception as exc:
         _bus_failed("probe", exc)
+        return False
+    return True
+
+
+async def _probe_bus(layer, every: float) -> None:
+    """At most once per `every` seconds per process: some layers (the pub/sub one) hide their own
+    connection errors, and a failed publish is how this process learns of an outage with no traffic."""
+    loop = asyncio.get_running_loop()
+    if loop.time() - _last_probe[0] >= every:
+        _last_probe[0] = loop.time()
+        await _bus_answers(layer)
 
 
 def _iso_to_dt(text: str | None) -> dt.datetime | None:
@@ -233,11 +253,14 @@ class Socket(AsyncWebsocketConsumer):
             logger.exception("heartbeat failed")
 
     async def _check_bus(self) -> None:
-        await _probe_bus(self.channel_layer, setting("WS_BUS_CHECK_S", 5) * 0.9)
+        """Re-joins the groups (a restarted Redis forgot them); after a failure of the bus in this
+        process, resyncs the client once a publish goes through again."""
         generation = _bus_failures
         for group in list(self.bus_groups):
             await self.join_group(group)
-        if _bus_failures == generation and generation != self.bus_generation:
+        if generation == self.bus_generation:
+            await _probe_bus(self.channel_layer, setting("WS_BUS_CHECK_S", 5) * 0.9)
+        elif await _bus_answers(self.channel_layer) and _bus_failures == generation:
             self.bus_generation = generation
             await self.resync()
 
