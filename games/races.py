@@ -539,10 +539,10 @@ def _finish(race: Race) -> None:
 def on_game_changed(game: Game) -> None:
     """Called by services inside the game's transaction: pushes the racer's progress, ranks a finisher,
     and ends the race when every racer has finished or resigned."""
-    race_id = RaceEntry.objects.filter(game_id=game.pk).values_list("race_id", flat=True).first()
-    if race_id is None:
+    # One query finds and locks the game's race (most games are in none).
+    race = Race.objects.select_for_update(of=("self",)).select_related("owner", "rematch_of").filter(entries__game_id=game.pk).first()
+    if race is None:
         return
-    race = Race.objects.select_for_update(of=("self",)).select_related(*_RELATED).get(pk=race_id)
     fields = []
     timeline = _ghost_of(race)
     if timeline is not None and race.status == Race.Status.RUNNING:
