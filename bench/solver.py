@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -40,6 +41,7 @@ def fc_solve(n: int, preset: list[str]) -> dict:
         ["make-microsoft-freecell-board", "-t", str(n)], capture_output=True, text=True, check=True
     ).stdout
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         out = subprocess.run(
             ["fc-solve", *preset, "-m", "-snx"],
@@ -52,6 +54,8 @@ def fc_solve(n: int, preset: list[str]) -> dict:
     except subprocess.TimeoutExpired:
         return {"result": "gave_up", "count": 0, "seconds": FC_TIMEOUT}
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if "This game is solveable" in out:
         moves = [
             w
@@ -59,8 +63,9 @@ def fc_solve(n: int, preset: list[str]) -> dict:
             if line and not line.startswith(("-=", "This", "Total"))
             for w in line.split()
         ]
-        return {"result": "solved", "count": len(moves), "seconds": seconds}
-    return {"result": "unsolvable" if "could not solve" in out else "gave_up", "count": 0, "seconds": seconds}
+        return {"result": "solved", "count": len(moves), "seconds": seconds, "cpu_seconds": cpu}
+    result = "unsolvable" if "could not solve" in out else "gave_up"
+    return {"result": result, "count": 0, "seconds": seconds, "cpu_seconds": cpu}
 
 
 def _fc_work(args):

@@ -125,6 +125,22 @@ def test_par_mode_finds_a_line_no_longer_than_the_plain_solve():
     assert replay(board, par.moves, "safe").is_won()
 
 
+def test_par_mode_under_no_autoplay_returns_a_full_line_no_longer_than_the_plain_solve():
+    board = Board.from_deal("ms:3")
+    plain = solve(board, autoplay="none")
+    par = solve(board, autoplay="none", par=True, budget=1)
+    assert par.result == "solved" and par.count <= plain.count
+    assert verify(board, par.moves, autoplay="none").won
+
+
+def test_solving_leaves_the_board_as_it_was():
+    board = Board.from_deal("ms:4")
+    board.play("1a")
+    before = board.copy()
+    solve(board, autoplay="safe", par=True, budget=0.5)
+    assert board == before and board.ply == 1
+
+
 def test_following_hints_from_a_mid_game_position_wins():
     board = Board.from_deal("ms:21")
     line = solve(board, autoplay="safe").moves
