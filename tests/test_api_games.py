@@ -320,3 +320,15 @@ class TestActionRateLimit:
         assert Game.objects.get(pk=game["id"]).ply == 3
         monkeypatch.setattr(ratelimit.time, "time", lambda: 5_000_001.0)
         assert move(alice_client, game["id"], "3d", 3).status_code == 200
+
+
+class TestMyGames:
+    def test_it_lists_the_callers_games_newest_first_with_a_status_filter(self, alice_client, bob_client):
+        first, second = new_game(alice_client), new_game(alice_client)
+        new_game(bob_client)
+        alice_client.post(f"/api/games/{first['id']}/resign/")
+        body = alice_client.get("/api/games/").json()
+        assert body["count"] == 2 and [g["id"] for g in body["results"]] == [second["id"], first["id"]]
+        resigned = alice_client.get("/api/games/?status=resigned").json()
+        assert [g["id"] for g in resigned["results"]] == [first["id"]]
+        assert code_of(alice_client.get("/api/games/?status=lost")) == "invalid_request"

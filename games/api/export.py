@@ -13,7 +13,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from freecell_site.errors import ServiceError
-from freecell_site.pagination import Pagination
+from freecell_site.pagination import Pagination, paginated
 from freecell_site.renderers import NDJSONRenderer
 from games import selectors
 from games.api.serializers import ErrorSerializer
@@ -38,7 +38,11 @@ class UserGamesExportView(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "ndjson"], description="ndjson: one game a line, streamed")],
-        responses={200: ExportRowSerializer(many=True), 404: OpenApiResponse(ErrorSerializer)},
+        responses={
+            (200, "application/json"): paginated(ExportRowSerializer, "PaginatedExport"),
+            (200, "application/x-ndjson"): OpenApiTypes.STR,
+            404: OpenApiResponse(ErrorSerializer),
+        },
         summary="A player's finished games with their lines",
     )
     def get(self, request, username: str):

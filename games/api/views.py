@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from freecell_site.errors import ServiceError
+from freecell_site.pagination import Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
 from games import selectors, services
@@ -80,6 +81,22 @@ class DealView(APIView):
 
 class GameListView(APIView):
     permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("status", OpenApiTypes.STR, enum=["playing", "won", "resigned"], description="only games in this status")],
+        responses={200: paginated(s.GameSerializer, "PaginatedGames"), **errors(400, 401)},
+        summary="Your games, newest first",
+    )
+    def get(self, request):
+        games = Game.objects.filter(player=request.user).select_related("player").order_by("-created_at", "-id")
+        wanted = request.query_params.get("status")
+        if wanted:
+            if wanted not in Game.Status.values:
+                raise ServiceError("invalid_request", f"status must be one of: {', '.join(Game.Status.values)}")
+            games = games.filter(status=wanted)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(games, request, view=self)
+        return paginator.get_paginated_response([game_payload(game) for game in page])
 
     @extend_schema(
         request=s.CreateGameSerializer,
