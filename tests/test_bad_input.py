@@ -235,7 +235,8 @@ def test_a_garbage_deal_in_the_url_is_invalid_deal_or_not_found(anon_client, dea
     answer = anon_client.get("/api/deals/" + urllib.parse.quote(deal, safe="") + "/")
     assert answer.status_code in (200, 400, 404), answer.content
     if answer.status_code != 200:
-        assert error_code(answer) in ("invalid_deal", "not_found")
+        # A NUL character anywhere in a URL is refused before routing, as a bad request.
+        assert error_code(answer) in (("bad_request",) if "\x00" in deal else ("invalid_deal", "not_found"))
 
 
 @pytest.mark.django_db
@@ -297,7 +298,7 @@ def test_websocket_moves_in_garbage_notation_get_bad_notation_or_illegal_move(al
 @given(deal=dealish)
 def test_the_deal_command_prints_a_board_or_fails_with_the_code(deal, capsys):
     try:
-        call_command("deal", deal)
+        call_command("deal", "--", deal)  # "--": a deal may begin with "-", as on a command line
     except CommandError as exc:
         assert str(exc).startswith("invalid_deal: ")
         return
@@ -308,7 +309,7 @@ def test_the_deal_command_prints_a_board_or_fails_with_the_code(deal, capsys):
 @given(deal=st.one_of(dealish, st.just("ms:1")), moves=st.lists(garbage, max_size=8).map(" ".join))
 def test_the_verify_command_answers_or_names_the_problem(deal, moves, capsys):
     try:
-        call_command("verify", deal, moves)
+        call_command("verify", "--", deal, moves)
     except CommandError as exc:
         assert re.match(r"^(invalid_deal: |invalid: move \d+ \(.*\) is refused: (bad_notation|illegal_move): )", str(exc), re.S), str(exc)
         return

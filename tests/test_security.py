@@ -143,6 +143,7 @@ API = {
     "GET /api/ping/": row(lambda w, r: "/api/ping/", 200),
     "GET /api/deals/{deal}/": row(lambda w, r: "/api/deals/ms:1/", 200),
     "POST /api/solutions/verify/": row(lambda w, r: "/api/solutions/verify/", 200, lambda w, r: {"deal": "ms:1", "moves": "5a"}),
+    "GET /api/games/": row(lambda w, r: "/api/games/", SIGNED_IN),
     "POST /api/games/": row(lambda w, r: "/api/games/", CREATED, lambda w, r: {"deal": "ms:2"}),
     # today's ranked game of alice: hidden from everyone but her and staff until the day is over
     "GET /api/games/{game_id}/": row(lambda w, r: f"/api/games/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
@@ -306,6 +307,16 @@ def test_a_ranked_game_of_today_stays_hidden_on_every_read_until_the_viewer_has_
     assert world.client("friend").get(f"/api/games/{world.ranked.pk}/").status_code == 200
     exported = world.client("stranger").get("/api/users/alice/games/").json()["results"]
     assert world.ranked.pk not in [g["id"] for g in exported]
+
+
+@pytest.mark.django_db
+def test_the_games_list_shows_only_the_callers_own_games():
+    world = World()
+    for role in ("friend", "stranger", "staff"):
+        listed = world.client(role).get("/api/games/").json()
+        assert all(game["player"] == world.user(role).username for game in listed["results"]), role
+    mine = {game["id"] for game in world.client("owner").get("/api/games/").json()["results"]}
+    assert {world.game.pk, world.ranked.pk, world.won.pk} <= mine
 
 
 # --- sockets -------------------------------------------------------------------------------------
