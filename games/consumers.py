@@ -279,6 +279,9 @@ class Socket(AsyncWebsocketConsumer):
                 frame = json.loads(text_data)
             except (ValueError, RecursionError):
                 raise BadFrame("not JSON") from None
+            if "\x00" in text_data or "\\u0000" in text_data:
+                # No field of any frame may hold a NUL (PostgreSQL refuses them in a query).
+                raise BadFrame("a frame may not contain a NUL character")
             if not isinstance(frame, dict):
                 raise BadFrame("a frame is a JSON object with a type")
             frame_id = frame.get("id")
@@ -568,6 +571,9 @@ class RaceConsumer(Socket):
     async def open(self):
         self.code = races.normalize_code(self.scope["url_route"]["kwargs"]["code"])
         self.timer: asyncio.Task | None = None
+        if not races.is_code(self.code):
+            await self.close_with(None, "not_found", f"no race {self.code!r}", 4404)
+            return
         await self.join_group(events.race_group(self.code))
         try:
             view = await db(_race_view)(self.code, self.user)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import queue
+import threading
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +39,48 @@ async def apublish(group: str, event: dict) -> bool:
     return True
 
 
+class _Publisher:
+    """One thread per process that sends queued events in order, on its own event loop.
+
+    Sending to Redis takes a network round trip or two; done here, it is off the path of the answer
+    to the player whose action caused it (the action is committed first either way). Order is kept:
+    one queue, one sender. Events still queued when a process dies are lost, like any bus message.
+    """
+
+    def __init__(self) -> None:
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+
+    def put(self, group: str, event: dict) -> None:
+        if self.thread is None or not self.thread.is_alive():
+            with self.lock:
+                if self.thread is None or not self.thread.is_alive():
+                    self.thread = threading.Thread(target=self.run, name="freecell-publisher", daemon=True)
+                    self.thread.start()
+        self.queue.put((group, event))
+
+    def run(self) -> None:
+        loop = asyncio.new_event_loop()
+        while True:
+            group, event = self.queue.get()
+            try:
+                loop.run_until_complete(apublish(group, event))
+            except Exception as exc:  # keep the sender alive whatever one event does
+                logger.warning("publish to %s failed: %s: %s", group, type(exc).__name__, exc)
+
+
+_publisher = _Publisher()
+
+
 def publish(group: str, event: dict) -> bool:
+    """Sends an event to a group. With a shared layer (Redis) it is queued for the publisher thread
+    and this returns at once; the in-memory layer lives on the server's own event loop, so it is
+    sent there directly."""
+    layer = get_channel_layer()
+    if layer is not None and not isinstance(layer, InMemoryChannelLayer):
+        _publisher.put(group, event)
+        return True
     try:
         return async_to_sync(apublish)(group, event)
     except Exception as exc:

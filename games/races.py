@@ -253,8 +253,15 @@ def _not_found(code: str) -> ServiceError:
     return ServiceError("not_found", f"no race {code!r}", status=404)
 
 
+def is_code(code: str) -> bool:
+    """Whether a (normalized) code could be a race's: no query is made for one that cannot."""
+    return bool(code) and all(char in CODE_ALPHABET for char in code)
+
+
 def get_race(code) -> Race:
     code = normalize_code(code)
+    if not is_code(code):
+        raise _not_found(code)
     race = Race.objects.select_related(*_RELATED).filter(code=code).first()
     if race is None:
         raise _not_found(code)

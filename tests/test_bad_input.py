@@ -365,7 +365,6 @@ def test_a_nul_character_in_a_url_parameter_is_never_a_server_error(alice, path)
         pytest.param({"type": "auth", "token": "a\x00b"}, id="token"),
     ],
 )
-@pytest.mark.xfail(strict=True, reason="games/consumers.py passes NUL characters to PostgreSQL: server_error")
 def test_a_nul_character_in_a_websocket_frame_is_refused_not_a_server_error(alice, game, frame, settings):
     from channels.testing import WebsocketCommunicator
     from rest_framework.authtoken.models import Token
@@ -395,7 +394,6 @@ def test_a_nul_character_in_a_websocket_frame_is_refused_not_a_server_error(alic
 
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.xfail(strict=True, reason="RaceConsumer.open looks the code up unchecked: server_error and close 1011")
 def test_a_nul_character_in_a_race_socket_code_is_not_found(alice, settings):
     from channels.testing import WebsocketCommunicator
 
