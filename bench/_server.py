@@ -44,7 +44,6 @@ def server_env(database_url: str, **extra: str) -> dict:
         "LOG_LEVEL": "WARNING",
         "THROTTLE_ANON": "1000000/min",
         "THROTTLE_USER": "1000000/min",
-        "THROTTLE_MOVES": "1000000/min",
         "THROTTLE_VERIFY": "1000000/min",
         **extra,
     }

@@ -181,7 +181,6 @@ REST_FRAMEWORK = {
         "anon": os.environ.get("THROTTLE_ANON", "120/min"),
         "user": os.environ.get("THROTTLE_USER", "1200/min"),
         "verify": os.environ.get("THROTTLE_VERIFY", "60/min"),
-        "moves": os.environ.get("THROTTLE_MOVES", "600/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }

@@ -24,8 +24,10 @@ def check_actions(user_id: int) -> None:
         return
     key = f"actions:{user_id}:{int(time.time())}"
     try:
-        cache.add(key, 0, timeout=5)
-        count = cache.incr(key)
+        try:
+            count = cache.incr(key)  # one round trip, except for the first action of a second
+        except ValueError:  # no counter yet for this second
+            count = 1 if cache.add(key, 1, timeout=5) else cache.incr(key)
     except Exception as exc:  # see the module docstring
         logger.warning("action rate limit unavailable: %s: %s", type(exc).__name__, exc)
         return

@@ -117,7 +117,8 @@ def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None,
 
 def _lock(game_id: int) -> Game:
     try:
-        return Game.objects.select_for_update().select_related("deal", "player").get(pk=game_id)
+        # The player's name is in every answer; the deal is read only when an undo replays the line.
+        return Game.objects.select_for_update(of=("self",)).select_related("player").get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
         raise ServiceError("not_found", f"no game {game_id}", status=404) from None
 
@@ -169,6 +170,10 @@ def _store_position(game: Game, board: Board) -> None:
     game.stuck = board.is_stuck()
 
 
+# What an action changes on Game (a narrower UPDATE than every column).
+GAME_PLAY_FIELDS = ["ply", "undos", "version", "state", "line", "cards_home", "stuck", "status", "finished_at", "elapsed_ms"]
+
+
 def _record(game: Game, board: Board, *, kind: str, notation: str, autoplay: list[str], client_id: str) -> Action:
     action = Action.objects.create(
         game=game, index=game.ply, kind=kind, notation=notation, autoplay=autoplay, client_id=client_id[:64]
@@ -181,7 +186,7 @@ def _record(game: Game, board: Board, *, kind: str, notation: str, autoplay: lis
         game.finished_at = action.created_at
         game.elapsed_ms = max(0, int((game.finished_at - game.created_at).total_seconds() * 1000))
         game.stuck = False
-    game.save()
+    game.save(update_fields=GAME_PLAY_FIELDS)
     _after_change(game)
     return action
 
@@ -209,7 +214,8 @@ def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "") -
         return repeated
     _check_playing(game)
     _check_ply(game, ply)
-    board = board_of(game)
+    # A move needs only the current position (the snapshot); undo replays the line for its history.
+    board = Board.from_state(game.state)
     played = board.play(move, autoplay=game.autoplay)  # BadNotation / IllegalMove leave nothing stored
     autoplay = [str(m) for m in played.autoplay]
     game.line = [*game.line, [str(played.move), autoplay]]
@@ -251,6 +257,6 @@ def resign(*, game_id: int, user) -> Outcome:
     game.finished_at = now
     game.elapsed_ms = max(0, int((now - game.created_at).total_seconds() * 1000))
     game.version += 1
-    game.save()
+    game.save(update_fields=["status", "finished_at", "elapsed_ms", "version"])
     _after_change(game)
     return Outcome(game, None)

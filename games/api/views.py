@@ -126,8 +126,8 @@ class GameView(APIView):
 
 class MoveView(APIView):
     permission_classes = [permissions.IsAuthenticated]
-    throttle_scope = "moves"
-    throttle_classes = [ScopedRateThrottle]
+    # Limited per account by the service (games/ratelimit.py), over REST and websockets together.
+    throttle_classes: list = []
 
     @extend_schema(
         request=s.MoveSerializer,
@@ -143,8 +143,8 @@ class MoveView(APIView):
 
 class UndoView(APIView):
     permission_classes = [permissions.IsAuthenticated]
-    throttle_scope = "moves"
-    throttle_classes = [ScopedRateThrottle]
+    # Limited per account by the service (games/ratelimit.py), over REST and websockets together.
+    throttle_classes: list = []
 
     @extend_schema(
         request=s.UndoSerializer,
