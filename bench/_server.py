@@ -45,6 +45,7 @@ def server_env(database_url: str, **extra: str) -> dict:
         "THROTTLE_ANON": "1000000/min",
         "THROTTLE_USER": "1000000/min",
         "THROTTLE_VERIFY": "1000000/min",
+        "ACTIONS_PER_SECOND": "0",
         **extra,
     }
 
