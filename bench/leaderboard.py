@@ -14,6 +14,7 @@ These are figures to read, never assertions in the test suite.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import sys
@@ -157,21 +158,37 @@ def vacuum() -> None:
 ROUNDS = 3
 
 
-def timed(fn: Callable[[object], object], args: list, warmup: int = 5, rounds: int | None = None) -> list[float]:
-    """Wall times in ms of fn(arg) for each arg (after a few warm-up calls): of `rounds` rounds, the one
-    with the lowest p99, so that a burst of load from other processes on the machine in one round
-    does not decide the figure (the same rule for the fast and the naive queries)."""
-    for arg in args[:warmup]:
-        fn(arg)
-    best = None
-    for _ in range(rounds or ROUNDS):
-        out = []
-        for arg in args:
-            start = time.perf_counter()
+def interleaved(cases: dict[str, tuple[Callable[[object], object], list]], rounds: int, warmup: int = 5) -> dict[str, list[float]]:
+    """Wall times in ms of each case's fn(arg) for each of its args, the cases' calls interleaved (so
+    every case sees the same load from other processes on the machine); of `rounds` rounds, each
+    case keeps the one with its lowest p99, so that a burst of load in one round does not decide."""
+    for fn, args in cases.values():
+        for arg in args[:warmup]:
             fn(arg)
-            out.append((time.perf_counter() - start) * 1000)
-        if best is None or pct(out, 99) < pct(best, 99):
-            best = out
+    # As timeit does: no garbage collection inside the timed calls (a full collection of a Django
+    # process takes milliseconds and would land on whichever call happens to trigger it).
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        return _rounds(cases, rounds)
+    finally:
+        gc.enable()
+
+
+def _rounds(cases, rounds: int) -> dict[str, list[float]]:
+    best: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        out: dict[str, list[float]] = {name: [] for name in cases}
+        for i in range(max(len(args) for _fn, args in cases.values())):
+            for name, (fn, args) in cases.items():
+                if i < len(args):
+                    start = time.perf_counter()
+                    fn(args[i])
+                    out[name].append((time.perf_counter() - start) * 1000)
+        for name, values in out.items():
+            if name not in best or pct(values, 99) < pct(best[name], 99):
+                best[name] = values
     return best
 
 
@@ -180,7 +197,23 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def run(samples: int, naive_samples: int) -> None:
+def raise_priority() -> str:
+    """--priority: this process and its own PostgreSQL backend at nice -10, so that other work on a
+    shared machine preempts the measured calls less (needs root). Says what it did."""
+    from django.db import connection
+
+    with connection.cursor() as c:
+        c.execute("SELECT pg_backend_pid()")
+        backend = c.fetchone()[0]
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, -10)
+        os.setpriority(os.PRIO_PROCESS, backend, -10)
+    except PermissionError:
+        return "priority unchanged (not root)"
+    return f"this process and its backend (pid {backend}) at nice -10"
+
+
+def run(samples: int, naive_samples: int, priority: bool = False) -> None:
     import datetime as dt
 
     from django.contrib.auth.models import User
@@ -260,23 +293,40 @@ def run(samples: int, naive_samples: int) -> None:
         rows.append((what, how, len(values), p50, p99, "" if target is None else f"<= {target} ms", met))
         print(f"  {what:<28} {how:<46} n={len(values):<5} p50 {p50:8.2f} ms  p99 {p99:8.2f} ms  {met}", flush=True)
 
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(
-        f"\nmeasuring (warm cache, one connection, end-to-end through Django; best p99 of {ROUNDS} rounds for the "
-        f"fast calls, one round for the slow naive ones; load average {load} on {os.cpu_count()} cores):"
-    )
-    add("top-100 page", "leaderboard.page (results table)", timed(lambda _: leaderboard.page(day, offset=0, limit=100), [0] * samples), 10)
-    add("top-100 page", "naive: Game table ORDER BY ... LIMIT 100", timed(naive_top, [0] * samples))
-    add("deep page (random offset)", "leaderboard.page: seek with the tallies", timed(lambda o: leaderboard.page(day, offset=o, limit=100), deep))
-    add("deep page (random offset)", "naive: OFFSET on the ranking index", timed(naive_page, deep[:naive_samples], rounds=1))
-    add("one player's rank", "leaderboard.rank_of (tallies)", timed(leaderboard.rank_of, picked), 5)
-    add("one player's rank", "naive: count better rows, results table", timed(naive_rank_results, picked[:naive_samples], rounds=1))
-    add("one player's rank", "naive: count better rows, Game table", timed(naive_rank, picked[:naive_samples], rounds=1))
-    add("rank, most crowded group", "leaderboard.rank_of (tallies)", timed(leaderboard.rank_of, [worst] * samples), 5)
-    add("`me` (result + rank)", "leaderboard.entry_of", timed(lambda u: leaderboard.entry_of(day, u), picked_users))
     n_friends = len(friends) - 1
-    add(f"friends board ({n_friends})", "leaderboard.friends_board", timed(lambda u: leaderboard.friends_board(day, u), [me] * samples), 10)
-    add(f"friends board ({n_friends})", "naive: Game table, player IN friends", timed(naive_friends, [me] * samples))
+    top = "top-100 page"
+    deep_page = "deep page (random offset)"
+    rank = "one player's rank"
+    board = f"friends board ({n_friends})"
+    fast = {
+        (top, "leaderboard.page (results table)", 10): (lambda _: leaderboard.page(day, offset=0, limit=100), [0] * samples),
+        (top, "naive: Game table ORDER BY ... LIMIT 100", None): (naive_top, [0] * samples),
+        (deep_page, "leaderboard.page: seek with the tallies", None): (lambda o: leaderboard.page(day, offset=o, limit=100), deep),
+        (rank, "leaderboard.rank_of (tallies)", 5): (leaderboard.rank_of, picked),
+        ("rank, most crowded group", "leaderboard.rank_of (tallies)", 5): (leaderboard.rank_of, [worst] * samples),
+        ("`me` (result + rank)", "leaderboard.entry_of", 5): (lambda u: leaderboard.entry_of(day, u), picked_users),
+        (board, "leaderboard.friends_board", 10): (lambda u: leaderboard.friends_board(day, u), [me] * samples),
+        (board, "naive: Game table, player IN friends", None): (naive_friends, [me] * samples),
+    }
+    # The slow naive queries run after the fast ones: their scans would evict the fast ones' pages.
+    slow = {
+        (deep_page, "naive: OFFSET on the ranking index", None): (naive_page, deep[:naive_samples]),
+        (rank, "naive: count better rows, results table", None): (naive_rank_results, picked[:naive_samples]),
+        (rank, "naive: count better rows, Game table", None): (naive_rank, picked[:naive_samples]),
+    }
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    niceness = raise_priority() if priority else "normal priority"
+    print(
+        f"\nmeasuring (warm cache, one connection, end-to-end through Django, calls interleaved, no GC in the calls; best p99 of "
+        f"{ROUNDS} rounds for the fast calls, one round for the slow naive ones; {niceness}; load average "
+        f"{load} on {os.cpu_count()} cores):"
+    )
+    times = interleaved(fast, ROUNDS) | interleaved(slow, 1, warmup=1)
+    order = [*fast][:2] + [*fast][2:3] + [*slow][:1] + [*fast][3:4] + [*slow][1:] + [*fast][4:]
+    for key in order:
+        what, how, target = key
+        add(what, how, times[key], target)
+    print(f"  (load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
 
     print("\n| operation | method | n | p50 ms | p99 ms | target (p99) | |")
     print("|---|---|---|---|---|---|---|")
@@ -293,6 +343,9 @@ def main() -> None:
     parser.add_argument("--naive-samples", type=int, default=50, help="timed calls per naive operation")
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds per fast operation; the best p99 is kept")
     parser.add_argument("--reuse", action="store_true", help="keep a bench database loaded by an earlier run")
+    parser.add_argument(
+        "--priority", action="store_true", help="measure at nice -10 (with its backend): less noise on a shared machine"
+    )
     args = parser.parse_args()
     ROUNDS = args.rounds
     must_load = create_database(args.reuse)
@@ -306,7 +359,7 @@ def main() -> None:
         print(f"reusing {DB} (migrated to the current models)")
         call_command("migrate", verbosity=0)
         vacuum()
-    run(args.samples, args.naive_samples)
+    run(args.samples, args.naive_samples, args.priority)
 
 
 if __name__ == "__main__":
