@@ -4,7 +4,6 @@ between UTC days, dailies made without the solver, and ranked games played to a 
 from __future__ import annotations
 
 import datetime as dt
-import inspect
 
 import pytest
 from django.utils import timezone
@@ -99,20 +98,6 @@ def clock(monkeypatch):
 @pytest.fixture
 def today_daily(db):
     return make_test_daily(daily.today())
-
-
-@pytest.fixture(autouse=True)
-def daily_hook_wired(monkeypatch):
-    """Until services calls games.daily.on_game_changed itself, the tests wire it the same way."""
-    if "daily.on_game_changed" in inspect.getsource(services._after_change):
-        return
-    original = services._after_change
-
-    def wired(game):
-        original(game)
-        daily.on_game_changed(game)
-
-    monkeypatch.setattr(services, "_after_change", wired)
 
 
 @pytest.fixture(autouse=True)
