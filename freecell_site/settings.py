@@ -7,7 +7,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from freecell_site.env import env_bool, env_int, env_list, env_origins, env_url
+from freecell_site.env import env_bool, env_float, env_int, env_list, env_origins, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -144,6 +144,22 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # Moves and undos per second per account, over every socket and request together (0: no limit).
 ACTIONS_PER_SECOND = env_int("ACTIONS_PER_SECOND", 20, minimum=0)
+
+# --- Game tunables, each settable in the environment (docs/daily.md, docs/races.md, docs/websocket.md)
+DAILY_PAR_BUDGET = env_float("DAILY_PAR_BUDGET", 5.0, minimum=0)  # seconds of par search per daily
+DAILY_SOLVE_BUDGET = env_float("DAILY_SOLVE_BUDGET", 10.0, minimum=0)  # seconds to prove a seed solvable
+DAILY_MAX_SEEDS = env_int("DAILY_MAX_SEEDS", 20, minimum=1)  # seeds of a date tried before giving up
+DAILY_WAIT_SECONDS = env_float("DAILY_WAIT_SECONDS", 20.0, minimum=0)  # how long a request waits for a daily being made
+DAILY_MIN_MS_PER_MOVE = env_int("DAILY_MIN_MS_PER_MOVE", 150, minimum=0)  # faster ranked wins are held for review
+RACE_COUNTDOWN_S = env_float("RACE_COUNTDOWN_S", 3, minimum=0)
+RACE_MAX_RACERS = env_int("RACE_MAX_RACERS", 8, minimum=2)
+RACE_TIME_LIMIT_S = env_float("RACE_TIME_LIMIT_S", 1800, minimum=1)
+WS_HEARTBEAT_S = env_float("WS_HEARTBEAT_S", 20, minimum=1)
+WS_IDLE_TIMEOUT_S = env_float("WS_IDLE_TIMEOUT_S", 60, minimum=1)
+WS_AUTH_TIMEOUT_S = env_float("WS_AUTH_TIMEOUT_S", 10, minimum=1)
+WS_BUS_CHECK_S = env_float("WS_BUS_CHECK_S", 5, minimum=0.1)
+WS_MOVE_BURST = env_float("WS_MOVE_BURST", 20, minimum=1)  # moves a socket may send at once
+WS_MOVE_RATE = env_float("WS_MOVE_RATE", 10, minimum=0.1)  # moves a second a socket's burst refills at
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "FreeCell Online <noreply@freecell.invalid>")

@@ -34,7 +34,8 @@ CODE_LENGTH = 6
 
 
 def tunable(name: str, default: float) -> float:
-    """A race or socket tunable: the Django setting, else the environment variable, else the default."""
+    """A race or socket tunable: the Django setting (read from the environment in settings.py), else the
+    default (for names settings.py does not define, such as the benchmarks' switches)."""
     value = getattr(settings, name, None)
     if value is None:
         value = os.environ.get(name, "").strip() or default
