@@ -86,6 +86,7 @@ class GameListView(APIView):
         parameters=[OpenApiParameter("status", OpenApiTypes.STR, enum=["playing", "won", "resigned"], description="only games in this status")],
         responses={200: paginated(s.GameSerializer, "PaginatedGames"), **errors(400, 401)},
         summary="Your games, newest first",
+        operation_id="games_list",
     )
     def get(self, request):
         games = Game.objects.filter(player=request.user).select_related("player").order_by("-created_at", "-id")
