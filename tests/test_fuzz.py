@@ -384,7 +384,8 @@ def test_a_real_server_shrugs_off_huge_frames_and_floods_and_keeps_acking_others
     results = asyncio.run(scenario())
     assert results["huge"] == "ConnectionClosedError", results
     assert "too_large" in results["large"], results
-    assert max(results["waits"]) < 1.5, results
+    # Generous: a liveness check (others are still answered during the flood), not a speed goal.
+    assert max(results["waits"]) < 5, results
     assert proc.poll() is None, "the server died"
     assert "Traceback" not in log.read_text(errors="replace")
 
