@@ -24,6 +24,7 @@ from django.db.models import Sum
 
 from games.daily import setting
 from games.models import DailyMovesTally, DailyResult, DailySpanTally, Game
+from games.payloads import iso
 
 ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
 User = get_user_model()
@@ -53,7 +54,7 @@ class Entry:
             "moves": self.moves,
             "undos": self.undos,
             "elapsed_ms": self.elapsed_ms,
-            "finished_at": self.finished_at.isoformat().replace("+00:00", "Z"),
+            "finished_at": iso(self.finished_at),
             "game": self.game,
         }
 

@@ -7,6 +7,11 @@ from django.utils import timezone
 from games.models import Game
 
 
+def iso(moment) -> str | None:
+    """A UTC instant as the API writes it: ISO 8601 with a Z."""
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
 def deal_label(game: Game) -> str:
     """The deal id a player knows the game by: `daily:DATE` for a daily, else the deal's own id."""
     if game.daily_id is not None:
@@ -36,7 +41,7 @@ def game_payload(game: Game, *, username: str | None = None) -> dict:
         "cards_home": game.cards_home,
         "stuck": game.stuck,
         "version": game.version,
-        "created_at": game.created_at.isoformat().replace("+00:00", "Z"),
-        "finished_at": game.finished_at.isoformat().replace("+00:00", "Z") if game.finished_at else None,
+        "created_at": iso(game.created_at),
+        "finished_at": iso(game.finished_at),
         "elapsed_ms": elapsed_ms(game),
     }

@@ -27,6 +27,7 @@ from django.utils import timezone
 from freecell_site.errors import ServiceError
 from games import events
 from games.models import Action, Deal, Game, Race, RaceEntry, RaceInvite
+from games.payloads import iso
 
 # No 0/O, 1/I/L: codes are read aloud and typed from phones.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -52,10 +53,6 @@ def max_racers() -> int:
 
 def default_time_limit_s() -> int:
     return int(tunable("RACE_TIME_LIMIT_S", 1800))
-
-
-def iso(moment: dt.datetime | None) -> str | None:
-    return moment.isoformat().replace("+00:00", "Z") if moment else None
 
 
 def join_link(code: str) -> str:

@@ -8,6 +8,7 @@ from django.db.models import QuerySet
 
 from games.daily import today
 from games.models import Action, Game
+from games.payloads import deal_label, iso
 
 
 def can_view_game(user, game: Game) -> bool:
@@ -54,13 +55,13 @@ def export_rows(user, viewer) -> Iterator[dict]:
             continue
         yield {
             "id": game.pk,
-            "deal": f"daily:{game.daily_id.isoformat()}" if game.daily_id else game.deal_id,
+            "deal": deal_label(game),
             "status": game.status,
             "moves": game.ply,
             "undos": game.undos,
             "autoplay": game.autoplay,
             "elapsed_ms": game.elapsed_ms,
-            "created_at": game.created_at.isoformat().replace("+00:00", "Z"),
-            "finished_at": game.finished_at.isoformat().replace("+00:00", "Z") if game.finished_at else None,
+            "created_at": iso(game.created_at),
+            "finished_at": iso(game.finished_at),
             "line": line_text(game),
         }

@@ -19,7 +19,7 @@ from games import events, ratelimit
 from games.engine import Board, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
 from games.models import Action, Deal, Game
-from games.payloads import game_payload
+from games.payloads import game_payload, iso
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def action_payload(action: Action) -> dict:
         "kind": action.kind,
         "move": action.notation,
         "autoplay": action.autoplay,
-        "at": action.created_at.isoformat().replace("+00:00", "Z"),
+        "at": iso(action.created_at),
     }
 
 
