@@ -11,6 +11,7 @@ from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions, status
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -87,6 +88,9 @@ class LoginView(APIView):
 
     @extend_schema(request=s.CredentialsSerializer, responses={200: s.UsernameSerializer, 400: ERR, 401: ERR, 403: ERR, 429: ERR}, summary="Session login")
     def post(self, request):
+        # DRF checks CSRF only for signed-in users; a session login is checked too, so no other site
+        # can sign a visitor in to an account of its choosing (login CSRF).
+        SessionAuthentication().enforce_csrf(request)
         body = s.CredentialsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         user = check_credentials(request, **body.validated_data)

@@ -45,7 +45,12 @@ class TestSignUpAndLogin:
     def test_session_login_and_logout(self, alice):
         client = APIClient(enforce_csrf_checks=True)
         client.get("/")  # a page sets the CSRF cookie
-        response = client.post("/api/auth/login/", {"username": "alice", "password": PASSWORD}, format="json")
+        forged = client.post("/api/auth/login/", {"username": "alice", "password": PASSWORD}, format="json")
+        assert forged.status_code == 403 and code_of(forged) == "forbidden"  # login CSRF refused
+        response = client.post(
+            "/api/auth/login/", {"username": "alice", "password": PASSWORD}, format="json",
+            HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value,
+        )
         assert response.status_code == 200 and response.json() == {"username": "alice"}
         assert client.get("/api/me/").status_code == 200
         # Session-authenticated writes need the CSRF token.
