@@ -210,8 +210,10 @@ class Socket(AsyncWebsocketConsumer):
         self.user = self.scope.get("user") or AnonymousUser()
         loop = asyncio.get_running_loop()
         self.last_seen = loop.time()
-        self.tokens = setting("WS_MOVE_BURST", 20)
-        self.tokens_at = loop.time()
+        self.buckets = {
+            "moves": [setting("WS_MOVE_BURST", 20), loop.time()],
+            "reads": [setting("WS_READ_BURST", 10), loop.time()],
+        }
         self.bus_generation = _bus_failures
         await self.accept()
         self.tasks.append(asyncio.create_task(self._heartbeat()))
@@ -295,6 +297,8 @@ class Socket(AsyncWebsocketConsumer):
             if not isinstance(kind, str) or kind not in self.frame_types:
                 raise BadFrame(f"unknown frame type {kind!r}: one of {', '.join(self.frame_types)}")
             self.check_allowed(kind)
+            if kind in ("auth", "sync", "start", "resign"):
+                self.check_rate("reads")
             await getattr(self, f"frame_{kind}")(frame, frame_id)
         except BadFrame as exc:
             await self.send_error(frame_id, "bad_frame", str(exc))
@@ -330,15 +334,19 @@ class Socket(AsyncWebsocketConsumer):
         await self.send_json(body)
         await self.authenticated()
 
-    def check_rate(self) -> None:
-        """Per-socket token bucket on moves and undos."""
+    def check_rate(self, bucket: str = "moves") -> None:
+        """Per-socket token buckets: `moves` (moves and undos) and `reads` (other frames that cost a
+        database call: auth, sync, start, resign), so no frame type can flood the database."""
         now = asyncio.get_running_loop().time()
-        burst, rate = setting("WS_MOVE_BURST", 20), setting("WS_MOVE_RATE", 10)
-        self.tokens = min(burst, self.tokens + (now - self.tokens_at) * rate)
-        self.tokens_at = now
-        if self.tokens < 1:
-            raise ServiceError("rate_limited", "too many moves on this socket", extra={"retry_after_ms": int((1 - self.tokens) / rate * 1000) + 1})
-        self.tokens -= 1
+        name = "MOVE" if bucket == "moves" else "READ"
+        burst = setting(f"WS_{name}_BURST", 20 if bucket == "moves" else 10)
+        rate = setting(f"WS_{name}_RATE", 10 if bucket == "moves" else 5)
+        tokens, then = self.buckets[bucket]
+        tokens = min(burst, tokens + (now - then) * rate)
+        if tokens < 1:
+            self.buckets[bucket] = [tokens, now]
+            raise ServiceError("rate_limited", f"too many {bucket} on this socket", extra={"retry_after_ms": int((1 - tokens) / rate * 1000) + 1})
+        self.buckets[bucket] = [tokens - 1, now]
 
     # --- games (both sockets play one game: the game socket's, or the racer's own) ------------
 

@@ -471,3 +471,25 @@ def test_a_move_over_rest_reaches_socket_watchers(alice):
         await watcher.disconnect()
 
     run(scenario)
+
+
+def test_a_flood_of_sync_frames_is_rate_limited_per_socket(alice, settings):
+    settings.WS_READ_BURST, settings.WS_READ_RATE = 3, 0.5
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/")
+        await next_of(socket, "state")
+        for index in range(5):
+            await socket.send_json_to({"type": "sync", "id": index})
+        answers = []
+        while len(answers) < 5:
+            frame = await socket.receive_json_from(timeout=10)
+            if frame.get("id") is not None:
+                answers.append(frame)
+        await socket.disconnect()
+        return answers
+
+    answers = run(scenario)
+    assert [a["type"] for a in answers[:3]] == ["state"] * 3
+    assert all(a["type"] == "error" and a["code"] == "rate_limited" for a in answers[3:])
