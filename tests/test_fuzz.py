@@ -339,6 +339,7 @@ def daphne_server(tmp_path):
 @pytest.mark.timeout(120)
 def test_a_real_server_shrugs_off_huge_frames_and_floods_and_keeps_acking_others(daphne_server):
     from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
 
     port, ((fuzz_token, fuzz_game), (token, game)), proc, log = daphne_server
     url = f"ws://127.0.0.1:{port}/ws/games/"
@@ -349,13 +350,16 @@ def test_a_real_server_shrugs_off_huge_frames_and_floods_and_keeps_acking_others
         async with connect(url + f"{game}/", origin=origin) as player:
             await player.send(json.dumps({"type": "auth", "token": token}))
             # 1. A frame over Daphne's 1 MiB message limit: that connection is dropped, nothing else.
-            async with connect(url + f"{fuzz_game}/", origin=origin, max_size=None) as big:
-                await big.send("x" * (2 * 1024 * 1024))
-                try:
-                    while True:
-                        await asyncio.wait_for(big.recv(), 5)
-                except Exception as exc:
-                    results["huge"] = type(exc).__name__
+            try:
+                async with connect(url + f"{fuzz_game}/", origin=origin, max_size=None) as big:
+                    await big.send("x" * (2 * 1024 * 1024))
+                    try:
+                        while True:
+                            await asyncio.wait_for(big.recv(), 5)
+                    except Exception as exc:
+                        results["huge"] = type(exc).__name__
+            except ConnectionClosed as exc:  # the drop may also surface when the client closes its side
+                results.setdefault("huge", type(exc).__name__)
             # 2. Just under it: answered too_large, the socket stays open.
             async with connect(url + f"{fuzz_game}/", origin=origin, max_size=None) as large:
                 await large.send('{"type":"ping","pad":"' + "x" * (1024 * 1024 - 100) + '"}')
