@@ -44,19 +44,13 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._server import free_port  # noqa: E402
+
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/freecell"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/2"
 
 
 # --- the stack ------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def with_database(url: str, name: str) -> str:
