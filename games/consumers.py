@@ -15,6 +15,7 @@ import logging
 import os
 import time
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -191,7 +192,10 @@ class Socket(AsyncWebsocketConsumer):
     async def send_json(self, content: dict) -> None:
         if self.closed:
             return
-        await self.send(text_data=json.dumps(content, separators=(",", ":")))
+        try:
+            await self.send(text_data=json.dumps(content, separators=(",", ":")))
+        except Disconnected:  # the client left while its frames were being answered: no one to tell
+            self.closed = True
 
     async def send_error(self, frame_id, code: str, message: str, **extra) -> None:
         body = {"type": "error", "code": code, "message": message, **extra}
