@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import time
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+
+from freecell_site import server_loop
 
 CHECK_TIMEOUT = 2.0
 
@@ -41,7 +42,7 @@ def check_channel_layer() -> dict:
         await asyncio.wait_for(_round_trip(layer), CHECK_TIMEOUT)
 
     try:
-        async_to_sync(probe)()
+        server_loop.call(probe, timeout=CHECK_TIMEOUT + 1)
     except Exception as exc:
         return {"ok": False, "backend": name, "error": f"{type(exc).__name__}: {exc}"[:300]}
     return {"ok": True, "backend": name, "ms": round((time.perf_counter() - started) * 1000, 2)}

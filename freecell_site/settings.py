@@ -77,6 +77,9 @@ _database_url = env_url("DATABASE_URL", schemes=("sqlite", "postgres", "postgres
 # Under ASGI, connections are not tied to one request thread: PostgreSQL uses psycopg's pool instead of
 # persistent connections (Django requires CONN_MAX_AGE=0 with a pool).
 _pool_size = env_int("DB_POOL_SIZE", 10, minimum=0)
+# Threads that run HTTP views in each server process (freecell_site/asgi.py); each holds a database
+# connection while it answers, so more threads than pooled connections would only wait for one.
+HTTP_THREADS = env_int("HTTP_THREADS", max(_pool_size, 4), minimum=1)
 if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=0)}
     if DATABASES["default"]["ENGINE"].endswith("postgresql"):
@@ -107,7 +110,7 @@ if REDIS_URL:
     }
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "freecell_site.cache.SharedPoolRedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }

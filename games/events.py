@@ -11,8 +11,9 @@ import logging
 import queue
 import threading
 
-from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+from freecell_site import server_loop
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ def publish(group: str, event: dict) -> bool:
         _publisher.put(group, event)
         return True
     try:
-        return async_to_sync(apublish)(group, event)
+        return server_loop.call(apublish, group, event)
     except Exception as exc:
         logger.warning("publish to %s failed: %s: %s", group, type(exc).__name__, exc)
         return False

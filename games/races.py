@@ -544,10 +544,11 @@ def _finish(race: Race) -> None:
 def on_game_changed(game: Game) -> None:
     """Called by services inside the game's transaction: pushes the racer's progress, ranks a finisher,
     and ends the race when every racer has finished or resigned."""
-    # One query finds and locks the game's race (most games are in none).
-    race = Race.objects.select_for_update(of=("self",)).select_related("owner", "rematch_of").filter(entries__game_id=game.pk).first()
-    if race is None:
+    try:
+        entry = game.race_entry  # read with the locked game by services (no query for the many games in no race)
+    except RaceEntry.DoesNotExist:
         return
+    race = Race.objects.select_for_update(of=("self",)).select_related("owner", "rematch_of").get(pk=entry.race_id)
     fields = []
     timeline = _ghost_of(race)
     if timeline is not None and race.status == Race.Status.RUNNING:

@@ -1,0 +1,113 @@
+"""HTTP through the server's ASGI entry (freecell_site.asgi): Django's WSGI handler in worker threads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.testing import HttpCommunicator, WebsocketCommunicator
+
+from freecell_site.cache import SharedPoolRedisCache
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _in_memory_layer(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def token_of(user) -> str:
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+async def http(method: str, path: str, *, body: dict | None = None, token: str | None = None, length: bool = True) -> dict:
+    """One request; ``length=False`` leaves out Content-Length, as a chunked upload does."""
+    from freecell_site.asgi import application
+
+    data = json.dumps(body).encode() if body else b""
+    headers = [(b"host", b"testserver"), (b"content-type", b"application/json")]
+    if length:
+        headers.append((b"content-length", str(len(data)).encode()))
+    if token:
+        headers.append((b"authorization", f"Token {token}".encode()))
+    communicator = HttpCommunicator(application, method, path, body=data, headers=headers)
+    return await communicator.get_response(timeout=10)
+
+
+def test_a_request_through_the_asgi_entry_is_answered_by_django():
+    response = async_to_sync(http)("GET", "/api/ping/")
+    assert response["status"] == 200
+    assert json.loads(response["body"]) == {"ok": True}
+    missing = async_to_sync(http)("GET", "/api/no-such-thing/")
+    assert missing["status"] == 404 and json.loads(missing["body"])["error"]["code"] == "not_found"
+
+
+def test_a_move_posted_through_the_asgi_entry_reaches_a_socket_watcher_on_the_same_loop(alice):
+    """The view runs in a worker thread; its push must reach the in-memory layer on the server's loop."""
+    from freecell_site.asgi import application
+    from games import services
+
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    token = token_of(alice)
+
+    async def scenario():
+        watcher = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=[(b"origin", b"http://testserver")])
+        assert (await watcher.connect(timeout=10))[0]
+        while (await watcher.receive_json_from(timeout=10))["type"] != "state":
+            pass
+        response = await http("POST", f"/api/games/{game.pk}/moves/", body={"move": "5a", "ply": 0}, token=token)
+        assert response["status"] == 200, response
+        while True:
+            frame = await watcher.receive_json_from(timeout=10)
+            if frame["type"] == "state":
+                break
+        await watcher.disconnect()
+        return json.loads(response["body"]), frame
+
+    answer, pushed = async_to_sync(scenario)()
+    assert answer["ply"] == 1 and pushed["game"]["ply"] == 1 and pushed["game"]["version"] == answer["version"]
+
+
+def test_a_streamed_export_comes_through_the_asgi_entry_whole(alice):
+    from games import services
+
+    for _ in range(3):
+        game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+        services.resign(game_id=game.pk, user=alice)
+    response = async_to_sync(http)("GET", "/api/users/alice/games/?format=ndjson", token=token_of(alice))
+    assert response["status"] == 200
+    lines = [json.loads(line) for line in response["body"].decode().splitlines() if line.strip()]
+    assert len(lines) == 3
+
+
+def test_every_cache_object_of_a_process_shares_one_redis_client():
+    """Django makes a cache object per request context; they must not each open connections."""
+    first = SharedPoolRedisCache("redis://127.0.0.1:6379/9", {"OPTIONS": {"socket_timeout": 2}})
+    second = SharedPoolRedisCache("redis://127.0.0.1:6379/9", {"OPTIONS": {"socket_timeout": 2}})
+    other = SharedPoolRedisCache("redis://127.0.0.1:6379/8", {"OPTIONS": {"socket_timeout": 2}})
+    assert first._cache is second._cache
+    assert first._cache is not other._cache
+    client = first._cache.get_client("k", write=True)
+    assert second._cache.get_client("j", write=False) is client
+
+
+def test_a_body_sent_without_content_length_still_reaches_the_view(alice):
+    """A chunked upload carries no Content-Length; WSGI would otherwise read an empty body."""
+    from games import services
+
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    response = async_to_sync(http)("POST", f"/api/games/{game.pk}/moves/", body={"move": "5a", "ply": 0}, token=token_of(alice), length=False)
+    assert response["status"] == 200, response
+    assert json.loads(response["body"])["ply"] == 1
+
+
+def test_an_oversized_body_without_content_length_is_refused_with_too_large(alice, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = async_to_sync(http)("POST", "/api/solutions/verify/", body={"deal": "ms:1", "moves": "5a " * 2000}, length=False)
+    assert response["status"] == 413
+    assert json.loads(response["body"])["error"]["code"] == "too_large"
