@@ -190,10 +190,14 @@ def _ghost_racer(race: Race, timeline: GhostTimeline, ranks: dict) -> dict:
     }
 
 
+_GAME_BODY = ("game__state", "game__line", "player__password")
+
+
 def race_payload(race: Race) -> dict:
     """The spec's race object: {code, deal, status, owner, racers}, each racer
     {username, game, moves, cards_home, status, rank}; more fields for the page."""
-    entries = list(race.entries.select_related("player", "game").order_by("joined_at", "id"))
+    # Sent on every racer's move: the racers' positions and lines (the big columns) are not needed.
+    entries = list(race.entries.select_related("player", "game").defer(*_GAME_BODY).order_by("joined_at", "id"))
     racers = [_racer(entry) for entry in entries]
     timeline = _ghost_of(race)
     if timeline is not None:

@@ -56,7 +56,7 @@ class TestSettings:
             "db.example",
             "5433",
             "channels_redis.core.RedisChannelLayer",
-            "django.core.cache.backends.redis.RedisCache",
+            "freecell_site.cache.SharedPoolRedisCache",
         ]
 
     def test_it_reads_lists_and_booleans(self):
