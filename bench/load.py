@@ -168,8 +168,8 @@ class Racer:
             elif kind == "state" and frame["game"]["id"] == self.game_id:
                 self.ply = max(self.ply, frame["game"]["ply"])
                 self.ready.set()
-            elif kind == "race":
-                for racer in frame["race"]["racers"]:
+            elif kind in ("race", "progress"):
+                for racer in frame["race"]["racers"] if kind == "race" else [frame["racer"]]:
                     name, moves = racer["username"], racer["moves"]
                     if name == self.username:
                         continue

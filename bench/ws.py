@@ -280,8 +280,8 @@ class Racer:
                     if self.game is None or frame["version"] > self.game["version"]:
                         self.game = frame["game"]
                     self.ready.set()
-                elif kind == "race":
-                    for racer in frame["race"]["racers"]:
+                elif kind in ("race", "progress"):
+                    for racer in frame["race"]["racers"] if kind == "race" else [frame["racer"]]:
                         key = (racer["username"], racer["moves"])
                         if racer["username"] != self.username and key not in self.seen_keys:
                             self.seen_keys.add(key)

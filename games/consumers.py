@@ -648,6 +648,12 @@ class RaceConsumer(Socket):
             return
         await self.show({"race": race, "my_game": None, "wake_at": _wake_of(race)})
 
+    async def race_progress(self, event):
+        """A racer's move or undo, from any process: their progress only, without a race version."""
+        progress = event["progress"]
+        if progress.get("code") == self.code and self.race_version >= 0:
+            await self.send_json({"type": "progress", "racer": progress["racer"]})
+
     async def frame_sync(self, frame, frame_id):
         await self.show(await db(_race_view)(self.code, self.user), frame_id, force=True)
         if self.game_id is not None:
@@ -666,7 +672,8 @@ class RaceConsumer(Socket):
         await self.show(await db(_race_view)(self.code, self.user), force=True)
 
     async def resync(self):
-        await self.show(await db(_race_view)(self.code, self.user))
+        # Forced: progress frames lost with the bus leave the race's version as it was.
+        await self.show(await db(_race_view)(self.code, self.user), force=True)
         if self.game_id is not None:
             game = await db(_my_game_state)(self.game_id)
             if game is not None and game["version"] > self.game_version:

@@ -97,3 +97,8 @@ def publish_game(payload: dict) -> bool:
 def publish_race(payload: dict) -> bool:
     """Pushes a race's new state (racers' progress) to everyone in it."""
     return publish(race_group(payload["code"]), {"type": "race.state", "race": payload})
+
+
+def publish_race_progress(progress: dict) -> bool:
+    """Pushes one racer's new progress ({code, racer}) to everyone in the race."""
+    return publish(race_group(progress["code"]), {"type": "race.progress", "progress": progress})

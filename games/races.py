@@ -552,6 +552,9 @@ def on_game_changed(game: Game) -> None:
         entry = game.race_entry  # read with the locked game by services (no query for the many games in no race)
     except RaceEntry.DoesNotExist:
         return
+    if game.status == Game.Status.PLAYING and entry.race.status == Race.Status.RUNNING and entry.race.ghost_of_id is None:
+        _publish_progress(entry, game)
+        return
     race = Race.objects.select_for_update(of=("self",)).select_related("owner", "rematch_of").get(pk=entry.race_id)
     fields = []
     timeline = _ghost_of(race)
@@ -569,6 +572,19 @@ def on_game_changed(game: Game) -> None:
             fields += ["status", "finished_at"]
     _bump(race, *fields)
     _publish_after_commit(race)
+
+
+def _publish_progress(entry: RaceEntry, game: Game) -> None:
+    """A racer's move or undo that does not end their game: only their progress changed.
+
+    It goes out as a small `race.progress` event (docs/websocket.md), without locking the race, bumping
+    its version or reading the other racers: that was most of the cost of a racer's move. A racer's
+    progress events are ordered by their `moves` (the game's ply, which only grows). A finish, a
+    resign and everything else that changes the race still send the whole race with a new version.
+    """
+    entry.player, entry.game = game.player, game  # the same rows, already read: no query
+    progress = {"code": entry.race.code, "racer": _racer(entry)}
+    transaction.on_commit(lambda: events.publish_race_progress(progress))
 
 
 # --- leaving, resigning, rematch --------------------------------------------------------------

@@ -118,8 +118,13 @@ def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None,
 def _lock(game_id: int) -> Game:
     try:
         # The player's name is in every answer; the deal is read only when an undo replays the line.
-        # The race entry (most games have none) comes in the same query: races.on_game_changed needs it.
-        return Game.objects.select_for_update(of=("self",)).select_related("player", "race_entry").get(pk=game_id)
+        # The race entry and its race (most games have none) come in the same query, for
+        # races.on_game_changed.
+        return (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("player", "race_entry__race")
+            .get(pk=game_id)
+        )
     except (Game.DoesNotExist, ValueError, TypeError):
         raise ServiceError("not_found", f"no game {game_id}", status=404) from None
 

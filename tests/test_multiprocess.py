@@ -186,8 +186,15 @@ def racer(race: dict, username: str) -> dict:
 
 
 def progress(username: str, moves: int):
-    """A race frame showing `username` at `moves` moves or more."""
-    return lambda f: f["type"] == "race" and racer(f["race"], username)["moves"] >= moves
+    """A frame showing `username` at `moves` moves or more: a `progress` frame (a racer's move) or a
+    whole `race` (on connect or a resync)."""
+
+    def test(frame: dict) -> bool:
+        if frame["type"] == "progress":
+            return frame["racer"]["username"] == username and frame["racer"]["moves"] >= moves
+        return frame["type"] == "race" and racer(frame["race"], username)["moves"] >= moves
+
+    return test
 
 
 def kind(name: str, **fields):

@@ -218,7 +218,27 @@ def test_progress_shows_in_the_race_as_racers_play(alice, bob):
     now = read(race["code"])
     assert racer(now, "alice")["moves"] == 2 and racer(now, "alice")["status"] == "playing"
     assert racer(now, "bob")["moves"] == 0
-    assert now["version"] > race["version"]
+    # A racer's progress goes out as progress events; the race's version counts changes to the race.
+    assert now["version"] == race["version"]
+
+
+def test_a_racers_move_publishes_their_progress_after_commit_without_touching_the_race(
+    alice, bob, monkeypatch, django_capture_on_commit_callbacks
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games import events, services
+
+    race = running_race(alice, bob)
+    game = racer(race, "alice")["game"]
+    sent = []
+    monkeypatch.setattr(events, "publish_race_progress", sent.append)
+    monkeypatch.setattr(events, "publish_race", lambda payload: sent.append(("race", payload)))
+    with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
+        services.play_move(game_id=game, user=alice, move="5a", ply=0)
+    assert sent == [{"code": race["code"], "racer": {**racer(race, "alice"), "moves": 1}}]
+    assert not [q for q in queries.captured_queries if q["sql"].startswith('UPDATE "games_race"')]
 
 
 def test_finish_order_is_by_time_to_win_and_the_race_ends_when_everyone_is_done(alice, bob):

@@ -42,6 +42,14 @@ def mine(race: dict, username: str, ghost: bool = False) -> dict:
     return next(r for r in race["racers"] if r["username"] == username and r["ghost"] == ghost)
 
 
+async def progress_of(socket, username: str, moves: int, timeout: float = 10.0) -> dict:
+    """The first progress frame (a racer's move) showing `username` at `moves` moves."""
+    while True:
+        frame = await next_of(socket, "progress", timeout)
+        if frame["racer"]["username"] == username and frame["racer"]["moves"] == moves:
+            return frame["racer"]
+
+
 async def race_until(socket, test, timeout: float = 10.0) -> dict:
     """The first race frame whose race passes `test`."""
     while True:
@@ -92,11 +100,17 @@ def test_racers_see_joins_the_start_and_each_others_progress_live(alice, bob, al
         await a.send_json_to({"type": "move", "move": "5a", "ply": 0, "client_id": "a1", "id": 1})
         ack = await next_of(a, "ack")
         assert ack["id"] == 1 and ack["game"]["id"] == own["game"]["id"]
-        seen = await race_until(b, lambda r: mine(r, "alice")["moves"] == 1)
-        assert mine(seen["race"], "bob")["moves"] == 0
+        seen = await progress_of(b, "alice", 1)
+        assert seen["game"] == own["game"]["id"] and seen["status"] == "playing" and seen["cards_home"] == 0
         await b.send_json_to({"type": "move", "move": "5a", "ply": 0})
         await next_of(b, "ack")
-        await race_until(a, lambda r: mine(r, "bob")["moves"] == 1)
+        await progress_of(a, "bob", 1)
+        # A racer's move leaves the race's version as it was: a new connection gets the progress in the race.
+        late = await open_socket(f"/ws/races/{race['code']}/")
+        now = await next_of(late, "race")
+        assert now["version"] == running["version"]
+        assert mine(now["race"], "alice")["moves"] == 1 and mine(now["race"], "bob")["moves"] == 1
+        await late.disconnect()
         await a.disconnect()
         await b.disconnect()
 

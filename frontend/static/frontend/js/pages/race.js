@@ -41,9 +41,26 @@ async function act(path, body) {
   }
 }
 
+// A racer's newest progress from `progress` frames, by username: a whole race frame built a moment
+// before one of them may arrive after it, and must not show that racer going back.
+const latest = new Map();
+
 function update(next) {
   if (race && next.version < race.version) return;
   race = next;
+  race.racers = race.racers.map((racer) => {
+    const newer = latest.get(racer.username);
+    return newer && !racer.ghost && racer.status === "playing" && newer.moves > racer.moves ? { ...racer, ...newer } : racer;
+  });
+  render();
+}
+
+function progress(racer) {
+  const known = latest.get(racer.username);
+  if (known && known.moves >= racer.moves) return;
+  latest.set(racer.username, racer);
+  if (!race) return;
+  race.racers = race.racers.map((r) => (r.username === racer.username && !r.ghost && r.moves < racer.moves ? { ...r, ...racer } : r));
   render();
 }
 
@@ -208,6 +225,7 @@ async function refresh() {
 const socket = new LiveSocket(`/ws/races/${code}/`, {
   onFrame: (frame) => {
     if (frame.type === "race" && frame.race) update(frame.race);
+    else if (frame.type === "progress" && frame.racer) progress(frame.racer);
     else if (frame.type === "error" && frame.message && frame.id) say(frame.message);
   },
   onOpen: () => {
