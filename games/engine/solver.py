@@ -141,10 +141,20 @@ PORTFOLIO = (
 ALTERNATE_UNTIL = 16000
 #: States searched at most when neither ``budget`` nor ``max_states`` is given (bounds memory).
 DEFAULT_MAX_STATES = 1_000_000
+#: Heuristics of par mode's beam searches, in the order they run. The first was learned: weights
+#: of a logistic regression that ranks the position of a good line at each depth above the other
+#: positions of that depth (see docs/solver.md); the second was fitted by hand.
 BEAM_PARAMS = (
-    {"bad": 0.195, "runs": 0.69, "breaks": 0.3, "cell": 0.28, "cellfar": 0.42},
+    {
+        "bad": 0.699, "runs": 0.643, "breaks": 3.738, "lowdepth": -0.552, "lowdw": 2.267, "empty": 6.263,
+        "runsw": 6.456, "cell": 6.703, "cellfar": 2.429, "home": -0.264, "lowruns": -0.721,
+    },
     {"runs": 0.643, "cell": 0.511, "breaks": 0.264, "cellfar": 0.216, "lowdepth": -0.48, "lowdw": 0.816},
 )
+#: Width of par mode's first beam search, which measures the speed of the machine.
+CALIBRATION_WIDTH = 32
+#: Share of the time left that the next beam search is sized to take.
+BEAM_SHARE = 0.85
 #: In par mode, the first line may take this long even when the budget is shorter.
 FIRST_LINE_SECONDS = 30.0
 
@@ -246,31 +256,32 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
     """Par mode: look for shorter lines until ``deadline``; returns (best path, states searched).
 
     A small beam search measures the speed of the machine; then beam searches as wide as the time
-    left allows (a beam of width w over a line of n moves searches about w x n positions), the next
-    ones with other heuristics; then a local pass that replaces stretches of the best line by
-    shorter ones.
+    left allows (a beam of width w over a line of n moves searches about w x n positions), in turns
+    with the heuristics of BEAM_PARAMS. Every position of every line found is remembered with its
+    cost to the win (``core.Known``): a later beam that reaches one of them splices the two lines,
+    and a beam stops at the level where it can no longer beat the best line. Last, a local pass
+    replaces stretches of the best line by shorter ones (a breadth-first search of two moves from
+    each of its positions for a later position of it or any remembered position).
     """
     cf = _cost_found(autoplay)
+    beam = core.beam_fast if cf else core.beam_known
+    known = core.Known(cf)
     best, best_cost = path, _line_cost(path, autoplay)
+    known.add(root, best)
     states = 0
-    width = 32
+    width = CALIBRATION_WIDTH
     rate = None
-    used = set()
     rounds = 0
     while clock() < deadline:
-        params = BEAM_PARAMS[rounds % len(BEAM_PARAMS)] if rate else BEAM_PARAMS[0]
-        if (width, rounds % len(BEAM_PARAMS)) in used:
-            break
-        used.add((width, rounds % len(BEAM_PARAMS)))
+        params = BEAM_PARAMS[rounds % len(BEAM_PARAMS)]
         started = clock()
         search = core.Search(root, cf, 1.0, params)
-        found = core.beam(search, width, deadline=deadline, clock=clock)
+        found, cost = beam(search, width, known, best_cost, deadline=deadline, clock=clock)
         states += search.states
         took = max(clock() - started, 1e-3)
-        if found is not None:
-            cost = _line_cost(found, autoplay)
-            if cost < best_cost:
-                best, best_cost = found, cost
+        if found is not None and cost < best_cost:
+            best, best_cost = found, cost
+            known.add(root, best)
         if max_states and states > max_states:
             break
         if rate is None:
@@ -278,12 +289,11 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
         else:
             rounds += 1
         remaining = deadline - clock()
-        levels = best_cost + 8
-        width = int(rate * remaining * 0.85 / levels)
+        width = int(rate * remaining * BEAM_SHARE / (best_cost + 4))
         if width < 16:
             break
     if clock() < deadline:
-        best = core.shorten(root, best, cf, 2, deadline, clock)
+        best = core.shorten_known(root, best, known, 1, deadline, clock)
     return best, states
 
 
