@@ -115,14 +115,24 @@ def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None,
 # --- playing ----------------------------------------------------------------------------------
 
 
+# What a change of a game reads with it, in the same query: the player's name (in every answer) and the
+# race entry with its race (most games have none; races.on_game_changed needs them). The deal is read
+# only when an undo replays the line. Only these columns of the other tables: Django's cost to build
+# the query grows with every column, and this query runs on every move.
+_LOCK_COLUMNS = (
+    *(field.name for field in Game._meta.concrete_fields),
+    "player__username",
+    *(f"race_entry__{name}" for name in ("race", "player", "game", "rank")),
+    *(f"race_entry__race__{name}" for name in ("code", "status", "ghost_of")),
+)
+
+
 def _lock(game_id: int) -> Game:
     try:
-        # The player's name is in every answer; the deal is read only when an undo replays the line.
-        # The race entry and its race (most games have none) come in the same query, for
-        # races.on_game_changed.
         return (
             Game.objects.select_for_update(of=("self",))
             .select_related("player", "race_entry__race")
+            .only(*_LOCK_COLUMNS)
             .get(pk=game_id)
         )
     except (Game.DoesNotExist, ValueError, TypeError):
