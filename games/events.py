@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import queue
 import threading
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -41,34 +40,58 @@ async def apublish(group: str, event: dict) -> bool:
 
 
 class _Publisher:
-    """One thread per process that sends queued events in order, on its own event loop.
+    """One thread per process, with an event loop of its own, that sends queued events.
 
     Sending to Redis takes a network round trip or two; done here, it is off the path of the answer
-    to the player whose action caused it (the action is committed first either way). Order is kept:
-    one queue, one sender. Events still queued when a process dies are lost, like any bus message.
+    to the player whose action caused it (the action is committed first either way). Each group's
+    events go out in order, one at a time; different groups' events go out side by side, so a burst
+    of moves, or a slow group, does not hold up everyone else's pushes (one sender for all groups
+    was the queue behind the opponent delays of bench/ws.py). Events still queued when a process dies
+    are lost, like any bus message.
     """
 
     def __init__(self) -> None:
-        self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.thread: threading.Thread | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.last: dict[str, asyncio.Task] = {}  # each group's latest send (used on the loop only)
+        self.sending: set[asyncio.Task] = set()  # strong references: the loop keeps only weak ones
 
     def put(self, group: str, event: dict) -> None:
+        self._started().call_soon_threadsafe(self._schedule, group, event)
+
+    def _started(self) -> asyncio.AbstractEventLoop:
         if self.thread is None or not self.thread.is_alive():
             with self.lock:
                 if self.thread is None or not self.thread.is_alive():
-                    self.thread = threading.Thread(target=self.run, name="freecell-publisher", daemon=True)
+                    ready = threading.Event()
+                    self.thread = threading.Thread(target=self.run, args=(ready,), name="freecell-publisher", daemon=True)
                     self.thread.start()
-        self.queue.put((group, event))
+                    ready.wait()
+        return self.loop
 
-    def run(self) -> None:
-        loop = asyncio.new_event_loop()
-        while True:
-            group, event = self.queue.get()
-            try:
-                loop.run_until_complete(apublish(group, event))
-            except Exception as exc:  # keep the sender alive whatever one event does
-                logger.warning("publish to %s failed: %s: %s", group, type(exc).__name__, exc)
+    def run(self, ready: threading.Event) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.last, self.sending = {}, set()
+        self.loop.call_soon(ready.set)
+        self.loop.run_forever()
+
+    def _schedule(self, group: str, event: dict) -> None:
+        task = self.loop.create_task(self._send(self.last.get(group), group, event))
+        self.last[group] = task
+        self.sending.add(task)
+        task.add_done_callback(lambda done: self._sent(group, done))
+
+    def _sent(self, group: str, task: asyncio.Task) -> None:
+        self.sending.discard(task)
+        if self.last.get(group) is task:
+            del self.last[group]
+
+    @staticmethod
+    async def _send(previous: asyncio.Task | None, group: str, event: dict) -> None:
+        if previous is not None:
+            await asyncio.wait([previous])  # the group's order: after its previous event
+        await apublish(group, event)  # logs and swallows its own failures
 
 
 _publisher = _Publisher()
