@@ -146,8 +146,8 @@ DEFAULT_MAX_STATES = 1_000_000
 #: positions of that depth (see docs/solver.md); the second was fitted by hand.
 BEAM_PARAMS = (
     {
-        "bad": 0.699, "runs": 0.643, "breaks": 3.738, "lowdepth": -0.552, "lowdw": 2.267, "empty": 6.263,
-        "runsw": 6.456, "cell": 6.703, "cellfar": 2.429, "home": -0.264, "lowruns": -0.721,
+        "bad": 0.287, "runs": 0.643, "breaks": 1.091, "lowdepth": -0.154, "lowdw": 0.583, "empty": 2.207,
+        "runsw": 1.432, "cell": 2.061, "cellfar": 0.81, "home": -0.206, "lowruns": -0.288,
     },
     {"runs": 0.643, "cell": 0.511, "breaks": 0.264, "cellfar": 0.216, "lowdepth": -0.48, "lowdw": 0.816},
 )
