@@ -25,10 +25,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
 ORIGIN = b"http://testserver"
 FRAME_TYPES = ["auth", "ping", "sync", "move", "undo", "resign", "start", "fly", "", "MOVE"]
-ANSWERS = {"ack", "error", "pong", "state", "auth_ok", "race"}
+ANSWERS = {"ack", "error", "pong", "state", "auth_ok", "race", "progress"}  # progress: a push between answers
 CODES = {
     "bad_frame", "too_large", "bad_notation", "illegal_move", "ply_conflict", "game_over", "forbidden", "not_found",
-    "rate_limited", "authentication_failed", "invalid_request", "race_not_started",
+    "rate_limited", "authentication_failed", "invalid_request",
+    # docs/races.md: e.g. "resign" (the owner cancels the open race) then "start" is race_over
+    "race_not_started", "race_started", "race_full", "race_over",
 }
 
 
