@@ -146,8 +146,17 @@ DEFAULT_MAX_STATES = 1_000_000
 #: positions of that depth (see docs/solver.md); the second was fitted by hand.
 BEAM_PARAMS = (
     {
-        "bad": 0.287, "runs": 0.643, "breaks": 1.091, "lowdepth": -0.154, "lowdw": 0.583, "empty": 2.207,
-        "runsw": 1.432, "cell": 2.061, "cellfar": 0.81, "home": -0.206, "lowruns": -0.288,
+        "bad": 0.287,
+        "runs": 0.643,
+        "breaks": 1.091,
+        "lowdepth": -0.154,
+        "lowdw": 0.583,
+        "empty": 2.207,
+        "runsw": 1.432,
+        "cell": 2.061,
+        "cellfar": 0.81,
+        "home": -0.206,
+        "lowruns": -0.288,
     },
     {"runs": 0.643, "cell": 0.511, "breaks": 0.264, "cellfar": 0.216, "lowdepth": -0.48, "lowdw": 0.816},
 )
@@ -155,6 +164,8 @@ BEAM_PARAMS = (
 CALIBRATION_WIDTH = 32
 #: Share of the time left that the next beam search is sized to take.
 BEAM_SHARE = 0.85
+#: The widest beam (bounds the memory of a par search with a long budget: about 100 MB).
+MAX_BEAM_WIDTH = 10_000
 #: In par mode, the first line may take this long even when the budget is shorter.
 FIRST_LINE_SECONDS = 30.0
 
@@ -272,8 +283,13 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
     width = CALIBRATION_WIDTH
     rate = None
     rounds = 0
+    ran = set()
     while clock() < deadline:
-        params = BEAM_PARAMS[rounds % len(BEAM_PARAMS)]
+        which = rounds % len(BEAM_PARAMS)
+        if (width, which) in ran:  # the same beam again would find the same line
+            break
+        ran.add((width, which))
+        params = BEAM_PARAMS[which]
         started = clock()
         search = core.Search(root, cf, 1.0, params)
         found, cost = beam(search, width, known, best_cost, deadline=deadline, clock=clock)
@@ -289,7 +305,7 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
         else:
             rounds += 1
         remaining = deadline - clock()
-        width = int(rate * remaining * BEAM_SHARE / (best_cost + 4))
+        width = min(MAX_BEAM_WIDTH, int(rate * remaining * BEAM_SHARE / (best_cost + 4)))
         if width < 16:
             break
     if clock() < deadline:

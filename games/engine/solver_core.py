@@ -292,7 +292,20 @@ class Heuristic:
     ``empty`` for an empty column (a negative cost: room to move).
     """
 
-    __slots__ = ("bad", "runs", "empty", "cell", "home", "breaks", "cellfar", "low", "loww", "runsw", "lowruns", "cache")
+    __slots__ = (
+        "bad",
+        "runs",
+        "empty",
+        "cell",
+        "home",
+        "breaks",
+        "cellfar",
+        "low",
+        "loww",
+        "runsw",
+        "lowruns",
+        "cache",
+    )
 
     def __init__(self, params: dict):
         self.bad = params.get("bad", 0.0)
@@ -471,118 +484,8 @@ class Search:
         return out
 
 
-def beam(search, width, max_levels=400, deadline=None, clock=time.perf_counter):
-    """Beam search by levels of g (player moves): keeps the ``width`` best positions (by h) of each
-    level; returns a path or None."""
-    root = search.root
-    cf = search.cost_found
-    heur = search.heur
-    seen = {key_of(root[0], root[1])}
-    level = [(0.0, heur.colsum(root[0]), root, None)]
-    first = True
-    expanded = 0
-    for _g in range(max_levels):
-        cand = {}
-        i = 0
-        while i < len(level):
-            _hv, colsum, state, node = level[i]
-            i += 1
-            expanded += 1
-            for h, cs, move, child, auto in heur.scored_children(state, colsum, first):
-                cols, cells, found = child
-                k = (tuple(sorted(cols)), cells)
-                if k in seen or k in cand:
-                    continue
-                cnode = (node, move, auto, child, 0)
-                if found[0] + found[1] + found[2] + found[3] == 52:
-                    search.states = expanded
-                    return Search.path(cnode)
-                if cf == 0 and move[1] == FOUND:
-                    seen.add(k)
-                    level.append((h, cs, child, cnode))
-                else:
-                    cand[k] = (h, len(cand), cs, child, cnode)
-            first = False
-        if not cand:
-            break
-        if deadline and clock() > deadline:
-            break
-        if len(cand) <= width:
-            best = cand.items()
-        else:
-            best = heapq.nsmallest(width, cand.items(), key=lambda kv: kv[1])
-        level = []
-        for k, b in best:
-            seen.add(k)
-            level.append((b[0], b[2], b[3], b[4]))
-    search.states = expanded
-    return None
-
-
 def path_cost(path, cost_found):
     return sum(cost_found if m[1] == FOUND else 1 for m, _a, _s in path)
-
-
-def shorten(root, path, cost_found, depth=2, deadline=None, clock=time.perf_counter):
-    """Replace stretches of a path by shorter ones found by a small search of ``depth`` moves."""
-    path = list(path)
-    first_full = True
-    improved = True
-    while improved:
-        improved = False
-        states = [root] + [st for _m, _a, st in path]
-        keys = {}
-        for j, st in enumerate(states):
-            keys[key_of(st[0], st[1])] = j
-        # cost prefix sums
-        pre = [0]
-        for m, _a, _s in path:
-            pre.append(pre[-1] + (cost_found if m[1] == FOUND else 1))
-        i = 0
-        while i < len(states) - 1:
-            if deadline and clock() > deadline:
-                return path
-            # 0-1 BFS up to cost `depth` from states[i]
-            best = None  # (gain, j, segment)
-            frontier = [(states[i], ())]
-            seen = {key_of(states[i][0], states[i][1])}
-            cost = 0
-            while frontier and cost <= depth:
-                nxt = []
-                k = 0
-                while k < len(frontier):
-                    st, seg = frontier[k]
-                    k += 1
-                    for move, child, auto in children(st, first_full and i == 0):
-                        ck = (tuple(sorted(child[0])), child[1])
-                        if ck in seen:
-                            continue
-                        seen.add(ck)
-                        c = cost_found if move[1] == FOUND else 1
-                        nseg = seg + ((move, auto, child),)
-                        j = keys.get(ck)
-                        ncost = cost + c
-                        if j is not None and j > i:
-                            gain = (pre[j] - pre[i]) - ncost
-                            if gain > 0 and (best is None or gain > best[0]):
-                                best = (gain, j, nseg)
-                        if sum(child[2]) == 52:
-                            gain = (pre[-1] - pre[i]) - ncost
-                            if gain > 0 and (best is None or gain > best[0]):
-                                best = (gain, len(states) - 1, nseg)
-                        if c == 0:
-                            frontier.append((child, nseg))
-                        else:
-                            nxt.append((child, nseg))
-                frontier = nxt
-                cost += 1
-            if best is not None:
-                _gain, j, seg = best
-                path = path[:i] + list(seg) + path[j:]
-                improved = True
-                break
-            i += 1
-    return path
 
 
 # --------------------------------------------------------------------------------------------
@@ -753,7 +656,11 @@ def shorten_known(root, path, known, depth=2, deadline=None, clock=time.perf_cou
                                 best = (ncost, cnode, None)
                             continue
                         kn = kmap.get(ck)
-                        if kn is not None and ncost + kn[0] < rem_i and (best is None or ncost + kn[0] < best[0]):
+                        if (
+                            kn is not None
+                            and ncost + kn[0] < rem_i
+                            and (best is None or ncost + kn[0] < best[0])
+                        ):
                             best = (ncost + kn[0], cnode, ck)
                         if c == 0:
                             frontier.append((child, cnode))
@@ -849,7 +756,19 @@ def _expand_lazy(heur, state, colsum, pidx, out, seq):
             v = cache.get(nd)
             if v is None:
                 v = colv(nd)
-            append((colsum - pv[first_empty] + v + hb, seq, pidx, (CELL, first_empty, 1, c), -1, None, first_empty, nd, rest))
+            append(
+                (
+                    colsum - pv[first_empty] + v + hb,
+                    seq,
+                    pidx,
+                    (CELL, first_empty, 1, c),
+                    -1,
+                    None,
+                    first_empty,
+                    nd,
+                    rest,
+                )
+            )
             seq += 1
 
     # from columns
@@ -940,8 +859,7 @@ def _expand_lazy(heur, state, colsum, pidx, out, seq):
     return seq
 
 
-def beam_fast(search, width, known, bound, deadline=None, clock=time.perf_counter, max_levels=400, look=0,
-              taper=None):
+def beam_fast(search, width, known, bound, deadline=None, clock=time.perf_counter, max_levels=400):
     """``beam_known`` for lines where every move costs 1 (safe autoplay), faster: the children of a
     level are scored without being built, and only the ``width`` best (after duplicates) are."""
     root = search.root
@@ -959,16 +877,12 @@ def beam_fast(search, width, known, bound, deadline=None, clock=time.perf_counte
         cand.append((h, seq, 0, move, -2, child, auto, cs, 0))
         seq += 1
     parents = [(root, None, cs0)]
-    cap = width * look if look else width
     g = 0
     while cand:
         g += 1  # cost of the candidates
         if g > max_levels or g >= best:
             break
         cand.sort()
-        if taper is not None:
-            width = taper(g)
-            cap = width * look if look else width
         level = []
         lkeys = set()
         for h, _s, pidx, move, i, a, j, b, cl in cand:
@@ -997,7 +911,7 @@ def beam_fast(search, width, known, bound, deadline=None, clock=time.perf_counte
             if kn is not None and g + kn[0] < best:
                 best, best_hit = g + kn[0], (cnode, k)
             level.append((child, cnode, cs))
-            if len(level) >= cap:
+            if len(level) >= width:
                 break
         if best == g or g + 1 >= best:
             break
@@ -1007,18 +921,8 @@ def beam_fast(search, width, known, bound, deadline=None, clock=time.perf_counte
         parents = level
         cand = []
         seq = 0
-        if look and len(level) > width:
-            lists = []
-            for pidx, (state, _node, cs) in enumerate(level):
-                lst = []
-                seq = _expand_lazy(heur, state, cs, pidx, lst, seq)
-                lists.append((min(lst)[0] if lst else 1e9, pidx, lst))
-            lists.sort()
-            for _v, _p, lst in lists[:width]:
-                cand += lst
-        else:
-            for pidx, (state, _node, cs) in enumerate(level):
-                seq = _expand_lazy(heur, state, cs, pidx, cand, seq)
+        for pidx, (state, _node, cs) in enumerate(level):
+            seq = _expand_lazy(heur, state, cs, pidx, cand, seq)
         expanded += len(level)
     search.states = expanded
     if best_hit is None:
