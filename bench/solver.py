@@ -160,6 +160,13 @@ def main(argv=None) -> int:
         columns[f"ours, par ({args.par_budget:g} s, safe)"] = stats(par)
         for r in par:
             per_deal[r["deal"]]["par"] = r["count"]
+        counts = [r["count"] for r in par if r["result"] == "solved"]
+        report["par"] = {
+            "budget_s": args.par_budget,
+            "cpu_clock": not args.wall_budget,
+            "mean": round(statistics.mean(counts), 3) if counts else None,
+            "share_le_32": round(sum(c <= 32 for c in counts) / len(counts), 3) if counts else None,
+        }
     have_fc = shutil.which("fc-solve") and shutil.which("make-microsoft-freecell-board")
     if have_fc and not args.no_fcsolve and numbers:
         import multiprocessing
@@ -189,6 +196,12 @@ def main(argv=None) -> int:
     slowest = sorted(plain, key=lambda r: r["seconds"], reverse=True)[:3]
     report["memory"] = {r["deal"]: round(peak_memory(r["deal"])[0], 1) for r in slowest}
     report["max_rss_mb"] = max(r.get("rss_mb", 0) for r in plain)
+    if not args.no_par:
+        # a par search's beams are as wide as its budget allows (traced, so it searches less)
+        mb, _result, _seconds = peak_memory(
+            slowest[0]["deal"], autoplay="safe", par=True, budget=args.par_budget, cpu_clock=True
+        )
+        report["par"]["traced_peak_mb"] = round(mb, 1)
     report["columns"] = columns
 
     # the table
@@ -213,6 +226,8 @@ def main(argv=None) -> int:
     ours = columns["ours, autoplay none"]["mean_len"]
     if fc and ours:
         print(f"\nour mean length (autoplay none) / fc-solve default's: {ours / fc:.2f}")
+    if "par" in report:
+        print(f"par: {report['par']}")
     if "ms:11982" in report:
         print(f"ms:11982: {report['ms:11982']}")
     print(
