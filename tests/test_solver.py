@@ -213,3 +213,65 @@ def test_a_summary_counts_results_and_times():
     s = summarize(rows)
     assert (s["solved"], s["unsolvable"], s["gave_up"]) == (2, 1, 0)
     assert s["median_seconds"] == 0.3 and s["mean_length"] == 15
+
+
+def test_the_fast_beam_scores_the_same_moves_and_values_as_the_move_generator():
+    import random
+
+    from games.engine.solver import BEAM_PARAMS, to_core
+
+    rng = random.Random(3)
+    heur = core.Heuristic(BEAM_PARAMS[0])
+    for deal in ("ms:1", "ms:2", "ms:3"):
+        state = core.children(to_core(Board.from_deal(deal))[0], True)[0][1]
+        for _ in range(40):
+            moves = core.children(state, False)
+            if not moves:
+                break
+            expected = {(m, core.key_of(c[0], c[1])) for m, c, _a in moves}
+            got = set()
+            out: list = []
+            core._expand_lazy(heur, state, heur.colsum(state[0]), 0, out, 0)
+            for h, _seq, _p, move, i, a, j, b, cells in out:
+                if i == -2:
+                    child = a
+                else:
+                    cols = list(state[0])
+                    if i >= 0:
+                        cols[i] = a
+                    if j >= 0:
+                        cols[j] = b
+                    child = (tuple(cols), cells, state[2])
+                got.add((move, core.key_of(child[0], child[1])))
+                if not core.is_won(child):
+                    assert h == pytest.approx(heur.colsum(child[0]) + heur.rest(child[1], child[2]))
+            assert got == expected
+            state = rng.choice(moves)[1]
+
+
+def test_a_known_line_is_renumbered_onto_the_same_position_with_its_columns_in_another_order():
+    from games.engine.solver import to_core
+
+    root = to_core(Board.from_deal("ms:5"))[0]
+    path = core.Search(root, 1, 1.3, {"runs": 1.0, "cell": 0.6}).run()
+    known = core.Known(1)
+    known.add(root, path)
+    middle = path[len(path) // 2][2]
+    cols = list(middle[0])
+    cols.reverse()
+    permuted = (tuple(cols), middle[1], middle[2])
+    key = core.key_of(permuted[0], permuted[1])
+    assert known.get(key)[0] == len(path) - len(path) // 2 - 1
+    state = permuted
+    for move, _auto, after in known.suffix(permuted, key):
+        state, _ = core.play(state, move)
+        assert state == after
+    assert core.is_won(state)
+
+
+def test_par_mode_splices_and_returns_a_line_the_engine_replays_for_several_deals():
+    for deal in ("ms:6", "ms:7"):
+        board = Board.from_deal(deal)
+        par = solve(board, autoplay="safe", par=True, budget=0.5, cpu_clock=True)
+        assert par.result == "solved"
+        assert verify(board, par.moves, autoplay="safe").won
