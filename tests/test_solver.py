@@ -269,7 +269,7 @@ def test_a_known_line_is_renumbered_onto_the_same_position_with_its_columns_in_a
     assert core.is_won(state)
 
 
-def test_par_mode_splices_and_returns_a_line_the_engine_replays_for_several_deals():
+def test_par_mode_returns_lines_the_engine_replays_for_several_deals():
     for deal in ("ms:6", "ms:7"):
         board = Board.from_deal(deal)
         par = solve(board, autoplay="safe", par=True, budget=0.5, cpu_clock=True)
