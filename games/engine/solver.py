@@ -166,6 +166,9 @@ CALIBRATION_WIDTH = 32
 BEAM_SHARE = 0.85
 #: The widest beam (bounds the memory of a par search with a long budget: about 100 MB).
 MAX_BEAM_WIDTH = 10_000
+#: In par mode, the search for shorter lines gets at least this share of the budget, however long
+#: the first line took.
+PAR_MIN_SHARE = 0.5
 #: In par mode, the first line may take this long even when the budget is shorter.
 FIRST_LINE_SECONDS = 30.0
 
@@ -231,6 +234,8 @@ def solve(
     if path is None:
         return done("unsolvable" if exhausted else "gave_up", None, states)
     if par:
+        # a slow first line leaves the search for shorter ones at least part of the budget
+        deadline = max(deadline, clock() + budget * PAR_MIN_SHARE)
         path, more = improve(root, path, autoplay, deadline, max_states, clock)
         states += more
     return done("solved", path, states)
