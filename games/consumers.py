@@ -25,6 +25,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
+from accounts.authentication import user_of_token
 from freecell_site.errors import ServiceError
 from games import events, races, services
 from games.engine import EngineError
@@ -324,7 +325,7 @@ class Socket(AsyncWebsocketConsumer):
         token = frame.get("token")
         if not isinstance(token, str) or not token or len(token) > 64:
             raise BadFrame("auth needs a token")
-        user = await db(_user_of_token)(token)
+        user = await db(user_of_token)(token)
         if user is None:
             await self.send_error(frame_id, "authentication_failed", "invalid token")
             return
@@ -437,15 +438,6 @@ class Socket(AsyncWebsocketConsumer):
 
 
 # --- sync helpers (run in a DB thread) ---------------------------------------------------------
-
-
-def _user_of_token(key: str):
-    from rest_framework.authtoken.models import Token
-
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
-        return None
-    return token.user
 
 
 def _visible_game(game_id: int, user) -> dict | None:

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from freecell_site.errors import ServiceError
-from games import events, ratelimit
+from games import events, ratelimit, store
 from games.engine import Board, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
 from games.models import Action, Deal, Game
@@ -115,28 +115,15 @@ def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None,
 # --- playing ----------------------------------------------------------------------------------
 
 
-# What a change of a game reads with it, in the same query: the player's name (in every answer) and the
-# race entry with its race (most games have none; races.on_game_changed needs them). The deal is read
-# only when an undo replays the line. Only these columns of the other tables: Django's cost to build
-# the query grows with every column, and this query runs on every move.
-_LOCK_COLUMNS = (
-    *(field.name for field in Game._meta.concrete_fields),
-    "player__username",
-    *(f"race_entry__{name}" for name in ("race", "player", "game", "rank")),
-    *(f"race_entry__race__{name}" for name in ("code", "status", "ghost_of")),
-)
-
-
-def _lock(game_id: int) -> Game:
+def _lock(game_id) -> Game:
+    """The game row, locked until the transaction ends, with its player and race entry (games.store)."""
     try:
-        return (
-            Game.objects.select_for_update(of=("self",))
-            .select_related("player", "race_entry__race")
-            .only(*_LOCK_COLUMNS)
-            .get(pk=game_id)
-        )
-    except (Game.DoesNotExist, ValueError, TypeError):
-        raise ServiceError("not_found", f"no game {game_id}", status=404) from None
+        game = store.lock_game(int(game_id))
+    except (ValueError, TypeError, OverflowError):
+        game = None
+    if game is None:
+        raise ServiceError("not_found", f"no game {game_id}", status=404)
+    return game
 
 
 def _check_player(game: Game, user) -> None:
@@ -187,12 +174,12 @@ def _store_position(game: Game, board: Board) -> None:
 
 
 # What an action changes on Game (a narrower UPDATE than every column).
-GAME_PLAY_FIELDS = ["ply", "undos", "version", "state", "line", "cards_home", "stuck", "status", "finished_at", "elapsed_ms"]
+GAME_PLAY_FIELDS = ("ply", "undos", "version", "state", "line", "cards_home", "stuck", "status", "finished_at", "elapsed_ms")
 
 
 def _record(game: Game, board: Board, *, kind: str, notation: str, autoplay: list[str], client_id: str) -> Action:
-    action = Action.objects.create(
-        game=game, index=game.ply, kind=kind, notation=notation, autoplay=autoplay, client_id=client_id[:64]
+    action = store.insert_action(
+        Action(game=game, index=game.ply, kind=kind, notation=notation, autoplay=autoplay, client_id=client_id[:64])
     )
     game.ply += 1
     game.version += 1
@@ -202,7 +189,7 @@ def _record(game: Game, board: Board, *, kind: str, notation: str, autoplay: lis
         game.finished_at = action.created_at
         game.elapsed_ms = max(0, int((game.finished_at - game.created_at).total_seconds() * 1000))
         game.stuck = False
-    game.save(update_fields=GAME_PLAY_FIELDS)
+    store.update(game, GAME_PLAY_FIELDS)
     _after_change(game)
     return action
 
@@ -273,6 +260,6 @@ def resign(*, game_id: int, user) -> Outcome:
     game.finished_at = now
     game.elapsed_ms = max(0, int((now - game.created_at).total_seconds() * 1000))
     game.version += 1
-    game.save(update_fields=["status", "finished_at", "elapsed_ms", "version"])
+    store.update(game, ("status", "finished_at", "elapsed_ms", "version"))
     _after_change(game)
     return Outcome(game, None)

@@ -1,0 +1,45 @@
+"""Token authentication with one hand-written query per request, for REST and websockets alike.
+
+DRF's TokenAuthentication reads the token with the user through the ORM, whose cost of building that
+join's SQL was most of the CPU of a trivial authenticated request (docs/performance.md). This is the
+same check (the key names an active user) with the SQL written once.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from django.contrib.auth import get_user_model
+from rest_framework import authentication, exceptions
+from rest_framework.authtoken.models import Token
+
+
+@functools.cache
+def _user_of_token_sql() -> str:
+    user = get_user_model()._meta
+    token = Token._meta
+    return (
+        f'SELECT u.* FROM {user.db_table} u JOIN {token.db_table} t ON t."{token.get_field("user").column}" = u."{user.pk.column}"'
+        f' WHERE t."{token.pk.column}" = %s'
+    )
+
+
+def user_of_token(key: str):
+    """The active user whose API token is `key`, or None."""
+    if not isinstance(key, str) or not key or len(key) > Token._meta.pk.max_length or "\x00" in key:
+        return None
+    user = next(iter(get_user_model().objects.raw(_user_of_token_sql(), [key])), None)
+    if user is None or not user.is_active:
+        return None
+    return user
+
+
+class TokenAuthentication(authentication.TokenAuthentication):
+    """`Authorization: Token <key>`, as DRF's, answering with the same errors."""
+
+    def authenticate_credentials(self, key):
+        user = user_of_token(key)
+        if user is None:
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        # request.auth: the token (unsaved here; nothing reads more of it than the key and its user).
+        return user, Token(key=key, user=user)

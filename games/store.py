@@ -1,0 +1,157 @@
+"""The SQL that every game action runs, written once instead of built by the ORM on each call.
+
+Django builds a query's SQL anew every time it runs: for the row lock of a move (a join of four tables)
+that cost more CPU than everything else the move does, and about ten times what PostgreSQL spends
+running it (docs/performance.md). So the three statements of each action (lock the game, append
+the action, update the game) are written here, once, from the models' own metadata: the column
+names, the values' conversion to and from the database (`get_db_prep_save`, the fields' converters)
+and the model instances are Django's. Everything else, and every other query, uses the ORM.
+`tests/test_store.py` checks each statement against the ORM's answer.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from games.models import Action, Game, Race, RaceEntry
+
+# What a change of a game reads with it: the player's name (in every answer) and the race entry with
+# its race (most games have none; races.on_game_changed needs them). Only these columns of the others.
+_PLAYER_COLUMNS = ("id", "username")
+_ENTRY_COLUMNS = ("id", "race_id", "player_id", "game_id", "rank")
+_RACE_COLUMNS = ("id", "code", "status", "ghost_of_id")
+
+
+def _columns(model, alias: str, names) -> list[str]:
+    table = model._meta
+    return [f'{alias}."{table.get_field(name).column}"' for name in names]
+
+
+def _game_fields():
+    return [field for field in Game._meta.concrete_fields]
+
+
+@functools.cache
+def _lock_sql(vendor: str) -> str:
+    """The lock query for this kind of database (`vendor` keys the cache)."""
+    user = get_user_model()
+    features = connection.features
+    if features.has_select_for_update_of:
+        lock = " FOR UPDATE OF g"
+    else:  # SQLite locks the whole database on the first write instead
+        lock = " FOR UPDATE" if features.has_select_for_update else ""
+    select = [
+        *_columns(Game, "g", [field.attname for field in _game_fields()]),
+        *_columns(user, "u", _PLAYER_COLUMNS),
+        *_columns(RaceEntry, "e", _ENTRY_COLUMNS),
+        *_columns(Race, "r", _RACE_COLUMNS),
+    ]
+    return (
+        f"SELECT {', '.join(select)} FROM {Game._meta.db_table} g"
+        f' JOIN {user._meta.db_table} u ON u."id" = g."player_id"'
+        f' LEFT JOIN {RaceEntry._meta.db_table} e ON e."game_id" = g."id"'
+        f' LEFT JOIN {Race._meta.db_table} r ON r."id" = e."race_id"'
+        f' WHERE g."id" = %s{lock}'
+    )
+
+
+@functools.cache
+def _game_converters(vendor: str) -> list[tuple]:
+    """Per column of Game: the column and the functions that turn its database value into the field's
+    Python value (JSON text to data, SQLite's text to datetimes...), as the ORM applies them."""
+    found = []
+    for field in _game_fields():
+        column = field.get_col(Game._meta.db_table)
+        found.append((column, [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]))
+    return found
+
+
+def _load_game(values) -> Game:
+    converted = []
+    for value, (column, converters) in zip(values, _game_converters(connection.vendor), strict=True):
+        for convert in converters:
+            value = convert(value, column, connection)
+        converted.append(value)
+    return Game.from_db(connection.alias, [field.attname for field in _game_fields()], converted)
+
+
+def lock_game(game_id: int) -> Game | None:
+    """The game row, locked until the transaction ends, with its player and race entry; None if none."""
+    low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
+    if not (low is None or low <= game_id) or not (high is None or game_id <= high):
+        return None  # as the ORM answers: no such row (the database would refuse the number)
+    with connection.cursor() as cursor:
+        cursor.execute(_lock_sql(connection.vendor), [game_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    user = get_user_model()
+    parts, start = [], 0
+    for model, names in (
+        (Game, [field.attname for field in _game_fields()]),
+        (user, list(_PLAYER_COLUMNS)),
+        (RaceEntry, list(_ENTRY_COLUMNS)),
+        (Race, list(_RACE_COLUMNS)),
+    ):
+        parts.append((model, names, row[start : start + len(names)]))
+        start += len(names)
+    (_, game_names, game_values), (_, player_names, player_values), entry, race = parts
+    game = _load_game(game_values)
+    game.player = user.from_db(connection.alias, player_names, player_values)
+    if entry[2][0] is None:
+        # Remember that there is no entry, so that `game.race_entry` raises without a query.
+        Game._meta.get_field("race_entry").set_cached_value(game, None)
+    else:
+        entry_row = RaceEntry.from_db(connection.alias, entry[1], entry[2])
+        entry_row.race = Race.from_db(connection.alias, race[1], race[2])
+        game.race_entry = entry_row
+    return game
+
+
+@functools.cache
+def _insert_sql(vendor: str, model, names: tuple[str, ...]) -> str:
+    meta = model._meta
+    columns = ", ".join(f'"{meta.get_field(name).column}"' for name in names)
+    placeholders = ", ".join(["%s"] * len(names))
+    returning = f' RETURNING "{meta.pk.column}"' if connection.features.can_return_columns_from_insert else ""
+    return f"INSERT INTO {meta.db_table} ({columns}) VALUES ({placeholders}){returning}"
+
+
+def insert(instance, names: tuple[str, ...]) -> None:
+    """Inserts `instance` with the fields `names` (defaults and auto_now_add applied as Django does)."""
+    meta = type(instance)._meta
+    values = [meta.get_field(name).pre_save(instance, True) for name in names]
+    prepared = [meta.get_field(name).get_db_prep_save(value, connection) for name, value in zip(names, values, strict=True)]
+    with connection.cursor() as cursor:
+        cursor.execute(_insert_sql(connection.vendor, type(instance), names), prepared)
+        if connection.features.can_return_columns_from_insert:
+            instance.pk = cursor.fetchone()[0]
+        else:
+            instance.pk = connection.ops.last_insert_id(cursor, meta.db_table, meta.pk.column)
+    instance._state.adding = False
+    instance._state.db = connection.alias
+
+
+def insert_action(action: Action) -> Action:
+    """Appends one action to a game's history."""
+    insert(action, ("game", "index", "kind", "notation", "autoplay", "client_id", "created_at"))
+    return action
+
+
+@functools.cache
+def _update_sql(model, names: tuple[str, ...]) -> str:
+    meta = model._meta
+    assignments = ", ".join(f'"{meta.get_field(name).column}" = %s' for name in names)
+    return f'UPDATE {meta.db_table} SET {assignments} WHERE "{meta.pk.column}" = %s'
+
+
+def update(instance, names: tuple[str, ...]) -> None:
+    """Writes the fields `names` of a stored instance (like `save(update_fields=names)`, no signals)."""
+    meta = type(instance)._meta
+    fields = [meta.get_field(name) for name in names]
+    prepared = [field.get_db_prep_save(field.pre_save(instance, False), connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(_update_sql(type(instance), names), [*prepared, instance.pk])

@@ -1,0 +1,84 @@
+"""The hand-written SQL of a game action (games/store.py) and of token login (accounts/authentication.py)
+give what the ORM gives, on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from accounts.authentication import user_of_token
+from games import services, store
+from games.models import Action, Game, RaceEntry
+from tests.conftest import client_for
+
+pytestmark = pytest.mark.django_db(transaction=False)
+
+
+def stored_fields(game: Game) -> dict:
+    return {field.attname: getattr(game, field.attname) for field in Game._meta.concrete_fields}
+
+
+def test_the_lock_reads_every_column_of_the_game_as_the_orm_does(alice):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)
+    Game.objects.filter(pk=game.pk).update(review=Game.Review.FLAGGED)  # a column the lock does not write
+    with transaction.atomic():
+        locked = store.lock_game(game.pk)
+    expected = Game.objects.get(pk=game.pk)
+    assert stored_fields(locked) == stored_fields(expected)
+    assert locked.line == [["3a", []]] and isinstance(locked.state, dict) and locked.created_at.tzinfo is not None
+    assert locked.player.username == "alice" and locked.player.pk == alice.pk
+
+
+def test_a_game_in_no_race_says_so_without_a_query(alice, django_assert_num_queries):
+    game = services.create_game(player=alice, deal="ms:1")
+    with transaction.atomic():
+        locked = store.lock_game(game.pk)
+        with django_assert_num_queries(0):
+            with pytest.raises(RaceEntry.DoesNotExist):
+                locked.race_entry  # noqa: B018
+
+
+def test_a_racers_game_comes_with_its_entry_and_race(alice, bob, settings):
+    settings.RACE_COUNTDOWN_S = 0
+    race = client_for(alice).post("/api/races/", {"deal": "ms:1"}, format="json").json()
+    client_for(bob).post(f"/api/races/{race['code']}/join/", {}, format="json")
+    client_for(alice).post(f"/api/races/{race['code']}/start/", {}, format="json")
+    entry = RaceEntry.objects.select_related("race").get(player=bob, race__code=race["code"])
+    with transaction.atomic():
+        locked = store.lock_game(entry.game_id)
+    assert locked.race_entry.pk == entry.pk and locked.race_entry.race.code == race["code"]
+    assert locked.race_entry.race.status == entry.race.status and locked.race_entry.player_id == bob.pk
+
+
+@pytest.mark.parametrize("game_id", [0, 10**6, -1, 2**31, 2**63, -(2**63) - 1])
+def test_no_such_game_is_none_even_for_numbers_the_database_cannot_hold(alice, game_id):
+    with transaction.atomic():
+        assert store.lock_game(game_id) is None
+
+
+def test_insert_and_update_write_what_the_orm_reads_back(alice):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    action = store.insert_action(Action(game=game, index=0, kind="move", notation="3a", autoplay=["ah"], client_id="c1"))
+    read = Action.objects.get(pk=action.pk)
+    assert (read.game_id, read.index, read.kind, read.notation, read.autoplay, read.client_id) == (game.pk, 0, "move", "3a", ["ah"], "c1")
+    assert read.created_at == action.created_at and action.created_at is not None and not action._state.adding
+
+    game.ply, game.line, game.review = 7, [["3a", ["ah"]]], Game.Review.FLAGGED
+    store.update(game, ("ply", "line"))
+    read = Game.objects.get(pk=game.pk)
+    assert (read.ply, read.line) == (7, [["3a", ["ah"]]])
+    assert read.review == Game.Review.NONE  # a field not named is not written
+
+
+def test_a_token_names_its_active_user_and_nothing_else_does(alice):
+    key = Token.objects.get_or_create(user=alice)[0].key
+    assert user_of_token(key) == alice
+    for bad in ["", "x" * 40, key + "x", key[:-1], "\x00" * 10, None, 42]:
+        assert user_of_token(bad) is None
+    alice.is_active = False
+    alice.save()
+    assert user_of_token(key) is None
+    response = client_for(alice).get("/api/me/")
+    assert response.status_code == 401 and response.json()["error"]["code"] == "authentication_failed"
