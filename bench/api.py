@@ -3,8 +3,9 @@
     python bench/api.py [--requests 1000] [--clients 4] [--seconds 10]
 
 Starts one Daphne process on a fresh PostgreSQL database (and Redis for the channel layer), then:
-round trips one at a time over a kept-alive connection (p50/p99), and the most moves per second with
-several clients each playing their own game. Moves are legal ones chosen with the engine.
+round trips one at a time over a kept-alive connection, pings and moves alternating (p50/p99), and
+the most moves per second with several clients each playing their own game. Moves are legal ones
+chosen with the engine.
 """
 
 from __future__ import annotations
@@ -73,18 +74,20 @@ def register(port: int, name: str) -> str:
 
 
 def round_trips(port: int, token: str, count: int) -> tuple[list[float], list[float]]:
+    """`count` pings and `count` moves, one at a time and alternating, so that both see the same
+    moments of a machine whose speed drifts (a shared VM): the ratio is then measured like for like."""
     client = Client(port, token)
     player = Player(client, "ms:1")
     for _ in range(20):  # warm-up
         client.call("GET", "/api/ping/")
         player.step()
-    pings = []
+    pings, moves = [], []
     for _ in range(count):
         started = time.perf_counter()
         status, _ = client.call("GET", "/api/ping/")
         pings.append(time.perf_counter() - started)
         assert status == 200
-    moves = [player.step() for _ in range(count)]
+        moves.append(player.step())
     return pings, moves
 
 
