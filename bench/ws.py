@@ -136,24 +136,13 @@ def servers(env: dict, count: int = 2):
             server.stop()
 
 
-PUBSUB_SETTINGS = """from freecell_site.settings import *  # noqa: F403
-CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}  # noqa: F405
-"""
-
-
-def server_env(database: str, redis: str, layer: str = "core") -> dict:
+def server_env(database: str, redis: str, layer: str = "pubsub") -> dict:
     env = dict(os.environ)
-    if layer == "pubsub":
-        # channels-redis' pub/sub layer instead of the settings' list-based one, through a settings module
-        # written for the run (the project's settings are left as they are).
-        folder = Path(f"/tmp/bench-settings-{os.getpid()}")
-        folder.mkdir(exist_ok=True)
-        (folder / "bench_pubsub_settings.py").write_text(PUBSUB_SETTINGS)
-        env["PYTHONPATH"] = f"{folder}:{ROOT}"
     env.update(
         DATABASE_URL=database,
         REDIS_URL=redis,
-        DJANGO_SETTINGS_MODULE="bench_pubsub_settings" if layer == "pubsub" else "freecell_site.settings",
+        CHANNEL_LAYER=layer,
+        DJANGO_SETTINGS_MODULE="freecell_site.settings",
         DEBUG="false",
         SECURE_SSL_REDIRECT="false",
         BENCH_ECHO="1",
@@ -439,9 +428,9 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=None, help="idle connections for the memory figure (default: players)")
     parser.add_argument(
         "--layer",
-        choices=["core", "pubsub"],
-        default="core",
-        help="channel layer of the servers: the settings' RedisChannelLayer (core) or channels-redis' RedisPubSubChannelLayer",
+        choices=["pubsub", "lists"],
+        default="pubsub",
+        help="channel layer of the servers (the CHANNEL_LAYER setting): Redis pub/sub or channels-redis' list-based layer",
     )
     args = parser.parse_args()
     database_base = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_DB

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from channels.layers import get_channel_layer
@@ -12,6 +11,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from freecell_site import server_loop
+from games import events
 
 CHECK_TIMEOUT = 2.0
 
@@ -27,22 +27,13 @@ def check_database() -> dict:
     return {"ok": True, "vendor": connection.vendor, "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
-async def _round_trip(layer) -> None:
-    channel = await layer.new_channel("healthz.")
-    await layer.send(channel, {"type": "healthz.ping"})
-    await layer.receive(channel)
-
-
 def check_channel_layer() -> dict:
     layer = get_channel_layer()
     name = type(layer).__name__
     started = time.perf_counter()
 
-    async def probe():
-        await asyncio.wait_for(_round_trip(layer), CHECK_TIMEOUT)
-
     try:
-        server_loop.call(probe, timeout=CHECK_TIMEOUT + 1)
+        server_loop.call(events.round_trip, layer, CHECK_TIMEOUT, timeout=CHECK_TIMEOUT + 1)
     except Exception as exc:
         return {"ok": False, "backend": name, "error": f"{type(exc).__name__}: {exc}"[:300]}
     return {"ok": True, "backend": name, "ms": round((time.perf_counter() - started) * 1000, 2)}

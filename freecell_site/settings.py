@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlparse
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from freecell_site.env import env_bool, env_float, env_int, env_list, env_origins, env_url
 
@@ -102,12 +104,29 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Redis: channel layer and cache; without it, in-process equivalents ------------------------
 REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss", "unix"))
 if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+    # Redis pub/sub by default: a push is one PUBLISH, delivered at once to every process with a
+    # socket in the group. The list-based layer ("lists") costs four Redis round trips per message
+    # received, one after another in each process, which was most of the delay until an opponent saw
+    # a move (docs/websocket.md). Pub/sub names are shared by all of Redis's databases, so they are
+    # prefixed with the database number of REDIS_URL.
+    CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
+    if CHANNEL_LAYER not in ("pubsub", "lists"):
+        raise ImproperlyConfigured("CHANNEL_LAYER must be pubsub or lists")
+    if CHANNEL_LAYER == "pubsub":
+        redis_db = urlparse(REDIS_URL).path.strip("/") or "0"
+        CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "CONFIG": {"hosts": [REDIS_URL], "prefix": f"freecell.{redis_db}."},
+            }
         }
-    }
+    else:
+        CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+            }
+        }
     CACHES = {
         "default": {
             "BACKEND": "freecell_site.cache.SharedPoolRedisCache",

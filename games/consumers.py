@@ -103,6 +103,19 @@ async def _bus_answers(layer) -> bool:
     return True
 
 
+async def _bus_is_back(layer) -> bool:
+    """After a failure: whether a message to this process comes back (events.round_trip), so that a
+    resync is not followed by pushes lost to subscriptions that are not back yet."""
+    if layer is None:
+        return True
+    try:
+        await events.round_trip(layer, 1.0)
+    except Exception as exc:
+        _bus_failed("round trip", exc)
+        return False
+    return True
+
+
 async def _probe_bus(layer, every: float) -> None:
     """At most once per `every` seconds per process: some layers (the pub/sub one) hide their own
     connection errors, and a failed publish is how this process learns of an outage with no traffic."""
@@ -267,7 +280,7 @@ class Socket(AsyncWebsocketConsumer):
             await self.join_group(group)
         if generation == self.bus_generation:
             await _probe_bus(self.channel_layer, setting("WS_BUS_CHECK_S", 5) * 0.9)
-        elif await _bus_answers(self.channel_layer) and _bus_failures == generation:
+        elif await _bus_is_back(self.channel_layer) and _bus_failures == generation:
             self.bus_generation = generation
             await self.resync()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import weakref
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
@@ -37,6 +38,34 @@ async def apublish(group: str, event: dict) -> bool:
         logger.warning("publish to %s failed: %s: %s", group, type(exc).__name__, exc)
         return False
     return True
+
+
+_probe_channels: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, str] = weakref.WeakKeyDictionary()
+
+
+async def round_trip(layer, timeout: float) -> None:
+    """Sends a message to a channel of this process and waits for it to come back; raises if it does not.
+
+    A publish that goes through is not enough to know the bus works: after Redis restarts, the pub/sub
+    layer publishes again at once but takes seconds more to subscribe again, and pushes sent meanwhile
+    are lost. One channel per event loop, reused while it works: the pub/sub layer keeps a channel
+    subscribed until a receive on it is cancelled, and then forgets it, so a failed try starts the next
+    one on a new channel (subscribed before anything is sent to it).
+    """
+    loop = asyncio.get_running_loop()
+
+    async def probe() -> None:
+        channel = _probe_channels.get(loop)
+        if channel is None:
+            channel = _probe_channels[loop] = await layer.new_channel("freecell.probe.")
+        await layer.send(channel, {"type": "bus.probe"})
+        await layer.receive(channel)
+
+    try:
+        await asyncio.wait_for(probe(), timeout)
+    except BaseException:
+        _probe_channels.pop(loop, None)
+        raise
 
 
 class _Publisher:

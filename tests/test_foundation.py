@@ -55,9 +55,19 @@ class TestSettings:
             "fc",
             "db.example",
             "5433",
-            "channels_redis.core.RedisChannelLayer",
+            "channels_redis.pubsub.RedisPubSubChannelLayer",
             "freecell_site.cache.SharedPoolRedisCache",
         ]
+
+    def test_the_channel_layer_is_redis_pub_sub_by_default_namespaced_by_database_or_the_list_one(self):
+        show = "from django.conf import settings as s\nl = s.CHANNEL_LAYERS['default']\nprint(l['BACKEND'], l['CONFIG'].get('prefix'))"
+        pubsub = run_django(show, REDIS_URL="redis://cache.example:6379/2")
+        assert pubsub.returncode == 0, pubsub.stderr
+        assert pubsub.stdout.split() == ["channels_redis.pubsub.RedisPubSubChannelLayer", "freecell.2."]
+        lists = run_django(show, REDIS_URL="redis://cache.example:6379/2", CHANNEL_LAYER="lists")
+        assert lists.stdout.split() == ["channels_redis.core.RedisChannelLayer", "None"]
+        wrong = run_django(show, REDIS_URL="redis://cache.example:6379/2", CHANNEL_LAYER="carrier-pigeon")
+        assert wrong.returncode != 0 and "CHANNEL_LAYER must be pubsub or lists" in wrong.stderr
 
     def test_it_reads_lists_and_booleans(self):
         result = run_django(
