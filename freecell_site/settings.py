@@ -116,7 +116,7 @@ if REDIS_URL:
         redis_db = urlparse(REDIS_URL).path.strip("/") or "0"
         CHANNEL_LAYERS = {
             "default": {
-                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "BACKEND": "freecell_site.channel_layer.PubSubChannelLayer",
                 "CONFIG": {"hosts": [REDIS_URL], "prefix": f"freecell.{redis_db}."},
             }
         }

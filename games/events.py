@@ -72,11 +72,13 @@ class _Publisher:
     """One thread per process, with an event loop of its own, that sends queued events.
 
     Sending to Redis takes a network round trip or two; done here, it is off the path of the answer
-    to the player whose action caused it (the action is committed first either way). Each group's
-    events go out in order, one at a time; different groups' events go out side by side, so a burst
-    of moves, or a slow group, does not hold up everyone else's pushes (one sender for all groups
-    was the queue behind the opponent delays of bench/ws.py). Events still queued when a process dies
-    are lost, like any bus message.
+    to the player whose action caused it (the action is committed first either way). Events still
+    queued when a process dies are lost, like any bus message.
+
+    - With a layer that sends many at once (`group_send_many`, our pub/sub layer), everything queued
+      goes out together, in order, in one round trip; what is queued meanwhile goes in the next.
+    - With another layer, each group's events go out in order, one at a time, and different groups'
+      events side by side, so a slow group (the list-based layer's full channels) holds up no other.
     """
 
     def __init__(self) -> None:
@@ -85,6 +87,8 @@ class _Publisher:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.last: dict[str, asyncio.Task] = {}  # each group's latest send (used on the loop only)
         self.sending: set[asyncio.Task] = set()  # strong references: the loop keeps only weak ones
+        self.queued: list[tuple[str, dict]] = []  # for group_send_many (used on the loop only)
+        self.flushing: asyncio.Task | None = None
 
     def put(self, group: str, event: dict) -> None:
         self._started().call_soon_threadsafe(self._schedule, group, event)
@@ -101,11 +105,17 @@ class _Publisher:
 
     def run(self, ready: threading.Event) -> None:
         self.loop = asyncio.new_event_loop()
-        self.last, self.sending = {}, set()
+        self.last, self.sending, self.queued, self.flushing = {}, set(), [], None
         self.loop.call_soon(ready.set)
         self.loop.run_forever()
 
     def _schedule(self, group: str, event: dict) -> None:
+        layer = get_channel_layer()
+        if hasattr(layer, "group_send_many"):
+            self.queued.append((group, event))
+            if self.flushing is None:
+                self.flushing = self.loop.create_task(self._flush(layer))
+            return
         task = self.loop.create_task(self._send(self.last.get(group), group, event))
         self.last[group] = task
         self.sending.add(task)
@@ -115,6 +125,18 @@ class _Publisher:
         self.sending.discard(task)
         if self.last.get(group) is task:
             del self.last[group]
+
+    async def _flush(self, layer) -> None:
+        try:
+            while self.queued:
+                batch, self.queued = self.queued, []
+                try:
+                    await asyncio.wait_for(layer.group_send_many(batch), PUBLISH_TIMEOUT)
+                except Exception as exc:  # the bus is best effort; see the module docstring
+                    groups = sorted({group for group, _ in batch})
+                    logger.warning("publish to %s failed: %s: %s", ", ".join(groups)[:200], type(exc).__name__, exc)
+        finally:
+            self.flushing = None
 
     @staticmethod
     async def _send(previous: asyncio.Task | None, group: str, event: dict) -> None:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
+
+import pytest
 
 from games import events
 
@@ -62,3 +65,68 @@ def test_a_failing_send_is_logged_and_the_next_event_still_goes_out(monkeypatch,
         time.sleep(0.01)
     assert calls == [0, 1] and [n for _, n, _ in layer.sent] == [1]
     assert "redis went away" in caplog.text
+
+
+class BatchingLayer:
+    """A stand-in for our pub/sub layer: records each group_send_many call; the first call is slow,
+    so that what is put meanwhile queues up; calls whose first event has n == "fail" raise."""
+
+    def __init__(self):
+        self.calls: list[list[tuple[str, object]]] = []
+
+    async def group_send_many(self, sends):
+        self.calls.append([(group, event["n"]) for group, event in sends])
+        if len(self.calls) == 1:
+            await asyncio.sleep(0.2)
+        if sends[0][1]["n"] == "fail":
+            raise ConnectionError("redis went away")
+
+
+def wait_for(condition, seconds: float = 5) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_with_a_layer_that_sends_many_what_queues_up_goes_out_together_and_in_order(monkeypatch):
+    layer = BatchingLayer()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    publisher = events._Publisher()
+    publisher.put("game.1", {"n": 0})
+    wait_for(lambda: layer.calls)
+    for n in range(1, 6):  # while the first send is on its way
+        publisher.put("game.1" if n % 2 else "race.A", {"n": n})
+    wait_for(lambda: sum(len(call) for call in layer.calls) == 6)
+    assert layer.calls == [[("game.1", 0)], [("game.1", 1), ("race.A", 2), ("game.1", 3), ("race.A", 4), ("game.1", 5)]]
+
+
+def test_a_failed_batch_is_logged_and_what_comes_next_still_goes_out(monkeypatch, caplog):
+    layer = BatchingLayer()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    publisher = events._Publisher()
+    publisher.put("game.1", {"n": "fail"})
+    wait_for(lambda: layer.calls)
+    time.sleep(0.3)  # the first (slow, failing) send is over
+    publisher.put("game.1", {"n": 1})
+    wait_for(lambda: len(layer.calls) == 2)
+    assert layer.calls == [[("game.1", "fail")], [("game.1", 1)]]
+    assert "publish to game.1 failed" in caplog.text and "redis went away" in caplog.text
+
+
+@pytest.mark.services
+def test_our_pub_sub_layer_sends_many_group_messages_in_one_go_and_in_order():
+    from freecell_site.channel_layer import PubSubChannelLayer
+
+    async def scenario():
+        layer = PubSubChannelLayer(hosts=[os.environ["REDIS_URL"]], prefix=f"freecell.test{os.getpid()}.")
+        try:
+            channel = await layer.new_channel()
+            await layer.group_add("game.1", channel)
+            await layer.group_add("race.A", channel)
+            await layer.group_send_many([("game.1", {"type": "t", "n": 0}), ("race.A", {"type": "t", "n": 1}), ("game.2", {"type": "t", "n": 2}), ("game.1", {"type": "t", "n": 3})])
+            received = [await asyncio.wait_for(layer.receive(channel), 2) for _ in range(3)]
+            assert [message["n"] for message in received] == [0, 1, 3]  # nobody is in game.2
+        finally:
+            await layer.flush()
+
+    asyncio.run(scenario())
