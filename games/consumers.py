@@ -91,29 +91,27 @@ for _name in ("games.events", "channels_redis.pubsub"):
 _last_probe = [0.0]
 
 
-async def _bus_answers(layer) -> bool:
-    """One publish to an empty group: whether the bus takes messages right now."""
+async def _bus_works(layer, what: str, check) -> bool:
+    """Whether `check()` (an awaitable test of the bus) succeeds; a failure is counted."""
     if layer is None:
         return True
     try:
-        await asyncio.wait_for(layer.group_send("freecell.bus-probe", {"type": "bus.probe"}), 1.0)
+        await check()
     except Exception as exc:
-        _bus_failed("probe", exc)
+        _bus_failed(what, exc)
         return False
     return True
 
 
-async def _bus_is_back(layer) -> bool:
+def _bus_answers(layer):
+    """One publish to an empty group: whether the bus takes messages right now."""
+    return _bus_works(layer, "probe", lambda: asyncio.wait_for(layer.group_send("freecell.bus-probe", {"type": "bus.probe"}), 1.0))
+
+
+def _bus_is_back(layer):
     """After a failure: whether a message to this process comes back (events.round_trip), so that a
     resync is not followed by pushes lost to subscriptions that are not back yet."""
-    if layer is None:
-        return True
-    try:
-        await events.round_trip(layer, 1.0)
-    except Exception as exc:
-        _bus_failed("round trip", exc)
-        return False
-    return True
+    return _bus_works(layer, "round trip", lambda: events.round_trip(layer, 1.0))
 
 
 async def _probe_bus(layer, every: float) -> None:

@@ -12,6 +12,7 @@ and the model instances are Django's. Everything else, and every other query, us
 from __future__ import annotations
 
 import functools
+import itertools
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -30,8 +31,10 @@ def _columns(model, alias: str, names) -> list[str]:
     return [f'{alias}."{table.get_field(name).column}"' for name in names]
 
 
-def _game_fields():
-    return [field for field in Game._meta.concrete_fields]
+@functools.cache
+def _game_names() -> tuple[str, ...]:
+    """Every column of Game (attnames), in the order the lock query reads them."""
+    return tuple(field.attname for field in Game._meta.concrete_fields)
 
 
 @functools.cache
@@ -44,7 +47,7 @@ def _lock_sql(vendor: str) -> str:
     else:  # SQLite locks the whole database on the first write instead
         lock = " FOR UPDATE" if features.has_select_for_update else ""
     select = [
-        *_columns(Game, "g", [field.attname for field in _game_fields()]),
+        *_columns(Game, "g", _game_names()),
         *_columns(user, "u", _PLAYER_COLUMNS),
         *_columns(RaceEntry, "e", _ENTRY_COLUMNS),
         *_columns(Race, "r", _RACE_COLUMNS),
@@ -63,7 +66,7 @@ def _game_converters(vendor: str) -> list[tuple]:
     """Per column of Game: the column and the functions that turn its database value into the field's
     Python value (JSON text to data, SQLite's text to datetimes...), as the ORM applies them."""
     found = []
-    for field in _game_fields():
+    for field in Game._meta.concrete_fields:
         column = field.get_col(Game._meta.db_table)
         found.append((column, [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]))
     return found
@@ -75,7 +78,7 @@ def _load_game(values) -> Game:
         for convert in converters:
             value = convert(value, column, connection)
         converted.append(value)
-    return Game.from_db(connection.alias, [field.attname for field in _game_fields()], converted)
+    return Game.from_db(connection.alias, _game_names(), converted)
 
 
 def lock_game(game_id: int) -> Game | None:
@@ -88,26 +91,20 @@ def lock_game(game_id: int) -> Game | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    user = get_user_model()
-    parts, start = [], 0
-    for model, names in (
-        (Game, [field.attname for field in _game_fields()]),
-        (user, list(_PLAYER_COLUMNS)),
-        (RaceEntry, list(_ENTRY_COLUMNS)),
-        (Race, list(_RACE_COLUMNS)),
-    ):
-        parts.append((model, names, row[start : start + len(names)]))
-        start += len(names)
-    (_, game_names, game_values), (_, player_names, player_values), entry, race = parts
+    # The row is the game's columns, then the player's, the entry's and the race's (see _lock_sql).
+    ends = list(itertools.accumulate(map(len, (_game_names(), _PLAYER_COLUMNS, _ENTRY_COLUMNS))))
+    game_values, player_values, entry_values, race_values = (
+        row[: ends[0]], row[ends[0] : ends[1]], row[ends[1] : ends[2]], row[ends[2] :]
+    )
     game = _load_game(game_values)
-    game.player = user.from_db(connection.alias, player_names, player_values)
-    if entry[2][0] is None:
+    game.player = get_user_model().from_db(connection.alias, _PLAYER_COLUMNS, player_values)
+    if entry_values[0] is None:
         # Remember that there is no entry, so that `game.race_entry` raises without a query.
         Game._meta.get_field("race_entry").set_cached_value(game, None)
     else:
-        entry_row = RaceEntry.from_db(connection.alias, entry[1], entry[2])
-        entry_row.race = Race.from_db(connection.alias, race[1], race[2])
-        game.race_entry = entry_row
+        entry = RaceEntry.from_db(connection.alias, _ENTRY_COLUMNS, entry_values)
+        entry.race = Race.from_db(connection.alias, _RACE_COLUMNS, race_values)
+        game.race_entry = entry
     return game
 
 

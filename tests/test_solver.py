@@ -233,15 +233,7 @@ def test_the_fast_beam_scores_the_same_moves_and_values_as_the_move_generator():
             out: list = []
             core._expand_lazy(heur, state, heur.colsum(state[0]), 0, out, 0)
             for h, _seq, _p, move, i, a, j, b, cells in out:
-                if i == -2:
-                    child = a
-                else:
-                    cols = list(state[0])
-                    if i >= 0:
-                        cols[i] = a
-                    if j >= 0:
-                        cols[j] = b
-                    child = (tuple(cols), cells, state[2])
+                child = a if i == -2 else core.lazy_child(state, i, a, j, b, cells)
                 got.add((move, core.key_of(child[0], child[1])))
                 if not core.is_won(child):
                     assert h == pytest.approx(heur.colsum(child[0]) + heur.rest(child[1], child[2]))

@@ -681,6 +681,17 @@ def shorten_known(root, path, known, depth=2, deadline=None, clock=time.perf_cou
             return path
 
 
+def lazy_child(state, i, a, j, b, cells):
+    """The position of a lazy candidate of ``_expand_lazy`` (not one it built): ``state`` with column
+    ``i`` replaced by ``a``, column ``j`` by ``b`` (-1: no column) and the free cells ``cells``."""
+    cols = list(state[0])
+    if i >= 0:
+        cols[i] = a
+    if j >= 0:
+        cols[j] = b
+    return (tuple(cols), cells, state[2])
+
+
 def _expand_lazy(heur, state, colsum, pidx, out, seq):
     """Par mode's beam: the children of ``state`` with their h, the state built only for the moves
     that start autoplay (``(h, seq, pidx, move, -2, child, auto, 0, 0)``); the others as
@@ -895,12 +906,7 @@ def beam_fast(search, width, known, bound, deadline=None, clock=time.perf_counte
             if i == -2:
                 child, auto, cs = a, j, b
             else:
-                cols = list(pstate[0])
-                if i >= 0:
-                    cols[i] = a
-                if j >= 0:
-                    cols[j] = b
-                child = (tuple(cols), cl, pstate[2])
+                child = lazy_child(pstate, i, a, j, b, cl)
                 auto = ()
                 cs = h - heur.rest(cl, pstate[2])
             cols, cells, found = child
