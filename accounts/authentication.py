@@ -18,8 +18,11 @@ from rest_framework.authtoken.models import Token
 def _user_of_token_sql() -> str:
     user = get_user_model()._meta
     token = Token._meta
+    # Named columns, not u.*: a prepared statement (settings: DB_PREPARED_STATEMENTS) whose result
+    # changes shape after a migration would fail instead of being planned again.
+    columns = ", ".join(f'u."{field.column}"' for field in user.concrete_fields)
     return (
-        f'SELECT u.* FROM {user.db_table} u JOIN {token.db_table} t ON t."{token.get_field("user").column}" = u."{user.pk.column}"'
+        f'SELECT {columns} FROM {user.db_table} u JOIN {token.db_table} t ON t."{token.get_field("user").column}" = u."{user.pk.column}"'
         f' WHERE t."{token.pk.column}" = %s'
     )
 

@@ -87,6 +87,12 @@ if _database_url:
     if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         options = DATABASES["default"].setdefault("OPTIONS", {})
         options["connect_timeout"] = 5
+        if env_bool("DB_PREPARED_STATEMENTS", True):
+            # Parameters bound by the server and statements prepared after 5 runs: PostgreSQL then plans
+            # a move's join once per connection instead of on every move (docs/performance.md). Turn off
+            # behind a pooler in transaction mode (PgBouncer), which cannot keep prepared statements.
+            options["server_side_binding"] = True
+            options["prepare_threshold"] = 5
         if _pool_size:
             # `timeout`: how long a request waits for a free connection before failing.
             options["pool"] = {"min_size": 1, "max_size": _pool_size, "timeout": 10}

@@ -69,6 +69,15 @@ class TestSettings:
         wrong = run_django(show, REDIS_URL="redis://cache.example:6379/2", CHANNEL_LAYER="carrier-pigeon")
         assert wrong.returncode != 0 and "CHANNEL_LAYER must be pubsub or lists" in wrong.stderr
 
+    def test_postgresql_binds_on_the_server_and_prepares_repeated_statements_unless_turned_off(self):
+        show = "from django.conf import settings as s\no = s.DATABASES['default']['OPTIONS']\nprint(o.get('server_side_binding'), o.get('prepare_threshold'))"
+        url = "postgres://u:p@db.example:5433/fc"
+        on = run_django(show, DATABASE_URL=url)
+        assert on.returncode == 0, on.stderr
+        assert on.stdout.split() == ["True", "5"]
+        off = run_django(show, DATABASE_URL=url, DB_PREPARED_STATEMENTS="0")
+        assert off.stdout.split() == ["None", "None"]
+
     def test_it_reads_lists_and_booleans(self):
         result = run_django(
             "from django.conf import settings as s\nprint(s.DEBUG, s.ALLOWED_HOSTS, s.CSRF_TRUSTED_ORIGINS)",

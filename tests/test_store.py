@@ -82,3 +82,22 @@ def test_a_token_names_its_active_user_and_nothing_else_does(alice):
     assert user_of_token(key) is None
     response = client_for(alice).get("/api/me/")
     assert response.status_code == 401 and response.json()["error"]["code"] == "authentication_failed"
+
+
+def test_on_postgresql_a_moves_statements_are_prepared_once_per_connection(alice):
+    """Server-side binding with prepare_threshold (settings): after a few moves PostgreSQL keeps the
+    lock, the insert and the update planned instead of planning them again on every move."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    for ply in range(0, 12, 2):  # a move and its undo, six times
+        services.play_move(game_id=game.pk, user=alice, move="3a", ply=ply)
+        services.undo(game_id=game.pk, user=alice, ply=ply + 1)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any(text.startswith("SELECT") and "FOR UPDATE OF g" in text for text in prepared), prepared
+    assert any(text.startswith("INSERT INTO " + Action._meta.db_table) for text in prepared), prepared
+    assert any(text.startswith("UPDATE " + Game._meta.db_table) for text in prepared), prepared
