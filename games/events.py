@@ -94,20 +94,22 @@ class _Publisher:
         self._started().call_soon_threadsafe(self._schedule, group, event)
 
     def _started(self) -> asyncio.AbstractEventLoop:
-        if self.thread is None or not self.thread.is_alive():
-            with self.lock:
-                if self.thread is None or not self.thread.is_alive():
-                    ready = threading.Event()
-                    self.thread = threading.Thread(target=self.run, args=(ready,), name="freecell-publisher", daemon=True)
-                    self.thread.start()
-                    ready.wait()
-        return self.loop
+        """The publisher's loop, running in its thread (started on first use, again if it died).
 
-    def run(self, ready: threading.Event) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.last, self.sending, self.queued, self.flushing = {}, set(), [], None
-        self.loop.call_soon(ready.set)
-        self.loop.run_forever()
+        The loop is made before its thread starts and published last, so that a thread that sees it
+        can use it at once: callbacks given to it before it runs wait for it. (When the loop was made
+        by the thread, a second caller in the first instant found the thread alive and no loop.)"""
+        loop = self.loop
+        if loop is not None and self.thread.is_alive():
+            return loop
+        with self.lock:
+            if self.loop is None or not self.thread.is_alive():
+                self.last, self.sending, self.queued, self.flushing = {}, set(), [], None
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="freecell-publisher", daemon=True)
+                thread.start()
+                self.thread, self.loop = thread, loop
+            return self.loop
 
     def _schedule(self, group: str, event: dict) -> None:
         layer = get_channel_layer()
@@ -154,7 +156,11 @@ def publish(group: str, event: dict) -> bool:
     sent there directly."""
     layer = get_channel_layer()
     if layer is not None and not isinstance(layer, InMemoryChannelLayer):
-        _publisher.put(group, event)
+        try:
+            _publisher.put(group, event)
+        except Exception as exc:  # the action that caused the event is committed: never fail it
+            logger.warning("publish to %s failed: %s: %s", group, type(exc).__name__, exc)
+            return False
         return True
     try:
         return server_loop.call(apublish, group, event)

@@ -113,6 +113,46 @@ def test_a_failed_batch_is_logged_and_what_comes_next_still_goes_out(monkeypatch
     assert "publish to game.1 failed" in caplog.text and "redis went away" in caplog.text
 
 
+def test_the_first_events_put_from_many_threads_at_once_all_go_out(monkeypatch):
+    """The publisher's thread starts on first use; threads that put events while it starts must not
+    find it without its loop (that failed a move committed in the same instant with a 500)."""
+    for _ in range(20):
+        layer = BatchingLayer()
+        layer.calls.append([])  # no slow first call here
+        monkeypatch.setattr(events, "get_channel_layer", lambda layer=layer: layer)
+        publisher = events._Publisher()
+        barrier = threading.Barrier(12)
+        failures = []
+
+        def put(n, publisher=publisher, barrier=barrier, failures=failures):
+            barrier.wait()
+            try:
+                publisher.put("game.1", {"n": n})
+            except Exception as exc:
+                failures.append(exc)
+
+        threads = [threading.Thread(target=put, args=(n,)) for n in range(12)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == []
+        wait_for(lambda layer=layer: sum(len(call) for call in layer.calls) == 12)
+        assert sorted(n for call in layer.calls for _, n in call) == list(range(12))
+        publisher.loop.call_soon_threadsafe(publisher.loop.stop)
+
+
+def test_a_publish_that_cannot_be_queued_is_logged_and_not_raised(monkeypatch, caplog):
+    monkeypatch.setattr(events, "get_channel_layer", lambda: BatchingLayer())
+
+    def broken(group, event):
+        raise RuntimeError("no publisher thread")
+
+    monkeypatch.setattr(events._publisher, "put", broken)
+    assert events.publish("game.1", {"type": "game.state"}) is False
+    assert "publish to game.1 failed" in caplog.text and "no publisher thread" in caplog.text
+
+
 @pytest.mark.services
 def test_our_pub_sub_layer_sends_many_group_messages_in_one_go_and_in_order():
     from freecell_site.channel_layer import PubSubChannelLayer
