@@ -107,6 +107,15 @@ class TestSettings:
         assert variable in result.stderr.splitlines()[-1]
 
 
+def test_the_server_entry_point_freezes_what_it_loaded_so_full_collections_skip_it():
+    result = run_django(
+        "import gc, sys\nimport freecell_site.asgi\n"
+        "print(gc.get_freeze_count() > 50_000, 'games.api.views' in sys.modules, 'accounts.views' in sys.modules)"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True", "True"]
+
+
 class TestDeployCheck:
     def test_it_passes_with_production_values(self):
         result = manage(
