@@ -1,14 +1,14 @@
 """ASGI entry point: HTTP to Django in worker threads, websockets to the game and race consumers.
 
 HTTP: every view is synchronous (DRF, the ORM), so requests go to Django's WSGI handler in a pool of
-threads (a2wsgi): one hand-over per request. Django's own ASGI handler hands a request from the event
-loop to a thread and back three times (sync middleware, async core, sync view) and starts a thread
-per request, which on this kind of machine cost several milliseconds a request.
+threads (freecell_site/wsgi_bridge.py): one hand-over to a thread and one back per request. Django's own
+ASGI handler hands a request from the event loop to a thread and back three times (sync middleware,
+async core, sync view) and starts a thread per request, which on this kind of machine cost several
+milliseconds a request.
 """
 
 import asyncio
 import gc
-import json
 import os
 
 from django.core.wsgi import get_wsgi_application
@@ -17,7 +17,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "freecell_site.settings")
 # Django must be set up before the consumers (and their models) are imported.
 django_wsgi_app = get_wsgi_application()
 
-from a2wsgi import WSGIMiddleware  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
@@ -25,7 +24,7 @@ from django.conf import settings  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from freecell_site import server_loop  # noqa: E402
-from freecell_site.errors import error_body  # noqa: E402
+from freecell_site.wsgi_bridge import WSGIBridge  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 
@@ -40,51 +39,10 @@ class RememberLoop:
         return await self.app(scope, receive, send)
 
 
-class BodyLength:
-    """Gives a request without Content-Length (a chunked upload) one, by reading its body first.
-
-    WSGI reads exactly Content-Length bytes, so without it Django would see an empty body. Such a
-    body is read in full here (the server has buffered it already), up to Django's own size limit.
-    """
-
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or any(name == b"content-length" for name, _ in scope["headers"]):
-            return await self.app(scope, receive, send)
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        chunks, size, more = [], 0, True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return None
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            more = message.get("more_body", False)
-            if limit is not None and size > limit:
-                body = json.dumps(error_body("too_large", "the request body is too large")).encode()
-                await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
-                await send({"type": "http.response.body", "body": body})
-                return None
-        body = b"".join(chunks)
-        sent = False
-
-        async def replay():
-            nonlocal sent
-            if sent:
-                return await receive()
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        headers = [*scope["headers"], (b"content-length", str(len(body)).encode())]
-        return await self.app({**scope, "headers": headers}, replay, send)
-
-
 application = RememberLoop(
     ProtocolTypeRouter(
         {
-            "http": BodyLength(WSGIMiddleware(django_wsgi_app, workers=settings.HTTP_THREADS)),
+            "http": WSGIBridge(django_wsgi_app, workers=settings.HTTP_THREADS),
             "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
         }
     )

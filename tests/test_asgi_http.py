@@ -111,3 +111,77 @@ def test_an_oversized_body_without_content_length_is_refused_with_too_large(alic
     response = async_to_sync(http)("POST", "/api/solutions/verify/", body={"deal": "ms:1", "moves": "5a " * 2000}, length=False)
     assert response["status"] == 413
     assert json.loads(response["body"])["error"]["code"] == "too_large"
+
+
+class TestWSGIBridge:
+    """freecell_site.wsgi_bridge at the ASGI level, with a small WSGI app of its own."""
+
+    @staticmethod
+    def run(app, body_parts: list[bytes], headers=()) -> list[dict]:
+        from freecell_site.wsgi_bridge import WSGIBridge
+
+        bridge = WSGIBridge(app, workers=2)
+        scope = {"type": "http", "method": "POST", "path": "/x", "query_string": b"", "http_version": "1.1", "headers": list(headers)}
+        incoming = [{"type": "http.request", "body": part, "more_body": i < len(body_parts) - 1} for i, part in enumerate(body_parts)]
+        sent = []
+
+        async def receive():
+            return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+        async def send(message):
+            sent.append(message)
+
+        async_to_sync(bridge)(scope, receive, send)
+        return sent
+
+    def test_an_ordinary_response_goes_out_whole_after_a_body_read_in_parts(self):
+        seen = {}
+
+        def app(environ, start_response):
+            seen["length"] = environ["CONTENT_LENGTH"]
+            seen["body"] = environ["wsgi.input"].read(int(environ["CONTENT_LENGTH"]))
+            start_response("201 Created", [("Content-Type", "text/plain"), ("X-Thing", "1")])
+            return [b"made ", b"it"]
+
+        sent = self.run(app, [b"ab", b"cd", b"e"])
+        assert seen == {"length": "5", "body": b"abcde"}
+        assert sent == [
+            {"type": "http.response.start", "status": 201, "headers": [(b"content-type", b"text/plain"), (b"x-thing", b"1")]},
+            {"type": "http.response.body", "body": b"made it"},
+        ]
+
+    def test_a_streamed_response_goes_out_chunk_by_chunk_and_is_closed(self):
+        closed = []
+
+        class Stream:
+            streaming = True
+
+            def __iter__(self):
+                yield from (b"one\n", b"", b"two\n")
+
+            def close(self):
+                closed.append(True)
+
+        def app(environ, start_response):
+            start_response("200 OK", [("Content-Type", "application/x-ndjson")])
+            return Stream()
+
+        sent = self.run(app, [b""])
+        assert [(m["type"], m.get("body"), m.get("more_body")) for m in sent] == [
+            ("http.response.start", None, None),
+            ("http.response.body", b"one\n", True),
+            ("http.response.body", b"two\n", True),
+            ("http.response.body", b"", False),
+        ]
+        assert closed == [True]
+
+    def test_a_client_that_leaves_before_its_body_is_read_runs_nothing(self):
+        calls = []
+
+        def app(environ, start_response):
+            calls.append(environ)
+            start_response("200 OK", [])
+            return [b""]
+
+        sent = self.run(app, [])  # the first receive says the client has gone
+        assert calls == [] and sent == []
