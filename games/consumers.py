@@ -144,6 +144,7 @@ class Socket(AsyncWebsocketConsumer):
         self.base_send = send
         self.bus_groups: set[str] = set()
         self.tasks: list[asyncio.Task] = []
+        self.held: list[dict] = []
         self.closed = False
         from channels.utils import await_many_dispatch
 
@@ -178,6 +179,9 @@ class Socket(AsyncWebsocketConsumer):
             return
         if message["type"].startswith("websocket."):
             await handler(message)
+            return
+        if self.actions_on_the_way and message["type"] in self.after_acks:
+            self.held.append(message)  # see queue_action
             return
         try:
             await handler(message)
@@ -316,14 +320,19 @@ class Socket(AsyncWebsocketConsumer):
             if kind in ("auth", "sync", "start", "resign"):
                 self.check_rate("reads")
             await getattr(self, f"frame_{kind}")(frame, frame_id)
-        except BadFrame as exc:
+        except Exception as exc:
+            await self.answer_failure(frame_id, exc)
+
+    async def answer_failure(self, frame_id, exc: Exception) -> None:
+        """A frame that failed gets an error frame with the spec's code; the socket goes on."""
+        if isinstance(exc, BadFrame):
             await self.send_error(frame_id, "bad_frame", str(exc))
-        except ServiceError as exc:
+        elif isinstance(exc, ServiceError):
             await self.send_error(frame_id, exc.code, exc.message, **exc.extra)
-        except EngineError as exc:
+        elif isinstance(exc, EngineError):
             await self.send_error(frame_id, exc.code, str(exc))
-        except Exception:
-            logger.exception("frame failed")
+        else:
+            logger.error("frame failed", exc_info=exc)
             await self.send_error(frame_id, "server_error", "the server failed; the error was logged")
 
     async def frame_ping(self, frame, frame_id):
@@ -398,17 +407,45 @@ class Socket(AsyncWebsocketConsumer):
             raise BadFrame("move needs a move in the spec's notation, such as 3a")
         self._check_ply_and_client(ply, client_id)
         self.check_rate()
-        game_id = self.played_game()
-        result = await db(_play)(game_id=game_id, user=self.user, move=move, ply=ply, client_id=client_id)
-        await self.send_ack(frame_id, client_id, result)
+        self.queue_action(frame_id, _play, game_id=self.played_game(), user=self.user, move=move, ply=ply, client_id=client_id)
 
     async def frame_undo(self, frame, frame_id):
         ply, client_id = frame.get("ply"), frame.get("client_id", "")
         self._check_ply_and_client(ply, client_id)
         self.check_rate()
-        game_id = self.played_game()
-        result = await db(_undo)(game_id=game_id, user=self.user, ply=ply, client_id=client_id)
-        await self.send_ack(frame_id, client_id, result)
+        self.queue_action(frame_id, _undo, game_id=self.played_game(), user=self.user, ply=ply, client_id=client_id)
+
+    # Moves and undos of this socket still to be answered, and the last of them.
+    actions_on_the_way = 0
+    last_action: asyncio.Task | None = None
+    # Pushes that wait for those answers, in the order they came: the new state of a game or a race
+    # goes to the mover after the ack of the move that caused it, as when moves were awaited in turn.
+    after_acks = ("game.state", "race.state")
+
+    def queue_action(self, frame_id, act, **kwargs) -> None:
+        """Plays `act` (a move or undo, in a database thread) after this socket's earlier actions and
+        acks it, without holding up the socket's other messages.
+
+        A consumer handles one message at a time: when it awaited each move, the pushes for a player
+        who moves fast (opponents' progress) waited behind their moves, seconds behind under load.
+        Actions keep their order; the pushes named in `after_acks` wait for their acks."""
+        previous = self.last_action
+        self.actions_on_the_way += 1
+
+        async def in_turn():
+            try:
+                if previous is not None:
+                    await asyncio.wait([previous])
+                result = await db(act)(**kwargs)
+                await self.send_ack(frame_id, kwargs["client_id"], result)
+            except Exception as exc:
+                await self.answer_failure(frame_id, exc)
+            finally:
+                self.actions_on_the_way -= 1
+            while not self.actions_on_the_way and self.held:
+                await self.dispatch(self.held.pop(0))
+
+        self.last_action = asyncio.create_task(in_turn())
 
     @staticmethod
     def _check_ply_and_client(ply, client_id) -> None:

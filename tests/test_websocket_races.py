@@ -188,6 +188,43 @@ def test_a_finish_and_the_end_of_the_race_are_pushed(alice, alice_token, setting
     run(scenario)
 
 
+def test_an_opponents_progress_reaches_a_racer_whose_own_move_is_still_on_its_way(alice, bob, alice_token, monkeypatch):
+    """A socket answers its moves in turn without holding up pushes: while a racer's move waits for
+    the database, the others' progress still reaches them; the new state of the race waits for the ack."""
+    import time
+
+    from games import consumers, events
+
+    race = open_race(alice)
+    client_for(bob).post(f"/api/races/{race['code']}/join/")
+    real_play = consumers._play
+
+    def slow_play(**kwargs):
+        time.sleep(1.0)
+        return real_play(**kwargs)
+
+    monkeypatch.setattr(consumers, "_play", slow_play)
+
+    async def scenario():
+        a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
+        await next_of(a, "auth_ok")
+        await a.send_json_to({"type": "start"})
+        await next_of(a, "state")
+        await a.send_json_to({"type": "move", "move": MS1_WIN[0], "ply": 0, "id": "slow"})
+        await events.apublish(
+            events.race_group(race["code"]), {"type": "race.progress", "progress": {"code": race["code"], "racer": {"username": "bob", "moves": 3}}}
+        )
+        order = []
+        while "ack" not in order:
+            frame = await a.receive_json_from(timeout=10)
+            order.append(frame["type"])
+        await a.disconnect()
+        return order
+
+    order = run(scenario)
+    assert "progress" in order and order.index("progress") < order.index("ack"), order
+
+
 def test_resigning_over_the_race_socket(alice, bob, alice_token):
     race = open_race(alice)
     client_for(bob).post(f"/api/races/{race['code']}/join/")
