@@ -180,7 +180,7 @@ class Socket(AsyncWebsocketConsumer):
         if message["type"].startswith("websocket."):
             await handler(message)
             return
-        if self.actions_on_the_way and message["type"] in self.after_acks:
+        if message["type"] in self.after_acks and self.actions_on_the_way:
             self.held.append(message)  # see queue_action
             return
         try:
@@ -742,6 +742,7 @@ class EchoConsumer(AsyncWebsocketConsumer):
     to its sender at once and relayed through the channel layer to the room's other sockets."""
 
     dispatch = Socket.dispatch  # the same event dispatch as the game sockets (no DB clean-up hop)
+    after_acks = ()  # no event waits for an answer here (Socket.queue_action)
 
     async def connect(self):
         self.room = "echo." + "".join(c for c in self.scope["url_route"]["kwargs"]["room"] if c.isalnum())[:40]

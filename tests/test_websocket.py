@@ -493,3 +493,29 @@ def test_a_flood_of_sync_frames_is_rate_limited_per_socket(alice, settings):
     answers = run(scenario)
     assert [a["type"] for a in answers[:3]] == ["state"] * 3
     assert all(a["type"] == "error" and a["code"] == "rate_limited" for a in answers[3:])
+
+
+def test_the_benchmarks_echo_socket_answers_and_relays_to_its_room():
+    """bench/ws.py's baseline (/ws/echo/<room>/ with BENCH_ECHO=1): an ack to the sender, the frame
+    relayed through the channel layer to the room's other sockets."""
+    from channels.routing import URLRouter
+    from django.urls import path
+
+    from games.consumers import EchoConsumer
+
+    app = URLRouter([path("ws/echo/<str:room>/", EchoConsumer.as_asgi())])
+
+    async def scenario():
+        first = WebsocketCommunicator(app, "/ws/echo/r1/")
+        second = WebsocketCommunicator(app, "/ws/echo/r1/")
+        assert (await first.connect(timeout=10))[0] and (await second.connect(timeout=10))[0]
+        await first.send_json_to({"type": "move", "id": "e-1"})
+        ack = await first.receive_json_from(timeout=10)
+        relayed = await second.receive_json_from(timeout=10)
+        await first.disconnect()
+        await second.disconnect()
+        return ack, relayed
+
+    ack, relayed = run(scenario)
+    assert ack["type"] == "ack" and ack["id"] == "e-1"
+    assert relayed == {"type": "relay", "frame": {"type": "move", "id": "e-1"}}
