@@ -145,6 +145,7 @@ class Socket(AsyncWebsocketConsumer):
         self.bus_groups: set[str] = set()
         self.tasks: list[asyncio.Task] = []
         self.held: list[dict] = []
+        self.answering: set[asyncio.Task] = set()
         self.closed = False
         from channels.utils import await_many_dispatch
 
@@ -446,6 +447,8 @@ class Socket(AsyncWebsocketConsumer):
                 await self.dispatch(self.held.pop(0))
 
         self.last_action = asyncio.create_task(in_turn())
+        self.answering.add(self.last_action)  # the loop keeps only weak references to tasks
+        self.last_action.add_done_callback(self.answering.discard)
 
     @staticmethod
     def _check_ply_and_client(ply, client_id) -> None:
