@@ -7,6 +7,7 @@ logins keep working and stay limited. Windows are fixed calendar minutes.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 
@@ -39,7 +40,9 @@ def seconds_left() -> int:
 
 
 def _cache_key(key: str, window: int) -> str:
-    return f"login-fail:{window}:{key}"
+    # Hashed: a username may hold any character, and some cache backends refuse spaces and control
+    # characters in keys (Django warns of it for every backend).
+    return f"login-fail:{window}:{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
 
 def _db_failures(key: str, window: int) -> int:

@@ -87,6 +87,23 @@ class TestLoginThrottling:
         other = APIClient(REMOTE_ADDR="198.51.100.1")
         assert other.post("/api/auth/token/", {"username": "charlie", "password": PASSWORD}, format="json").status_code == 200
 
+    def test_a_username_of_any_characters_is_counted_in_the_cache_without_a_key_warning(self, db, anon_client, monkeypatch, settings):
+        import warnings
+
+        from django.core.cache import CacheKeyWarning
+
+        from accounts import throttle
+
+        settings.REDIS_URL = "redis://counted-in-the-cache"  # the throttle counts in Django's cache (locmem here)
+        monkeypatch.setattr(throttle.time, "time", lambda: 4_000_000.0)
+        name = "moves \x01 replayed\u00a3"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(10):
+                anon_client.post("/api/auth/token/", {"username": name, "password": "wrong"}, format="json")
+            assert throttle.is_limited(throttle.keys_for(name, None))
+        assert [w for w in caught if issubclass(w.category, CacheKeyWarning)] == []
+
     def test_counting_is_atomic_on_the_database(self, db, monkeypatch, settings):
         from accounts import throttle
         from accounts.models import LoginFailure
