@@ -73,24 +73,25 @@ class WSGIBridge:
                 "status": int(status.split(" ", 1)[0]),
                 "headers": [(name.lower().encode("latin1"), value.encode("latin1")) for name, value in headers],
             }
-            return lambda chunk: self._send_now(loop, send, chunk)
+            return lambda chunk: send_now(_body(chunk, more=True))
+
+        def send_now(message):
+            """Sends from the worker thread and waits until the loop has taken it."""
+            asyncio.run_coroutine_threadsafe(send(message), loop).result()
 
         response = self.app(environ, start_response)
         try:
             if not getattr(response, "streaming", False):
                 return started["message"], b"".join(response)
-            self._send_now(loop, send, None, started["message"])
+            send_now(started["message"])
             for chunk in response:
                 if chunk:
-                    self._send_now(loop, send, chunk)
-            self._send_now(loop, send, b"", last=True)
+                    send_now(_body(chunk, more=True))
+            send_now(_body(b"", more=False))
             return None
         finally:
             getattr(response, "close", lambda: None)()
 
-    @staticmethod
-    def _send_now(loop, send, chunk, message=None, last=False):
-        """Sends from the worker thread and waits until the loop has taken it."""
-        if message is None:
-            message = {"type": "http.response.body", "body": chunk, "more_body": not last}
-        asyncio.run_coroutine_threadsafe(send(message), loop).result()
+
+def _body(chunk: bytes, *, more: bool) -> dict:
+    return {"type": "http.response.body", "body": chunk, "more_body": more}

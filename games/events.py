@@ -35,9 +35,13 @@ async def apublish(group: str, event: dict) -> bool:
     try:
         await asyncio.wait_for(layer.group_send(group, event), PUBLISH_TIMEOUT)
     except Exception as exc:  # the bus is best effort; see the module docstring
-        logger.warning("publish to %s failed: %s: %s", group, type(exc).__name__, exc)
+        _publish_failed(group, exc)
         return False
     return True
+
+
+def _publish_failed(groups: str, exc: BaseException) -> None:
+    logger.warning("publish to %s failed: %s: %s", groups, type(exc).__name__, exc)
 
 
 _probe_channels: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, str] = weakref.WeakKeyDictionary()
@@ -136,7 +140,7 @@ class _Publisher:
                     await asyncio.wait_for(layer.group_send_many(batch), PUBLISH_TIMEOUT)
                 except Exception as exc:  # the bus is best effort; see the module docstring
                     groups = sorted({group for group, _ in batch})
-                    logger.warning("publish to %s failed: %s: %s", ", ".join(groups)[:200], type(exc).__name__, exc)
+                    _publish_failed(", ".join(groups)[:200], exc)
         finally:
             self.flushing = None
 
@@ -155,17 +159,13 @@ def publish(group: str, event: dict) -> bool:
     and this returns at once; the in-memory layer lives on the server's own event loop, so it is
     sent there directly."""
     layer = get_channel_layer()
-    if layer is not None and not isinstance(layer, InMemoryChannelLayer):
-        try:
-            _publisher.put(group, event)
-        except Exception as exc:  # the action that caused the event is committed: never fail it
-            logger.warning("publish to %s failed: %s: %s", group, type(exc).__name__, exc)
-            return False
-        return True
     try:
+        if layer is not None and not isinstance(layer, InMemoryChannelLayer):
+            _publisher.put(group, event)
+            return True
         return server_loop.call(apublish, group, event)
-    except Exception as exc:
-        logger.warning("publish to %s failed: %s: %s", group, type(exc).__name__, exc)
+    except Exception as exc:  # the action that caused the event is committed: never fail it
+        _publish_failed(group, exc)
         return False
 
 
