@@ -18,7 +18,7 @@ from freecell_site.errors import ServiceError
 from games import events, ratelimit, store
 from games.engine import Board, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
-from games.models import Action, Deal, Game
+from games.models import Action, Deal, Game, Race, RaceEntry
 from games.payloads import game_payload, iso
 
 logger = logging.getLogger(__name__)
@@ -177,10 +177,12 @@ def _store_position(game: Game, board: Board) -> None:
 GAME_PLAY_FIELDS = ("ply", "undos", "version", "state", "line", "cards_home", "stuck", "status", "finished_at", "elapsed_ms")
 
 
-def _record(game: Game, board: Board, *, kind: str, notation: str, autoplay: list[str], client_id: str) -> Action:
-    action = store.insert_action(
-        Action(game=game, index=game.ply, kind=kind, notation=notation, autoplay=autoplay, client_id=client_id[:64])
-    )
+def _new_action(game: Game, *, kind: str, notation: str, autoplay: list[str], client_id: str) -> Action:
+    return Action(game=game, index=game.ply, kind=kind, notation=notation, autoplay=autoplay, client_id=client_id[:64])
+
+
+def _apply(game: Game, board: Board, action: Action) -> None:
+    """What an action changes on the game (in memory): one more ply and version, the new position."""
     game.ply += 1
     game.version += 1
     _store_position(game, board)
@@ -189,6 +191,11 @@ def _record(game: Game, board: Board, *, kind: str, notation: str, autoplay: lis
         game.finished_at = action.created_at
         game.elapsed_ms = max(0, int((game.finished_at - game.created_at).total_seconds() * 1000))
         game.stuck = False
+
+
+def _record(game: Game, board: Board, *, kind: str, notation: str, autoplay: list[str], client_id: str) -> Action:
+    action = store.insert_action(_new_action(game, kind=kind, notation=notation, autoplay=autoplay, client_id=client_id))
+    _apply(game, board, action)
     store.update(game, GAME_PLAY_FIELDS)
     _after_change(game)
     return action
@@ -204,12 +211,69 @@ def _after_change(game: Game) -> None:
     transaction.on_commit(lambda: events.publish_game(payload))
 
 
-@transaction.atomic
 def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "") -> Outcome:
-    """Plays one move in the spec's notation; raises ServiceError or an EngineError."""
-    game = _lock(game_id)
+    """Plays one move in the spec's notation; raises ServiceError or an EngineError.
+
+    On PostgreSQL the common move (the game goes on, in no race or a running one) is read without a
+    lock and written in one statement that checks the game's version (`_play_unlocked`); anything
+    else, and a move that finds the game changed meanwhile, takes the locked path."""
+    if store.records_in_one_statement():
+        played = _play_unlocked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id)
+        if isinstance(played, Outcome):
+            return played
+        return _play_locked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id, counted=played)
+    return _play_locked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id)
+
+
+def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str) -> Outcome | bool:
+    """The move read and written without a lock: the Outcome, or whether the action was already counted
+    against the rate limit when the locked path must answer instead.
+
+    Anything unusual (a resend, a stale ply, a finished game, a win, a race that is not simply running)
+    goes to the locked path, which answers it exactly as before; so does a game that changed between
+    the read and the write, which it then sees as it is. A refused move is refused here: it was illegal
+    in the position of the version the client played on."""
+    try:
+        game = store.read_game(int(game_id))
+    except (ValueError, TypeError, OverflowError):
+        return False
+    if game is None or not isinstance(move, str) or not isinstance(ply, int) or isinstance(ply, bool):
+        return False
+    if ply != game.ply or game.status != Game.Status.PLAYING or not _progress_only(game):
+        return False
     _check_player(game, user)
     ratelimit.check_actions(user.pk)
+    board = Board.from_state(game.state)
+    played = board.play(move, autoplay=game.autoplay)  # BadNotation / IllegalMove leave nothing stored
+    if board.is_won():
+        return True  # a win ranks racers and dailies under locks
+    version = game.version
+    autoplay = [str(m) for m in played.autoplay]
+    action = _new_action(game, kind=Action.Kind.MOVE, notation=str(played.move), autoplay=autoplay, client_id=client_id)
+    game.line = [*game.line, [str(played.move), autoplay]]
+    _apply(game, board, action)
+    if not store.record_if_unchanged(game, GAME_PLAY_FIELDS, action, version):
+        return True
+    _after_change(game)
+    return Outcome(game, action)
+
+
+def _progress_only(game: Game) -> bool:
+    """Whether a change of the game that does not end it needs no lock beyond its own row: the game is in
+    no race, or in a running race against people (then only the racer's progress is pushed)."""
+    try:
+        race = game.race_entry.race
+    except RaceEntry.DoesNotExist:
+        return True
+    return race.status == Race.Status.RUNNING and race.ghost_of_id is None
+
+
+@transaction.atomic
+def _play_locked(*, game_id: int, user, move: str, ply: int, client_id: str = "", counted: bool = False) -> Outcome:
+    game = _lock(game_id)
+    _check_player(game, user)
+    if not counted:
+        ratelimit.check_actions(user.pk)
     if not isinstance(move, str):
         raise ServiceError("bad_notation", "move must be a string such as '3a' or '57'")
     repeated = _resend(game, ply=ply, kind=Action.Kind.MOVE, move=move, client_id=client_id)

@@ -38,11 +38,13 @@ def _game_names() -> tuple[str, ...]:
 
 
 @functools.cache
-def _lock_sql(vendor: str) -> str:
-    """The lock query for this kind of database (`vendor` keys the cache)."""
+def _select_sql(vendor: str, locked: bool) -> str:
+    """The game's query for this kind of database (`vendor` keys the cache), locking its row or not."""
     user = get_user_model()
     features = connection.features
-    if features.has_select_for_update_of:
+    if not locked:
+        lock = ""
+    elif features.has_select_for_update_of:
         lock = " FOR UPDATE OF g"
     else:  # SQLite locks the whole database on the first write instead
         lock = " FOR UPDATE" if features.has_select_for_update else ""
@@ -83,15 +85,24 @@ def _load_game(values) -> Game:
 
 def lock_game(game_id: int) -> Game | None:
     """The game row, locked until the transaction ends, with its player and race entry; None if none."""
+    return _select_game(game_id, locked=True)
+
+
+def read_game(game_id: int) -> Game | None:
+    """The game row as `lock_game` reads it, without locking it (see `record_if_unchanged`)."""
+    return _select_game(game_id, locked=False)
+
+
+def _select_game(game_id: int, *, locked: bool) -> Game | None:
     low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
     if not (low is None or low <= game_id) or not (high is None or game_id <= high):
         return None  # as the ORM answers: no such row (the database would refuse the number)
     with connection.cursor() as cursor:
-        cursor.execute(_lock_sql(connection.vendor), [game_id])
+        cursor.execute(_select_sql(connection.vendor, locked), [game_id])
         row = cursor.fetchone()
     if row is None:
         return None
-    # The row is the game's columns, then the player's, the entry's and the race's (see _lock_sql).
+    # The row is the game's columns, then the player's, the entry's and the race's (see _select_sql).
     ends = list(itertools.accumulate(map(len, (_game_names(), _PLAYER_COLUMNS, _ENTRY_COLUMNS))))
     game_values, player_values, entry_values, race_values = (
         row[: ends[0]], row[ends[0] : ends[1]], row[ends[1] : ends[2]], row[ends[2] :]
@@ -132,9 +143,12 @@ def insert(instance, names: tuple[str, ...]) -> None:
     instance._state.db = connection.alias
 
 
+ACTION_FIELDS = ("game", "index", "kind", "notation", "autoplay", "client_id", "created_at")
+
+
 def insert_action(action: Action) -> Action:
     """Appends one action to a game's history."""
-    insert(action, ("game", "index", "kind", "notation", "autoplay", "client_id", "created_at"))
+    insert(action, ACTION_FIELDS)
     return action
 
 
@@ -152,3 +166,49 @@ def update(instance, names: tuple[str, ...]) -> None:
     prepared = [field.get_db_prep_save(field.pre_save(instance, False), connection) for field in fields]
     with connection.cursor() as cursor:
         cursor.execute(_update_sql(type(instance), names), [*prepared, instance.pk])
+
+
+# --- an action in one statement (PostgreSQL) ------------------------------------------------------
+
+
+def records_in_one_statement() -> bool:
+    """Whether `record_if_unchanged` works here: PostgreSQL can update and insert in one statement."""
+    return connection.vendor == "postgresql"
+
+
+@functools.cache
+def _record_sql(game_names: tuple[str, ...], action_names: tuple[str, ...]) -> str:
+    game, action = Game._meta, Action._meta
+    assignments = ", ".join(f'"{game.get_field(name).column}" = %s' for name in game_names)
+    columns = ", ".join(f'"{action.get_field(name).column}"' for name in action_names)
+    # Typed placeholders: in a SELECT list PostgreSQL would otherwise take an untyped value for text.
+    values = ", ".join(f"%s::{action.get_field(name).cast_db_type(connection)}" for name in action_names)
+    return (
+        f'WITH changed AS (UPDATE {game.db_table} SET {assignments} WHERE "{game.pk.column}" = %s AND "version" = %s'
+        f' RETURNING "{game.pk.column}")'
+        f' INSERT INTO {action.db_table} ({columns}) SELECT {values} FROM changed RETURNING "{action.pk.column}"'
+    )
+
+
+def record_if_unchanged(game: Game, game_names: tuple[str, ...], action: Action, version: int) -> bool:
+    """Writes the fields `game_names` of `game` and inserts `action`, in one statement, if the stored game
+    is still at `version`; False (and nothing written) if it has changed since it was read.
+
+    One statement is one round trip and, outside a transaction, its own commit: a move read without a
+    lock (`read_game`) and written this way takes two round trips to PostgreSQL instead of five (BEGIN,
+    lock, insert, update, COMMIT). Every change of a game raises its version, so an unchanged version
+    means the move was validated against the position it is played on."""
+    game_meta, action_meta = Game._meta, Action._meta
+    game_fields = [game_meta.get_field(name) for name in game_names]
+    game_values = [field.get_db_prep_save(field.pre_save(game, False), connection) for field in game_fields]
+    action_fields = [action_meta.get_field(name) for name in ACTION_FIELDS]
+    action_values = [field.get_db_prep_save(field.pre_save(action, True), connection) for field in action_fields]
+    with connection.cursor() as cursor:
+        cursor.execute(_record_sql(game_names, ACTION_FIELDS), [*game_values, game.pk, version, *action_values])
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    action.pk = row[0]
+    action._state.adding = False
+    action._state.db = connection.alias
+    return True

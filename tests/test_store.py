@@ -101,3 +101,81 @@ def test_on_postgresql_a_moves_statements_are_prepared_once_per_connection(alice
     assert any(text.startswith("SELECT") and "FOR UPDATE OF g" in text for text in prepared), prepared
     assert any(text.startswith("INSERT INTO " + Action._meta.db_table) for text in prepared), prepared
     assert any(text.startswith("UPDATE " + Game._meta.db_table) for text in prepared), prepared
+
+
+# --- a move read without a lock and written in one statement (PostgreSQL) ---------------------------
+
+
+@pytest.fixture
+def one_statement():
+    if not store.records_in_one_statement():
+        pytest.skip("the one-statement write is PostgreSQL's (SQLite takes the locked path)")
+
+
+def test_a_move_is_one_read_and_one_write_and_stores_what_the_lock_would(alice, one_statement, django_assert_num_queries):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    with django_assert_num_queries(2) as queries:
+        outcome = services.play_move(game_id=game.pk, user=alice, move="3a", ply=0, client_id="c1")
+    assert "FOR UPDATE" not in queries.captured_queries[0]["sql"]
+    stored = Game.objects.get(pk=game.pk)
+    assert stored_fields(outcome.game) == stored_fields(stored)
+    assert (stored.ply, stored.version, stored.line) == (1, game.version + 1, [["3a", []]])
+    action = Action.objects.get(game=game)
+    assert (action.pk, action.index, action.kind, action.notation, action.client_id) == (outcome.action.pk, 0, "move", "3a", "c1")
+    assert action.created_at == outcome.action.created_at
+
+
+def test_the_write_does_nothing_when_the_game_has_changed_since_it_was_read(alice, one_statement):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    read = store.read_game(game.pk)
+    read.ply, read.version = 1, read.version + 1
+    action = Action(game=read, index=0, kind="move", notation="3a", autoplay=[], client_id="")
+    assert not store.record_if_unchanged(read, services.GAME_PLAY_FIELDS, action, version=game.version + 5)
+    assert not Action.objects.filter(game=game).exists() and Game.objects.get(pk=game.pk).ply == 0
+    assert store.record_if_unchanged(read, services.GAME_PLAY_FIELDS, action, version=game.version)
+    assert Action.objects.get(game=game).pk == action.pk and Game.objects.get(pk=game.pk).ply == 1
+
+
+def test_a_move_that_finds_the_game_changed_is_answered_by_the_locked_path(alice, one_statement, settings, monkeypatch):
+    """Another tab moves between this move's read and its write: nothing of this move is stored, and the
+    answer is the locked path's (a stale ply), with the move counted once against the rate limit."""
+    from freecell_site.errors import ServiceError
+    from games import ratelimit
+
+    settings.ACTIONS_PER_SECOND = 2
+    monkeypatch.setattr(ratelimit.time, "time", lambda: 7_000_000.0)
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    real_read = store.read_game
+
+    def read_then_other_tab_moves(game_id):
+        stale = real_read(game_id)
+        services._play_locked(game_id=game_id, user=alice, move="3a", ply=0)
+        return stale
+
+    monkeypatch.setattr(store, "read_game", read_then_other_tab_moves)
+    with pytest.raises(ServiceError) as refused:
+        services.play_move(game_id=game.pk, user=alice, move="3b", ply=0)
+    assert refused.value.code == "ply_conflict"
+    assert list(Action.objects.filter(game=game).values_list("notation", flat=True)) == ["3a"]
+    assert Game.objects.get(pk=game.pk).ply == 1
+
+
+def test_a_winning_move_takes_the_lock(alice, one_statement):
+    from django.db import connection
+
+    from tests.lines import winning_line
+
+    line = winning_line("ms:1", "safe")
+    game = services.create_game(player=alice, deal="ms:1", autoplay="safe")
+    locks = []
+
+    def watch(execute, sql, params, many, context):
+        locks.append("FOR UPDATE" in sql)
+        return execute(sql, params, many, context)
+
+    for ply, move in enumerate(line):
+        locks.clear()
+        with connection.execute_wrapper(watch):
+            outcome = services.play_move(game_id=game.pk, user=alice, move=move, ply=ply)
+        assert any(locks) == (ply == len(line) - 1), f"move {ply} of {len(line)}"
+    assert outcome.game.status == Game.Status.WON and Game.objects.get(pk=game.pk).status == Game.Status.WON
