@@ -3,7 +3,9 @@
 REST views, websocket consumers, races, the admin and management commands all call these functions.
 Each write locks the game row, checks `ply`, lets the engine validate, appends the Action, updates the
 snapshot on Game, and after commit publishes the new state on the channel layer (best effort: clients
-resync from the database when they see a gap in `version`).
+resync from the database when they see a gap in `version`). On PostgreSQL the common move skips the
+lock: it is validated on the game as read and written only if the game's version is still the one read
+(`_play_unlocked`, docs/performance.md).
 """
 
 from __future__ import annotations
