@@ -245,14 +245,11 @@ def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str) -
         return False
     _check_player(game, user)
     ratelimit.check_actions(user.pk)
-    board = Board.from_state(game.state)
-    played = board.play(move, autoplay=game.autoplay)  # BadNotation / IllegalMove leave nothing stored
+    board, notation, autoplay = _played(game, move)
     if board.is_won():
         return True  # a win ranks racers and dailies under locks
     version = game.version
-    autoplay = [str(m) for m in played.autoplay]
-    action = _new_action(game, kind=Action.Kind.MOVE, notation=str(played.move), autoplay=autoplay, client_id=client_id)
-    game.line = [*game.line, [str(played.move), autoplay]]
+    action = _new_action(game, kind=Action.Kind.MOVE, notation=notation, autoplay=autoplay, client_id=client_id)
     _apply(game, board, action)
     if not store.record_if_unchanged(game, GAME_PLAY_FIELDS, action, version):
         return True
@@ -283,13 +280,21 @@ def _play_locked(*, game_id: int, user, move: str, ply: int, client_id: str = ""
         return repeated
     _check_playing(game)
     _check_ply(game, ply)
-    # A move needs only the current position (the snapshot); undo replays the line for its history.
-    board = Board.from_state(game.state)
-    played = board.play(move, autoplay=game.autoplay)  # BadNotation / IllegalMove leave nothing stored
-    autoplay = [str(m) for m in played.autoplay]
-    game.line = [*game.line, [str(played.move), autoplay]]
-    action = _record(game, board, kind=Action.Kind.MOVE, notation=str(played.move), autoplay=autoplay, client_id=client_id)
+    board, notation, autoplay = _played(game, move)
+    action = _record(game, board, kind=Action.Kind.MOVE, notation=notation, autoplay=autoplay, client_id=client_id)
     return Outcome(game, action)
+
+
+def _played(game: Game, move: str) -> tuple[Board, str, list[str]]:
+    """The position after `move` and the move as played (with its autoplay), appended to the game's line.
+
+    A move needs only the current position (the snapshot); undo replays the line for its history.
+    BadNotation / IllegalMove leave the game as it was."""
+    board = Board.from_state(game.state)
+    played = board.play(move, autoplay=game.autoplay)
+    notation, autoplay = str(played.move), [str(m) for m in played.autoplay]
+    game.line = [*game.line, [notation, autoplay]]
+    return board, notation, autoplay
 
 
 @transaction.atomic

@@ -128,19 +128,28 @@ def _insert_sql(vendor: str, model, names: tuple[str, ...]) -> str:
     return f"INSERT INTO {meta.db_table} ({columns}) VALUES ({placeholders}){returning}"
 
 
+def _prepared(instance, names: tuple[str, ...], *, adding: bool) -> list:
+    """The database values of the fields `names` (defaults and auto_now(_add) applied as Django does)."""
+    fields = [type(instance)._meta.get_field(name) for name in names]
+    return [field.get_db_prep_save(field.pre_save(instance, adding), connection) for field in fields]
+
+
+def _inserted(instance, pk) -> None:
+    instance.pk = pk
+    instance._state.adding = False
+    instance._state.db = connection.alias
+
+
 def insert(instance, names: tuple[str, ...]) -> None:
     """Inserts `instance` with the fields `names` (defaults and auto_now_add applied as Django does)."""
     meta = type(instance)._meta
-    values = [meta.get_field(name).pre_save(instance, True) for name in names]
-    prepared = [meta.get_field(name).get_db_prep_save(value, connection) for name, value in zip(names, values, strict=True)]
     with connection.cursor() as cursor:
-        cursor.execute(_insert_sql(connection.vendor, type(instance), names), prepared)
+        cursor.execute(_insert_sql(connection.vendor, type(instance), names), _prepared(instance, names, adding=True))
         if connection.features.can_return_columns_from_insert:
-            instance.pk = cursor.fetchone()[0]
+            pk = cursor.fetchone()[0]
         else:
-            instance.pk = connection.ops.last_insert_id(cursor, meta.db_table, meta.pk.column)
-    instance._state.adding = False
-    instance._state.db = connection.alias
+            pk = connection.ops.last_insert_id(cursor, meta.db_table, meta.pk.column)
+    _inserted(instance, pk)
 
 
 ACTION_FIELDS = ("game", "index", "kind", "notation", "autoplay", "client_id", "created_at")
@@ -161,11 +170,8 @@ def _update_sql(model, names: tuple[str, ...]) -> str:
 
 def update(instance, names: tuple[str, ...]) -> None:
     """Writes the fields `names` of a stored instance (like `save(update_fields=names)`, no signals)."""
-    meta = type(instance)._meta
-    fields = [meta.get_field(name) for name in names]
-    prepared = [field.get_db_prep_save(field.pre_save(instance, False), connection) for field in fields]
     with connection.cursor() as cursor:
-        cursor.execute(_update_sql(type(instance), names), [*prepared, instance.pk])
+        cursor.execute(_update_sql(type(instance), names), [*_prepared(instance, names, adding=False), instance.pk])
 
 
 # --- an action in one statement (PostgreSQL) ------------------------------------------------------
@@ -178,14 +184,12 @@ def records_in_one_statement() -> bool:
 
 @functools.cache
 def _record_sql(game_names: tuple[str, ...], action_names: tuple[str, ...]) -> str:
-    game, action = Game._meta, Action._meta
-    assignments = ", ".join(f'"{game.get_field(name).column}" = %s' for name in game_names)
+    action = Action._meta
     columns = ", ".join(f'"{action.get_field(name).column}"' for name in action_names)
     # Typed placeholders: in a SELECT list PostgreSQL would otherwise take an untyped value for text.
     values = ", ".join(f"%s::{action.get_field(name).cast_db_type(connection)}" for name in action_names)
     return (
-        f'WITH changed AS (UPDATE {game.db_table} SET {assignments} WHERE "{game.pk.column}" = %s AND "version" = %s'
-        f' RETURNING "{game.pk.column}")'
+        f'WITH changed AS ({_update_sql(Game, game_names)} AND "version" = %s RETURNING "{Game._meta.pk.column}")'
         f' INSERT INTO {action.db_table} ({columns}) SELECT {values} FROM changed RETURNING "{action.pk.column}"'
     )
 
@@ -198,17 +202,12 @@ def record_if_unchanged(game: Game, game_names: tuple[str, ...], action: Action,
     lock (`read_game`) and written this way takes two round trips to PostgreSQL instead of five (BEGIN,
     lock, insert, update, COMMIT). Every change of a game raises its version, so an unchanged version
     means the move was validated against the position it is played on."""
-    game_meta, action_meta = Game._meta, Action._meta
-    game_fields = [game_meta.get_field(name) for name in game_names]
-    game_values = [field.get_db_prep_save(field.pre_save(game, False), connection) for field in game_fields]
-    action_fields = [action_meta.get_field(name) for name in ACTION_FIELDS]
-    action_values = [field.get_db_prep_save(field.pre_save(action, True), connection) for field in action_fields]
+    game_values = _prepared(game, game_names, adding=False)
+    action_values = _prepared(action, ACTION_FIELDS, adding=True)
     with connection.cursor() as cursor:
         cursor.execute(_record_sql(game_names, ACTION_FIELDS), [*game_values, game.pk, version, *action_values])
         row = cursor.fetchone()
     if row is None:
         return False
-    action.pk = row[0]
-    action._state.adding = False
-    action._state.db = connection.alias
+    _inserted(action, row[0])
     return True
