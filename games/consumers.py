@@ -419,6 +419,9 @@ class Socket(AsyncWebsocketConsumer):
     # Moves and undos of this socket still to be answered, and the last of them.
     actions_on_the_way = 0
     last_action: asyncio.Task | None = None
+    # The played game as this socket's last action left it: the next move is validated on it instead of
+    # reading it again (services.play_move checks that it is still current when it writes).
+    known_game: Game | None = None
     # Pushes that wait for those answers, in the order they came: the new state of a game or a race
     # goes to the mover after the ack of the move that caused it, as when moves were awaited in turn.
     after_acks = ("game.state", "race.state")
@@ -437,7 +440,10 @@ class Socket(AsyncWebsocketConsumer):
             try:
                 if previous is not None:
                     await asyncio.wait([previous])
-                result = await db(act)(**kwargs)
+                known, self.known_game = self.known_game, None  # used up by the call, whatever it answers
+                result, game = await db(act)(known=known, **kwargs)
+                if game.status == Game.Status.PLAYING:
+                    self.known_game = game
                 await self.send_ack(frame_id, kwargs["client_id"], result)
             except Exception as exc:
                 await self.answer_failure(frame_id, exc)
@@ -510,12 +516,17 @@ def _result(outcome) -> dict:
     return {"game": game_payload(outcome.game), "action": action, "repeated": outcome.repeated}
 
 
-def _play(**kwargs) -> dict:
-    return _result(services.play_move(**kwargs))
+def _play(*, known: Game | None, **kwargs) -> tuple[dict, Game]:
+    """A move: the answer, and the game after it (the socket keeps it for its next move, see
+    services.play_move)."""
+    outcome = services.play_move(known=known, **kwargs)
+    return _result(outcome), outcome.game
 
 
-def _undo(**kwargs) -> dict:
-    return _result(services.undo(**kwargs))
+def _undo(*, known: Game | None, **kwargs) -> tuple[dict, Game]:
+    """An undo (which reads the game under its lock, so `known` is not needed), and the game after it."""
+    outcome = services.undo(**kwargs)
+    return _result(outcome), outcome.game
 
 
 def _resign_game(game_id: int, user) -> dict:

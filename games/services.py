@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from freecell_site.errors import ServiceError
 from games import events, ratelimit, store
-from games.engine import Board, Move, parse_deal
+from games.engine import Board, EngineError, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
 from games.models import Action, Deal, Game, Race, RaceEntry
 from games.payloads import game_payload, iso
@@ -213,39 +213,55 @@ def _after_change(game: Game) -> None:
     transaction.on_commit(lambda: events.publish_game(payload))
 
 
-def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "") -> Outcome:
+def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "", known: Game | None = None) -> Outcome:
     """Plays one move in the spec's notation; raises ServiceError or an EngineError.
 
     On PostgreSQL the common move (the game goes on, in no race or a running one) is read without a
     lock and written in one statement that checks the game's version (`_play_unlocked`); anything
-    else, and a move that finds the game changed meanwhile, takes the locked path."""
+    else, and a move that finds the game changed meanwhile, takes the locked path.
+
+    `known`: the game as the caller last got it from this module (`Outcome.game`), which a socket
+    keeps between its player's moves; it saves the read, and is used up (changed in place). Whether
+    it is still current is checked where it matters, by the write's version check."""
     if store.records_in_one_statement():
-        played = _play_unlocked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id)
+        played = _play_unlocked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id, known=known)
         if isinstance(played, Outcome):
             return played
         return _play_locked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id, counted=played)
     return _play_locked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id)
 
 
-def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str) -> Outcome | bool:
+def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str, known: Game | None) -> Outcome | bool:
     """The move read and written without a lock: the Outcome, or whether the action was already counted
     against the rate limit when the locked path must answer instead.
 
     Anything unusual (a resend, a stale ply, a finished game, a win, a race that is not simply running)
     goes to the locked path, which answers it exactly as before; so does a game that changed between
     the read and the write, which it then sees as it is. A refused move is refused here: it was illegal
-    in the position of the version the client played on."""
-    try:
-        game = store.read_game(int(game_id))
-    except (ValueError, TypeError, OverflowError):
-        return False
+    in the position of the version the client played on.
+
+    A `known` game at the client's ply stands in for the read: it is what the last write stored, and the
+    write checks that the version is still that one. (A race's status changes only with its games': its
+    time limit resigns them, and it finishes when they have finished.)"""
+    if known is not None and known.pk == game_id and known.ply == ply and not isinstance(ply, bool):
+        game = known
+    else:
+        try:
+            game = store.read_game(int(game_id))
+        except (ValueError, TypeError, OverflowError):
+            return False
     if game is None or not isinstance(move, str) or not isinstance(ply, int) or isinstance(ply, bool):
         return False
     if ply != game.ply or game.status != Game.Status.PLAYING or not _progress_only(game):
         return False
     _check_player(game, user)
     ratelimit.check_actions(user.pk)
-    board, notation, autoplay = _played(game, move)
+    try:
+        board, notation, autoplay = _played(game, move)
+    except EngineError:
+        if game is known:
+            return True  # the stored game may have changed since: the locked path answers on it
+        raise
     if board.is_won():
         return True  # a win ranks racers and dailies under locks
     version = game.version

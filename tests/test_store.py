@@ -179,3 +179,56 @@ def test_a_winning_move_takes_the_lock(alice, one_statement):
             outcome = services.play_move(game_id=game.pk, user=alice, move=move, ply=ply)
         assert any(locks) == (ply == len(line) - 1), f"move {ply} of {len(line)}"
     assert outcome.game.status == Game.Status.WON and Game.objects.get(pk=game.pk).status == Game.Status.WON
+
+
+# --- a move validated on the game the socket kept from its last move (PostgreSQL) ---------------------
+
+
+def test_a_move_on_the_known_game_is_one_write_and_stores_what_a_read_would(alice, one_statement, django_assert_num_queries):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    first = services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)
+    with django_assert_num_queries(1) as queries:
+        second = services.play_move(game_id=game.pk, user=alice, move="3b", ply=1, known=first.game)
+    assert queries.captured_queries[0]["sql"].startswith("WITH changed AS (UPDATE")
+    stored = Game.objects.get(pk=game.pk)
+    assert stored_fields(second.game) == stored_fields(stored)
+    assert stored.line == [["3a", []], ["3b", []]] and stored.ply == 2
+    assert list(Action.objects.filter(game=game).values_list("notation", flat=True)) == ["3a", "3b"]
+
+
+def test_a_known_game_at_another_ply_than_the_clients_is_read_again(alice, one_statement, django_assert_num_queries):
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    first = services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)
+    services.play_move(game_id=game.pk, user=alice, move="3b", ply=1)  # from another tab: `first` is behind
+    with django_assert_num_queries(2):
+        third = services.play_move(game_id=game.pk, user=alice, move="3c", ply=2, known=first.game)
+    assert Game.objects.get(pk=game.pk).line == [["3a", []], ["3b", []], ["3c", []]] == third.game.line
+
+
+@pytest.mark.parametrize(
+    ("elsewhere", "move", "code"),
+    [
+        ("move", "3c", "ply_conflict"),  # legal on the known position: the write finds a newer version
+        ("move", "d1", "ply_conflict"),  # illegal on it (free cell d is empty): still the stored game's answer
+        ("resign", "3c", "game_over"),  # the same ply, a newer version
+        ("resign", "d1", "game_over"),
+    ],
+)
+def test_a_stale_known_game_gets_the_answer_the_stored_game_gives(alice, one_statement, elsewhere, move, code):
+    """The socket kept the game, then the game changed elsewhere (a move in another tab, a resign, a race's
+    time limit): the answer is the one the stored game gives, and nothing of the move is stored."""
+    from freecell_site.errors import ServiceError
+
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    known = services.play_move(game_id=game.pk, user=alice, move="3a", ply=0).game
+    if elsewhere == "move":
+        services.play_move(game_id=game.pk, user=alice, move="3b", ply=1)
+    else:
+        services.resign(game_id=game.pk, user=alice)
+    before = Game.objects.get(pk=game.pk)
+    with pytest.raises(ServiceError) as refused:
+        services.play_move(game_id=game.pk, user=alice, move=move, ply=1, known=known)
+    assert refused.value.code == code
+    after = Game.objects.get(pk=game.pk)
+    assert stored_fields(after) == stored_fields(before)
+    assert Action.objects.filter(game=game).count() == before.ply

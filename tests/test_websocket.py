@@ -473,6 +473,41 @@ def test_a_move_over_rest_reaches_socket_watchers(alice):
     run(scenario)
 
 
+def test_a_socket_plays_its_next_move_on_the_game_it_kept_and_sees_a_change_made_elsewhere(alice_token, alice, monkeypatch):
+    """After an action the socket keeps the game for its next move: on PostgreSQL that move is not read
+    again (services.play_move's `known`). A move made elsewhere meanwhile is still answered from the
+    stored game (a stale ply), and the socket reads the game again for the move after."""
+    from games import store
+    from tests.conftest import client_for
+
+    reads = []
+    real_read = store.read_game
+    monkeypatch.setattr(store, "read_game", lambda game_id: reads.append(game_id) or real_read(game_id))
+    game = new_game(alice)
+    api = client_for(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        for ply, move in enumerate(["5a", "5b"]):
+            await socket.send_json_to({"type": "move", "move": move, "ply": ply})
+            assert (await next_of(socket, "ack"))["ply"] == ply + 1
+        response = await database_sync_to_async(api.post)(f"/api/games/{game.pk}/moves/", {"move": "5c", "ply": 2}, format="json")
+        assert response.status_code == 200
+        await socket.send_json_to({"type": "move", "move": "5d", "ply": 2})
+        conflict = await next_of(socket, "error")
+        assert conflict["code"] == "ply_conflict" and conflict["game"]["ply"] == 3
+        await socket.send_json_to({"type": "move", "move": "5d", "ply": 3})
+        assert (await next_of(socket, "ack"))["ply"] == 4
+        await socket.disconnect()
+
+    run(scenario)
+    game.refresh_from_db()
+    assert [move for move, _ in game.line] == ["5a", "5b", "5c", "5d"]
+    # Read: the socket's first move, the REST move, and the socket's move after the conflict.
+    assert reads == ([game.pk] * 3 if store.records_in_one_statement() else [])
+
+
 def test_a_flood_of_sync_frames_is_rate_limited_per_socket(alice, settings):
     settings.WS_READ_BURST, settings.WS_READ_RATE = 3, 0.5
     game = new_game(alice)
