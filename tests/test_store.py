@@ -232,3 +232,25 @@ def test_a_stale_known_game_gets_the_answer_the_stored_game_gives(alice, one_sta
     after = Game.objects.get(pk=game.pk)
     assert stored_fields(after) == stored_fields(before)
     assert Action.objects.filter(game=game).count() == before.ply
+
+
+def test_on_postgresql_moves_and_undos_update_the_games_row_in_place(alice):
+    """No index holds a column that an action changes, and the table keeps room on its pages, so
+    PostgreSQL updates the row in place (HOT) rather than adding an entry to each of its indexes."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("HOT updates are PostgreSQL's")
+
+    def hot_updates() -> int:
+        with connection.cursor() as cursor:  # this transaction's own count, up to date at once
+            cursor.execute("SELECT pg_stat_get_xact_tuples_hot_updated(%s::regclass)", [Game._meta.db_table])
+            return cursor.fetchone()[0]
+
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    before = hot_updates()
+    services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)
+    services.play_move(game_id=game.pk, user=alice, move="3b", ply=1)
+    services.undo(game_id=game.pk, user=alice, ply=2)
+    services.resign(game_id=game.pk, user=alice)
+    assert hot_updates() - before == 4
