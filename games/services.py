@@ -243,16 +243,16 @@ def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str, k
     A `known` game at the client's ply stands in for the read: it is what the last write stored, and the
     write checks that the version is still that one. (A race's status changes only with its games': its
     time limit resigns them, and it finishes when they have finished.)"""
-    if known is not None and known.pk == game_id and known.ply == ply and not isinstance(ply, bool):
+    if not isinstance(move, str) or not isinstance(ply, int) or isinstance(ply, bool):
+        return False
+    if known is not None and known.pk == game_id and known.ply == ply:
         game = known
     else:
         try:
             game = store.read_game(int(game_id))
         except (ValueError, TypeError, OverflowError):
             return False
-    if game is None or not isinstance(move, str) or not isinstance(ply, int) or isinstance(ply, bool):
-        return False
-    if ply != game.ply or game.status != Game.Status.PLAYING or not _progress_only(game):
+    if game is None or ply != game.ply or game.status != Game.Status.PLAYING or not _progress_only(game):
         return False
     _check_player(game, user)
     ratelimit.check_actions(user.pk)
