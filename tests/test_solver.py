@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
 
 from games.engine import Board, verify
 from games.engine import solver_core as core
-from games.engine.solver import Solution, hint, solve
+from games.engine.solver import (
+    CALIBRATION_WIDTH,
+    MAX_BEAM_WIDTH,
+    WIDTH_GROWTH,
+    Solution,
+    hint,
+    next_width,
+    solve,
+)
 from games.engine.solver_cli import main, parse_deals, summarize
 
 DEALS = ["ms:1", "ms:2", "ms:617", "ms:1941", "ms:28", "seed:42"]
@@ -123,6 +132,32 @@ def test_par_mode_finds_a_line_no_longer_than_the_plain_solve():
     assert par.count <= plain.count
     assert par.seconds < 4
     assert replay(board, par.moves, "safe").is_won()
+
+
+def test_the_next_beam_is_sized_from_the_time_left_and_grows_at_most_sixteenfold():
+    # 10,000 positions/s for 2 s, a line of 36 moves: 0.85 x 20,000 / 40 = 425 wide
+    assert next_width(512, 10_000, 2.0, 36) == 425
+    # time enough for a beam of 100,000: limited to 16 x 32 after the calibration beam
+    assert next_width(32, 1_000_000, 5.0, 38) == 32 * WIDTH_GROWTH
+    assert next_width(5_000, 1e9, 60.0, 30) == MAX_BEAM_WIDTH
+    assert next_width(600, 10_000, -0.5, 36) == 0  # past the deadline
+
+
+def test_par_mode_widens_its_beams_step_by_step(monkeypatch):
+    widths = []
+    real_beam = core.beam_fast
+
+    def recording_beam(search, width, *args, **kwargs):
+        widths.append(width)
+        return real_beam(search, width, *args, **kwargs)
+
+    monkeypatch.setattr(core, "beam_fast", recording_beam)
+    board = Board.from_deal("ms:5")
+    par = solve(board, autoplay="safe", par=True, budget=1.5)
+    assert par.result == "solved" and replay(board, par.moves, "safe").is_won()
+    assert len(widths) >= 2 and widths[0] == CALIBRATION_WIDTH
+    for before, after in itertools.pairwise(widths):
+        assert after <= before * WIDTH_GROWTH
 
 
 def test_par_mode_under_no_autoplay_returns_a_full_line_no_longer_than_the_plain_solve():

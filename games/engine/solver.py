@@ -164,6 +164,10 @@ BEAM_PARAMS = (
 CALIBRATION_WIDTH = 32
 #: Share of the time left that the next beam search is sized to take.
 BEAM_SHARE = 0.85
+#: A beam is at most this many times as wide as the one before it: a wide beam is slower per
+#: position than a narrow one (larger levels to sort), so a beam sized from the first small
+#: beam's speed alone overran long budgets; each beam is sized from the speed of the last.
+WIDTH_GROWTH = 16
 #: The widest beam (bounds the memory of a par search with a long budget: about 100 MB).
 MAX_BEAM_WIDTH = 10_000
 #: In par mode, the search for shorter lines gets at least this share of the budget, however long
@@ -272,8 +276,8 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
     """Par mode: look for shorter lines until ``deadline``; returns (best path, states searched).
 
     A small beam search measures the speed of the machine; then beam searches as wide as the time
-    left allows (a beam of width w over a line of n moves searches about w x n positions), in turns
-    with the heuristics of BEAM_PARAMS. Every position of every line found is remembered with its
+    left allows at the last beam's speed, each at most WIDTH_GROWTH times as wide as the last
+    (``next_width``), in turns with the heuristics of BEAM_PARAMS. Every position of every line found is remembered with its
     cost to the win (``core.Known``): a later beam that reaches one of them splices the two lines,
     and a beam stops at the level where it can no longer beat the best line. Last, a local pass
     replaces stretches of the best line by shorter ones (a breadth-first search of two moves from
@@ -286,7 +290,7 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
     known.add(root, best)
     states = 0
     width = CALIBRATION_WIDTH
-    rate = None
+    calibrated = False
     rounds = 0
     ran = set()
     while clock() < deadline:
@@ -305,17 +309,24 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
             known.add(root, best)
         if max_states and states > max_states:
             break
-        if rate is None:
-            rate = search.states / took
-        else:
+        if calibrated:  # the calibration beam does not take a heuristic's turn
             rounds += 1
-        remaining = deadline - clock()
-        width = min(MAX_BEAM_WIDTH, int(rate * remaining * BEAM_SHARE / (best_cost + 4)))
+        calibrated = True
+        width = next_width(width, search.states / took, deadline - clock(), best_cost)
         if width < 16:
             break
     if clock() < deadline:
         best = core.shorten_known(root, best, known, 1, deadline, clock)
     return best, states
+
+
+def next_width(width: int, rate: float, remaining: float, best_cost: int) -> int:
+    """Width of par mode's next beam: as wide as BEAM_SHARE of the ``remaining`` seconds allow at
+    the last beam's ``rate`` (positions per second; a beam of width w over a line of n moves
+    expands about w x n positions), but at most WIDTH_GROWTH times the last ``width`` and
+    MAX_BEAM_WIDTH."""
+    fits = int(rate * remaining * BEAM_SHARE / (best_cost + 4))
+    return max(0, min(MAX_BEAM_WIDTH, width * WIDTH_GROWTH, fits))
 
 
 def hint(board: Board, autoplay: str = "none", budget: float | None = 3.0) -> Move | None:
