@@ -277,11 +277,12 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
 
     A small beam search measures the speed of the machine; then beam searches as wide as the time
     left allows at the last beam's speed, each at most WIDTH_GROWTH times as wide as the last
-    (``next_width``), in turns with the heuristics of BEAM_PARAMS. Every position of every line found is remembered with its
-    cost to the win (``core.Known``): a later beam that reaches one of them splices the two lines,
-    and a beam stops at the level where it can no longer beat the best line. Last, a local pass
-    replaces stretches of the best line by shorter ones (a breadth-first search of two moves from
-    each of its positions for a later position of it or any remembered position).
+    (``next_width``), in turns with the heuristics of BEAM_PARAMS. Every position of every line
+    found is remembered with its cost to the win (``core.Known``): a later beam that reaches one of
+    them splices the two lines, and a beam stops at the level where it can no longer beat the best
+    line. Last, a local pass replaces stretches of the best line by shorter ones (a breadth-first
+    search of two moves from each of its positions for a later position of it or any remembered
+    position).
     """
     cf = _cost_found(autoplay)
     beam = core.beam_fast if cf else core.beam_known
@@ -290,7 +291,6 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
     known.add(root, best)
     states = 0
     width = CALIBRATION_WIDTH
-    calibrated = False
     rounds = 0
     ran = set()
     while clock() < deadline:
@@ -309,9 +309,8 @@ def improve(root, path, autoplay, deadline, max_states=None, clock=time.perf_cou
             known.add(root, best)
         if max_states and states > max_states:
             break
-        if calibrated:  # the calibration beam does not take a heuristic's turn
+        if len(ran) > 1:  # the first (calibration) beam does not take a heuristic's turn
             rounds += 1
-        calibrated = True
         width = next_width(width, search.states / took, deadline - clock(), best_cost)
         if width < 16:
             break
