@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from django.http import JsonResponse
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -74,9 +76,19 @@ def api_exception_handler(exc, context):
         return Response({"error": exc.as_dict()}, status=exc.status)
     if isinstance(exc, EngineError):
         return Response(error_body(exc.code, str(exc)), status=ENGINE_STATUS.get(exc.code, 400))
+    if isinstance(exc, SuspiciousOperation):
+        # Django's limits on a request body (DATA_UPLOAD_MAX_NUMBER_FIELDS, ..._MEMORY_SIZE) are
+        # raised while DRF parses it, outside Django's own handling: a client error, not a 500.
+        if isinstance(exc, RequestDataTooBig):
+            return Response(error_body("too_large", "the request body is too large"), status=413)
+        return Response(error_body("bad_request", f"the request was refused: {exc}"), status=400)
     response = exception_handler(exc, context)
     if response is None:
         return None  # an unexpected error: the middleware answers 500 in the same shape
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or "not found")  # as DRF's handler does, keeping the code
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
     code = next((c for klass, c in _DRF_CODES.items() if isinstance(exc, klass)), "error")
     detail = getattr(exc, "detail", str(exc))
     message = _first_message(detail) if code == "invalid_request" else str(detail)

@@ -217,6 +217,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "freecell_site.errors.api_exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "freecell_site.negotiation.ContentNegotiation",
     "DEFAULT_PAGINATION_CLASS": "freecell_site.pagination.Pagination",
     "DEFAULT_THROTTLE_CLASSES": [
         "freecell_site.throttling.AnonRateThrottle",

@@ -212,6 +212,24 @@ class TestVerify:
         response = anon_client.post("/api/solutions/verify/", {"deal": "ms:1", "moves": "3a 1h"}, format="json")
         assert response.json()["error"] | {"message": ""} == {"index": 1, "move": "1h", "code": "illegal_move", "message": ""}
 
+    def test_it_takes_the_line_as_a_list_of_moves_too(self, anon_client, db):
+        line = winning_line("ms:1")
+        response = anon_client.post("/api/solutions/verify/", {"deal": "ms:1", "moves": line, "autoplay": "none"}, format="json")
+        assert response.status_code == 200
+        assert response.json() == {"valid": True, "won": True, "moves": len(line)}
+        # an empty or spaced item is a bad move at its own index, not a shift of the ones after it
+        response = anon_client.post("/api/solutions/verify/", {"deal": "ms:1", "moves": ["3a", "", "1h"]}, format="json")
+        assert response.json()["error"]["index"] == 1 and response.json()["error"]["code"] == "bad_notation"
+
+    @pytest.mark.parametrize(
+        "moves, words",
+        [(["3a", 5], "move 1"), (["3a"] * 5001, "5000"), ({"a": 1}, "list"), (7, "int"), ("3a " * 7000, "20000")],
+    )
+    def test_a_line_of_the_wrong_shape_is_invalid_request_saying_why(self, anon_client, db, moves, words):
+        response = anon_client.post("/api/solutions/verify/", {"deal": "ms:1", "moves": moves}, format="json")
+        assert response.status_code == 400 and code_of(response) == "invalid_request"
+        assert words in response.json()["error"]["message"], response.json()
+
     def test_it_refuses_an_invalid_deal(self, anon_client, db):
         response = anon_client.post("/api/solutions/verify/", {"deal": "ms:0", "moves": ""}, format="json")
         assert response.status_code == 400 and code_of(response) == "invalid_deal"

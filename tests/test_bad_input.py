@@ -410,3 +410,65 @@ def test_a_nul_character_in_a_race_socket_code_is_not_found(alice, settings):
 
     answer = async_to_sync(scenario)()
     assert answer["code"] == "not_found", answer
+
+
+# --- ids that name nothing, and formats an endpoint does not have ---------------------------------------
+
+
+def int_routes() -> list[str]:
+    """Every /api/ route with a number in it, with that number left as '{}'."""
+    from django.urls import URLResolver, get_resolver
+
+    def walk(resolver, prefix=""):
+        for pattern in resolver.url_patterns:
+            if isinstance(pattern, URLResolver):
+                yield from walk(pattern, prefix + str(pattern.pattern))
+            else:
+                yield prefix + str(pattern.pattern)
+
+    routes = {"/" + re.sub(r"<int:\w+>", "{}", r) for r in walk(get_resolver()) if r.startswith("api/") and "<int:" in r}
+    return sorted(routes)
+
+
+def test_the_api_has_routes_with_ids_to_check():
+    assert "/api/games/{}/" in int_routes()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", int_routes())
+@pytest.mark.parametrize("number", [987654, 2**70])
+def test_an_id_that_names_nothing_is_not_found_with_the_spec_code(alice, route, number):
+    from tests.conftest import client_for
+
+    client = client_for(alice)
+    client.raise_request_exception = False
+    for method in ("get", "post"):
+        # a well-formed body, so that the id, not the body, is what is wrong
+        answer = getattr(client, method)(route.format(number), {"move": "3a", "ply": 0}, format="json")
+        if answer.status_code == 405:
+            continue
+        assert answer.status_code == 404, (method, route, answer.status_code, answer.content[:200])
+        assert error_code(answer) == "not_found", (method, route, answer.json())
+        assert answer.json()["error"]["message"], (method, route)
+
+
+@pytest.mark.django_db
+def test_an_unknown_format_is_a_400_that_names_the_formats(alice_client, game):
+    answer = alice_client.get(f"/api/games/{game.pk}/history/?format=xml")
+    assert answer.status_code == 400, answer.content[:200]
+    assert error_code(answer) == "invalid_request"
+    message = answer.json()["error"]["message"]
+    assert "xml" in message and "text" in message and "json" in message, message
+    assert alice_client.get(f"/api/games/{game.pk}/history/?format=text").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/solutions/verify/", "/api/games/", "/api/auth/register/", "/api/races/"])
+def test_a_form_with_more_fields_than_django_takes_is_a_400_not_a_server_error(alice_client, settings, path):
+    from urllib.parse import urlencode
+
+    alice_client.raise_request_exception = False
+    body = urlencode([(f"f{i}", "x") for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 5)])
+    answer = alice_client.post(path, body, content_type="application/x-www-form-urlencoded")
+    assert answer.status_code == 400, (path, answer.status_code, answer.content[:200])
+    assert error_code(answer) == "bad_request"

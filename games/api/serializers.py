@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+#: The longest line /api/solutions/verify/ takes: as one string, and as a list of moves.
+MAX_LINE_CHARS = 20000
+MAX_LINE_MOVES = 5000
 
 
 class ErrorDetailSerializer(serializers.Serializer):
@@ -90,9 +95,48 @@ class DealSerializer(serializers.Serializer):
     board = serializers.CharField(help_text="Freecell Solver board text")
 
 
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "maxLength": MAX_LINE_CHARS, "description": "moves separated by white space"},
+            {"type": "array", "maxItems": MAX_LINE_MOVES, "items": {"type": "string", "maxLength": 16}},
+        ],
+        "example": "3a 32 1h",
+    }
+)
+class LineField(serializers.Field):
+    """A line of moves as API users write it: one string (``"3a 32"``, as history's text format gives)
+    or a list of moves (``["3a", "32"]``). A list is passed on as it is, so the index of a bad move
+    in the answer is its index in the list."""
+
+    default_error_messages = {
+        "type": "give the moves as one string separated by spaces or as a list of strings, not {kind}",
+        "long": "at most {n} moves",
+        "chars": "at most {n} characters",
+        "item": "move {index} is not a string of at most 16 characters",
+    }
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            if len(data) > MAX_LINE_CHARS:
+                self.fail("chars", n=MAX_LINE_CHARS)
+            return data
+        if not isinstance(data, list):
+            self.fail("type", kind=type(data).__name__)
+        if len(data) > MAX_LINE_MOVES:
+            self.fail("long", n=MAX_LINE_MOVES)
+        for index, item in enumerate(data):
+            if not isinstance(item, str) or len(item) > 16:
+                self.fail("item", index=index)
+        return list(data)
+
+    def to_representation(self, value):
+        return value
+
+
 class VerifyRequestSerializer(serializers.Serializer):
     deal = serializers.CharField(max_length=40)
-    moves = serializers.CharField(max_length=20000, allow_blank=True, help_text="moves separated by white space")
+    moves = LineField(help_text="moves separated by white space, or a list of moves")
     autoplay = serializers.ChoiceField(choices=["none", "safe"], default="none")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, status
@@ -36,8 +35,8 @@ def errors(*codes: int) -> dict:
 
 
 def visible_game(request, game_id: int) -> Game:
-    game = get_object_or_404(Game.objects.select_related("player", "deal"), pk=game_id)
-    if not selectors.can_view_game(request.user, game):
+    game = Game.objects.select_related("player", "deal").filter(pk=game_id).first()
+    if game is None or not selectors.can_view_game(request.user, game):
         # Hidden games are reported as missing, so their existence leaks nothing.
         raise ServiceError("not_found", f"no game {game_id}", status=404)
     return game

@@ -1,0 +1,18 @@
+"""Content negotiation that answers an unknown `?format=` with the spec's 400, not DRF's bare 404."""
+
+from __future__ import annotations
+
+from rest_framework.exceptions import ValidationError
+from rest_framework.negotiation import DefaultContentNegotiation
+
+
+class ContentNegotiation(DefaultContentNegotiation):
+    """DRF's negotiation; `?format=xml` on an endpoint without that format is a bad request that names
+    the formats the endpoint has (DRF raises an empty Http404, which told an API user nothing)."""
+
+    def filter_renderers(self, renderers, format):
+        kept = [renderer for renderer in renderers if renderer.format == format]
+        if not kept:
+            known = ", ".join(dict.fromkeys(renderer.format for renderer in renderers))
+            raise ValidationError({"format": [f"{format!r} is not a format of this endpoint: use one of {known}"]})
+        return kept
