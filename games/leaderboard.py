@@ -186,11 +186,13 @@ def _ranked_lines(where: str, params: list) -> list[tuple[dt.date, Entry]]:
         rows = cursor.fetchall()
     lines = []
     for username, moves, undos, elapsed, finished, game, day, rank in rows:
-        # SQLite hands dates and times back as text.
+        # SQLite hands dates and times back as text, or as naive datetimes (stored in UTC).
         if not isinstance(day, dt.date):
             day = dt.date.fromisoformat(day)
         if not isinstance(finished, dt.datetime):
-            finished = dt.datetime.fromisoformat(finished).replace(tzinfo=dt.UTC)
+            finished = dt.datetime.fromisoformat(finished)
+        if finished.tzinfo is None:
+            finished = finished.replace(tzinfo=dt.UTC)
         lines.append((day, Entry(int(rank), username, moves, undos, elapsed, finished, game)))
     return lines
 
