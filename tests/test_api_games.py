@@ -319,6 +319,11 @@ class TestExport:
             alice_client.post(f"/api/games/{game['id']}/resign/")
         body = anon_client.get("/api/users/alice/games/?page_size=2").json()
         assert body["count"] == 3 and len(body["results"]) == 2 and body["next"]
+        assert len(anon_client.get("/api/users/alice/games/?page_size=2&page=2").json()["results"]) == 1
+        for page in ("0", "-1", "x", "1.5", "２"):
+            response = anon_client.get(f"/api/users/alice/games/?page={page}")
+            assert response.status_code == 400 and code_of(response) == "invalid_request", (page, response.json())
+        assert code_of(anon_client.get("/api/users/alice/games/?page=9")) == "not_found"
 
     def test_an_unknown_player_is_not_found(self, anon_client, db):
         assert code_of(anon_client.get("/api/users/nobody/games/?format=ndjson")) == "not_found"
