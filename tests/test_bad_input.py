@@ -319,19 +319,21 @@ def test_the_verify_command_answers_or_names_the_problem(deal, moves, capsys):
 # --- NUL characters reach PostgreSQL, which refuses them (services: SQLite stores them) --------------
 
 
-def path_routes() -> list[tuple[str, str]]:
-    """Every URL route with a text parameter, with that parameter set to 'a<NUL>b'."""
+def url_routes(resolver=None, prefix=""):
+    """Every URL route of the site, as its pattern text (`api/games/<int:game_id>/`)."""
     from django.urls import URLResolver, get_resolver
 
-    def walk(resolver, prefix=""):
-        for pattern in resolver.url_patterns:
-            if isinstance(pattern, URLResolver):
-                yield from walk(pattern, prefix + str(pattern.pattern))
-            else:
-                yield prefix + str(pattern.pattern)
+    for pattern in (resolver or get_resolver()).url_patterns:
+        if isinstance(pattern, URLResolver):
+            yield from url_routes(pattern, prefix + str(pattern.pattern))
+        else:
+            yield prefix + str(pattern.pattern)
 
+
+def path_routes() -> list[tuple[str, str]]:
+    """Every URL route with a text parameter, with that parameter set to 'a<NUL>b'."""
     routes = []
-    for route in walk(get_resolver()):
+    for route in url_routes():
         if route.startswith("admin") or not re.search(r"<(str:)?\w+>", route):
             continue
         routes.append("/" + re.sub(r"<int:\w+>", "1", re.sub(r"<(str:)?\w+>", "a%00b", route)))
@@ -417,16 +419,7 @@ def test_a_nul_character_in_a_race_socket_code_is_not_found(alice, settings):
 
 def int_routes() -> list[str]:
     """Every /api/ route with a number in it, with that number left as '{}'."""
-    from django.urls import URLResolver, get_resolver
-
-    def walk(resolver, prefix=""):
-        for pattern in resolver.url_patterns:
-            if isinstance(pattern, URLResolver):
-                yield from walk(pattern, prefix + str(pattern.pattern))
-            else:
-                yield prefix + str(pattern.pattern)
-
-    routes = {"/" + re.sub(r"<int:\w+>", "{}", r) for r in walk(get_resolver()) if r.startswith("api/") and "<int:" in r}
+    routes = {"/" + re.sub(r"<int:\w+>", "{}", r) for r in url_routes() if r.startswith("api/") and "<int:" in r}
     return sorted(routes)
 
 
