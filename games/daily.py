@@ -90,8 +90,9 @@ class Proof:
     line: list[str]
 
 
-def prove(deal: Deal) -> Proof | None:
-    """Asks the solver whether `deal` can be won under safe autoplay, and for a short line (the par).
+def prove(deal: Deal, budget: float) -> Proof | None:
+    """Asks the solver whether `deal` can be won under safe autoplay, and for a short line (the par)
+    in `budget` seconds.
 
     Returns None when the solver gave up (the seed is then skipped: a daily is only ever a deal
     proved solvable). Tests replace this function to avoid the solver's time budget.
@@ -103,7 +104,7 @@ def prove(deal: Deal) -> Proof | None:
     except ImportError:
         raise ServiceError("daily_unavailable", "the solver is not installed: no daily can be made", status=503) from None
 
-    found = solve(services.board_of_deal(deal), autoplay="safe", par=True, budget=par_budget())
+    found = solve(services.board_of_deal(deal), autoplay="safe", par=True, budget=budget)
     if found.result == "unsolvable":
         return Proof(False, [])
     if found.result != "solved":
@@ -122,18 +123,20 @@ def deal_for(date: dt.date, index: int) -> Deal:
     return services.get_deal(f"seed:{seed_for(date, index)}")
 
 
-def make_daily(date: dt.date) -> DailyChallenge:
-    """Finds `date`'s daily (first seed proved solvable, its par) and stores it; slow (the solver).
+def make_daily(date: dt.date, *, budget: float | None = None) -> DailyChallenge:
+    """Finds `date`'s daily (first seed proved solvable, its par) and stores it; slow (the solver
+    searches `budget` seconds for the par, DAILY_PAR_BUDGET when not given).
 
     Idempotent: when the row appeared meanwhile (another process), that row is returned.
     """
     from games import services
     from games.engine import verify
 
+    budget = par_budget() if budget is None else budget
     for index in range(max_seeds()):
         deal = deal_for(date, index)
         started = time.monotonic()
-        proof = prove(deal)
+        proof = prove(deal, budget)
         if proof is None or not proof.solvable:
             logger.info("daily:%s seed index %s skipped (%s)", date, index, "gave up" if proof is None else "unsolvable")
             continue
@@ -158,23 +161,25 @@ def _lock_key(date: dt.date) -> str:
     return f"daily:make:{date.isoformat()}"
 
 
-def ensure_daily(date: dt.date, *, wait: float | None = None) -> DailyChallenge:
+def ensure_daily(date: dt.date, *, wait: float | None = None, budget: float | None = None) -> DailyChallenge:
     """The daily of `date`, made now if missing (no check of the date: callers decide who may ask).
 
     One caller makes it under a cache lock (shared by every process when the cache is Redis); the
     others poll for the row for up to `wait` seconds, then get a 503 `daily_pending` to retry. Should
     two makers ever run at once (the lock expired, or a per-process cache), `get_or_create` keeps
-    the first row and the seed sequence is deterministic anyway.
+    the first row and the seed sequence is deterministic anyway. `budget`: seconds of par search
+    (DAILY_PAR_BUDGET when not given; the command may give more, as no player waits for it).
     """
     found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
     if found is not None:
         return found
     wait = float(setting("DAILY_WAIT_SECONDS", 20.0)) if wait is None else wait
-    lock_for = int(max_seeds() * (par_budget() + solve_budget()) + 60)
+    budget = par_budget() if budget is None else budget
+    lock_for = int(max_seeds() * (budget + solve_budget()) + 60)
     key = _lock_key(date)
     if cache.add(key, "1", timeout=lock_for):
         try:
-            return make_daily(date)
+            return make_daily(date, budget=budget)
         finally:
             cache.delete(key)
     deadline = time.monotonic() + wait

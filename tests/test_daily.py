@@ -9,7 +9,7 @@ import time
 
 import pytest
 from django.core.cache import cache
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 
 from freecell_site.errors import ServiceError
@@ -42,7 +42,7 @@ def test_seeds_are_64_bit_and_derived_from_the_secret_and_the_date(settings):
 
 def test_the_first_seed_the_solver_proves_solvable_becomes_the_daily(db, monkeypatch):
     answers = iter([daily.Proof(False, []), None, daily.Proof(True, ["2a", WIN])])
-    monkeypatch.setattr(daily, "prove", lambda deal: next(answers))
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: next(answers))
     made = daily.ensure_daily(dt.date(2026, 3, 1))
     assert made.seed_index == 2  # index 0 unsolvable, index 1 the solver gave up
     assert made.par == 2 and made.par_line == "2a 1b"
@@ -50,14 +50,14 @@ def test_the_first_seed_the_solver_proves_solvable_becomes_the_daily(db, monkeyp
 
 def test_a_solver_line_that_does_not_win_is_never_published(db, monkeypatch):
     answers = iter([daily.Proof(True, ["2a"]), daily.Proof(True, [WIN])])
-    monkeypatch.setattr(daily, "prove", lambda deal: next(answers))
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: next(answers))
     made = daily.ensure_daily(dt.date(2026, 3, 1))
     assert (made.seed_index, made.par) == (1, 1)
 
 
 def test_without_a_provable_seed_there_is_no_daily_and_the_error_says_so(db, monkeypatch, settings):
     settings.DAILY_MAX_SEEDS = 3
-    monkeypatch.setattr(daily, "prove", lambda deal: None)
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: None)
     with pytest.raises(ServiceError) as caught:
         daily.ensure_daily(dt.date(2026, 3, 1))
     assert caught.value.status == 503 and caught.value.code == "daily_unavailable"
@@ -67,12 +67,26 @@ def test_without_a_provable_seed_there_is_no_daily_and_the_error_says_so(db, mon
 def test_the_daily_command_makes_a_week_ahead_and_only_once(db, monkeypatch, clock):
     clock.set(dt.date(2026, 3, 1))
     calls = []
-    monkeypatch.setattr(daily, "prove", lambda deal: calls.append(deal) or daily.Proof(True, [WIN]))
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: calls.append(deal) or daily.Proof(True, [WIN]))
     call_command("daily", "--ensure", "--days", "7")
     dates = list(DailyChallenge.objects.order_by("date").values_list("date", flat=True))
     assert dates == [dt.date(2026, 3, 1) + dt.timedelta(days=i) for i in range(7)]
     call_command("daily", "--ensure", "--days", "7")
     assert len(calls) == 7
+
+
+def test_the_daily_command_may_give_the_par_search_a_longer_budget(db, monkeypatch, clock, settings):
+    clock.set(dt.date(2026, 3, 1))
+    settings.DAILY_PAR_BUDGET = 5.0
+    budgets = []
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: budgets.append(budget) or daily.Proof(True, [WIN]))
+    call_command("daily", "--ensure", "--days", "2", "--par-budget", "60")
+    assert budgets == [60.0, 60.0]
+    call_command("daily", "--ensure", "--date", "2026-03-05")
+    assert budgets[-1] == 5.0  # without the option, the setting's budget, as for a request
+    for bad in ("0", "-1", "nan", "inf", "soon"):
+        with pytest.raises(CommandError):
+            call_command("daily", "--ensure", "--par-budget", bad)
 
 
 def test_todays_daily_is_made_by_the_first_request_when_missing(db, anon_client, clock):
@@ -103,7 +117,7 @@ def test_concurrent_first_requests_solve_once_and_all_get_the_daily(monkeypatch,
     settings.DAILY_WAIT_SECONDS = 10
     calls = []
 
-    def slow_prove(deal):
+    def slow_prove(deal, budget):
         calls.append(deal)
         time.sleep(0.5)
         return daily.Proof(True, [WIN])

@@ -107,4 +107,4 @@ def solver_stand_in(monkeypatch, settings):
     settings.DAILY_SOLVE_BUDGET = 1.0
     settings.DAILY_WAIT_SECONDS = 2.0
     monkeypatch.setattr(daily, "deal_for", lambda date, index: trivial_deal())
-    monkeypatch.setattr(daily, "prove", lambda deal: daily.Proof(True, [WIN]))
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: daily.Proof(True, [WIN]))

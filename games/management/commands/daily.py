@@ -19,6 +19,16 @@ def _date(text: str) -> dt.date:
         raise CommandError(f"{text!r} is not a date: write YYYY-MM-DD") from None
 
 
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= 3600:  # also refuses nan and inf
+        raise CommandError(f"{text!r} is not a budget: give seconds, more than 0 and at most 3600")
+    return seconds
+
+
 class Command(BaseCommand):
     help = (
         "Daily challenges. --ensure makes the dailies of today and the following days (--days N, "
@@ -31,10 +41,17 @@ class Command(BaseCommand):
         parser.add_argument("--ensure", action="store_true", help="make missing dailies from today on")
         parser.add_argument("--days", type=int, default=7, help="how many days from today to ensure (default 7)")
         parser.add_argument("--date", type=_date, help="ensure only this date (YYYY-MM-DD)")
+        parser.add_argument(
+            "--par-budget",
+            type=_seconds,
+            metavar="SECONDS",
+            help="seconds of par search per seed (default DAILY_PAR_BUDGET); made ahead, no player waits, "
+            "so a longer search may find a shorter par",
+        )
         parser.add_argument("--list", action="store_true", help="list stored dailies, newest first")
         parser.add_argument("--rebuild", type=_date, metavar="DATE", help="recompute DATE's results and tallies")
 
-    def handle(self, *args, ensure=False, days=7, date=None, list=False, rebuild=None, **options):  # noqa: A002
+    def handle(self, *args, ensure=False, days=7, date=None, list=False, rebuild=None, par_budget=None, **options):  # noqa: A002
         if not (ensure or list or rebuild):
             raise CommandError("say what to do: --ensure [--days N | --date D], --list or --rebuild DATE")
         if ensure:
@@ -43,7 +60,7 @@ class Command(BaseCommand):
             first = daily.today()
             dates = [date] if date else [first + dt.timedelta(days=i) for i in range(days)]
             for day in dates:
-                self._ensure(day)
+                self._ensure(day, par_budget)
         if rebuild:
             if not DailyChallenge.objects.filter(date=rebuild).exists():
                 raise CommandError(f"there is no daily for {rebuild.isoformat()}")
@@ -55,14 +72,14 @@ class Command(BaseCommand):
                     f"daily:{row.date.isoformat()}  par {row.par}  seed index {row.seed_index}  players {row.players}"
                 )
 
-    def _ensure(self, day: dt.date) -> None:
+    def _ensure(self, day: dt.date, par_budget: float | None) -> None:
         existing = DailyChallenge.objects.filter(date=day).first()
         if existing is not None:
             self.stdout.write(f"daily:{day.isoformat()} exists (par {existing.par})")
             return
         started = time.monotonic()
         try:
-            made = daily.ensure_daily(day)
+            made = daily.ensure_daily(day, budget=par_budget)
         except ServiceError as error:
             raise CommandError(f"daily:{day.isoformat()}: {error.message}") from None
         self.stdout.write(
