@@ -250,6 +250,30 @@ class TestCompose:
         assert depends["postgres"]["condition"] == "service_healthy"
         assert depends["redis"]["condition"] == "service_healthy"
 
+    @pytest.mark.django_db
+    def test_the_dailies_job_makes_the_coming_week_with_a_command_that_runs(self, monkeypatch):
+        import shlex
+
+        from django.core.management import call_command
+
+        from games import daily
+        from games.models import DailyChallenge
+        from tests.test_daily_support import WIN, trivial_deal
+
+        services = self.compose()["services"]
+        job = services["dailies"]
+        assert job["environment"] == services["web"]["environment"]  # same secret, same database
+        assert job["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        script = job["command"][-1]
+        step = next(part for part in script.split(";") if "manage.py" in part)  # "do python manage.py ..."
+        words = shlex.split(step.strip().removeprefix("do "))
+        assert words[:3] == ["python", "manage.py", "daily"] and "--ensure" in words, words
+        budgets = []
+        monkeypatch.setattr(daily, "deal_for", lambda date, index: trivial_deal())  # the solver stays out
+        monkeypatch.setattr(daily, "prove", lambda deal, budget: budgets.append(budget) or daily.Proof(True, [WIN]))
+        call_command(*words[2:])  # the job's own arguments, as the command parses them
+        assert DailyChallenge.objects.count() == 7 and set(budgets) == {30.0}
+
     def test_the_dockerfile_builds_what_compose_runs(self):
         dockerfile = (ROOT / "Dockerfile").read_text()
         assert "pip install" in dockerfile and "daphne" in dockerfile
