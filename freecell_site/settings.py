@@ -179,6 +179,9 @@ DAILY_SOLVE_BUDGET = env_float("DAILY_SOLVE_BUDGET", 10.0, minimum=0)  # seconds
 DAILY_MAX_SEEDS = env_int("DAILY_MAX_SEEDS", 20, minimum=1)  # seeds of a date tried before giving up
 DAILY_WAIT_SECONDS = env_float("DAILY_WAIT_SECONDS", 20.0, minimum=0)  # how long a request waits for a daily being made
 DAILY_MIN_MS_PER_MOVE = env_int("DAILY_MIN_MS_PER_MOVE", 150, minimum=0)  # faster ranked wins are held for review
+HINT_BUDGET = env_float("HINT_BUDGET", 3.0, minimum=0.1)  # seconds the solver may think for one hint
+HINT_CONCURRENCY = env_int("HINT_CONCURRENCY", 1, minimum=1)  # solver runs for hints at once, per process
+HINT_WAIT_SECONDS = env_float("HINT_WAIT_SECONDS", 2.0, minimum=0)  # wait for a free solver, then 429
 RACE_COUNTDOWN_S = env_float("RACE_COUNTDOWN_S", 3, minimum=0)
 RACE_MAX_RACERS = env_int("RACE_MAX_RACERS", 8, minimum=2)
 RACE_TIME_LIMIT_S = env_float("RACE_TIME_LIMIT_S", 1800, minimum=1)
@@ -228,6 +231,7 @@ REST_FRAMEWORK = {
         "anon": os.environ.get("THROTTLE_ANON", "120/min"),
         "user": os.environ.get("THROTTLE_USER", "1200/min"),
         "verify": os.environ.get("THROTTLE_VERIFY", "60/min"),
+        "hint": os.environ.get("THROTTLE_HINT", "20/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }

@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from games import services
 from tests.conftest import PASSWORD
 
 STATIC_JS = Path(__file__).resolve().parent.parent / "frontend" / "static" / "frontend" / "js"
@@ -265,6 +266,10 @@ def test_the_race_page_hands_the_code_to_the_script(alice):
     response = signed_in(alice).get("/races/ABC123/")
     assert response.status_code == 200
     assert boot_of(response) == {"code": "ABC123", "me": "alice"}
+    # no hints in races (the API refuses them too); a casual game's page offers them
+    assert 'data-action="hint"' not in response.content.decode()
+    game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
+    assert 'data-action="hint"' in signed_in(alice).get(f"/games/{game.pk}/").content.decode()
 
 
 @pytest.mark.django_db

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from games import services
 from games.engine import Board
 from games.models import DailyChallenge
@@ -34,6 +36,112 @@ def test_there_are_no_hints_in_a_ranked_game(alice, alice_client):
     game = services.create_game(player=alice, deal=deal, daily=daily)
     answer = alice_client.get(f"/api/games/{game.pk}/hint/")
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "forbidden"
+
+
+# --- what a hint may cost the server --------------------------------------------------------------
+
+
+class CountedSolver:
+    """Stands in for the solver: counts its runs and answers `result` with the position's first legal move."""
+
+    def __init__(self, result="solved"):
+        self.runs = 0
+        self.result = result
+
+    def __call__(self, board, autoplay, budget):
+        from games.engine.solver import Solution
+
+        self.runs += 1
+        moves = board.legal_moves()[:1] if self.result == "solved" else []
+        return Solution(self.result, moves, 0.0, 0, autoplay, 0.0)
+
+
+@pytest.fixture
+def counted_solver(monkeypatch):
+    import games.engine.solver
+
+    solver = CountedSolver()
+    monkeypatch.setattr(games.engine.solver, "solve", solver)
+    return solver
+
+
+def test_a_settled_hint_is_remembered_for_every_game_at_that_position(alice, bob, alice_client, bob_client, counted_solver):
+    first = services.create_game(player=alice, deal="ms:11982", autoplay="safe")
+    second = services.create_game(player=bob, deal="ms:11982", autoplay="safe")
+    answers = [alice_client.get(f"/api/games/{first.pk}/hint/").json() for _ in range(3)]
+    answers.append(bob_client.get(f"/api/games/{second.pk}/hint/").json())
+    assert counted_solver.runs == 1 and all(a == answers[0] for a in answers), answers
+    services.play_move(game_id=first.pk, user=alice, move=answers[0]["move"], ply=0)
+    alice_client.get(f"/api/games/{first.pk}/hint/")
+    assert counted_solver.runs == 2  # a new position is a new question
+
+
+def test_a_hint_the_solver_gave_up_on_is_asked_again(alice, alice_client, counted_solver):
+    counted_solver.result = "gave_up"
+    game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
+    for _ in range(2):
+        body = alice_client.get(f"/api/games/{game.pk}/hint/").json()
+        assert body == {"move": None, "result": "gave_up"}
+    assert counted_solver.runs == 2
+
+
+def test_a_hint_that_finds_the_solver_busy_is_rate_limited_not_queued(alice, alice_client, counted_solver, settings):
+    from games import hints
+
+    settings.HINT_WAIT_SECONDS = 0.05
+    game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
+    slots = hints.solver_slots()
+    taken = 0
+    while slots.acquire(blocking=False):  # every slot busy with other players' hints
+        taken += 1
+    try:
+        answer = alice_client.get(f"/api/games/{game.pk}/hint/")
+    finally:
+        for _ in range(taken):
+            slots.release()
+    assert taken >= 1 and answer.status_code == 429, answer.content
+    assert answer.json()["error"]["code"] == "rate_limited" and answer.json()["error"]["retry_after"] > 0
+    assert counted_solver.runs == 0
+    assert alice_client.get(f"/api/games/{game.pk}/hint/").json()["result"] == "solved"  # free again
+
+
+def test_hints_have_their_own_throttle(alice, alice_client, counted_solver, settings):
+    from rest_framework.throttling import ScopedRateThrottle
+
+    game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
+    ScopedRateThrottle.THROTTLE_RATES = {**ScopedRateThrottle.THROTTLE_RATES, "hint": "2/min"}
+    try:
+        codes = [alice_client.get(f"/api/games/{game.pk}/hint/").status_code for _ in range(3)]
+        verify = alice_client.post("/api/solutions/verify/", {"deal": "ms:5", "moves": ""}, format="json")
+    finally:
+        ScopedRateThrottle.THROTTLE_RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    assert codes == [200, 200, 429] and verify.status_code == 200  # verify keeps its own budget
+
+
+def test_a_hint_works_while_the_cache_is_away(alice, alice_client, counted_solver, monkeypatch):
+    from django.core.cache import cache
+
+    def down(*args, **kwargs):
+        raise ConnectionError("redis is away")
+
+    game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
+    monkeypatch.setattr(cache, "get", down)
+    monkeypatch.setattr(cache, "set", down)
+    monkeypatch.setattr("freecell_site.throttling.ScopedRateThrottle.allow_request", lambda self, request, view: True)
+    assert alice_client.get(f"/api/games/{game.pk}/hint/").json()["result"] == "solved"
+
+
+def test_there_are_no_hints_in_a_race(alice, bob, alice_client, settings):
+    from games import races
+
+    settings.RACE_COUNTDOWN_S = 0
+    race = races.create_race(owner=alice, deal="ms:5")
+    races.join(code=race.code, user=bob)
+    races.start(code=race.code, user=alice)
+    game = races.get_race(race.code).entries.get(player=alice).game
+    answer = alice_client.get(f"/api/games/{game.pk}/hint/")
+    assert answer.status_code == 403 and answer.json()["error"]["code"] == "forbidden", answer.content
+    assert "race" in answer.json()["error"]["message"]
 
 
 def test_manage_py_solve_prints_json_and_exits_0_for_a_solved_deal():

@@ -13,10 +13,10 @@ from freecell_site.errors import ServiceError
 from freecell_site.pagination import Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
-from games import selectors, services
+from games import hints, selectors, services
 from games.api import serializers as s
-from games.engine import Board, parse_deal, verify
-from games.models import Game
+from games.engine import parse_deal, verify
+from games.models import Game, RaceEntry
 from games.payloads import game_payload
 
 ERRORS = {
@@ -211,7 +211,7 @@ class VerifyView(APIView):
 
 class HintView(APIView):
     permission_classes = [permissions.IsAuthenticated]
-    throttle_scope = "verify"
+    throttle_scope = "hint"
     throttle_classes = [ScopedRateThrottle]
 
     @extend_schema(responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429)}, summary="A hint (casual games)")
@@ -221,11 +221,8 @@ class HintView(APIView):
             raise ServiceError("forbidden", "only the game's player can ask for a hint", status=403)
         if game.daily_id is not None:
             raise ServiceError("forbidden", "no hints in ranked games", status=403)
+        if RaceEntry.objects.filter(game=game).exists():
+            raise ServiceError("forbidden", "no hints in races: every racer plays on their own", status=403)
         if game.status != Game.Status.PLAYING:
             raise ServiceError("game_over", f"the game is over ({game.status})", status=409)
-        from games.engine.solver import solve  # the solver loads only when a hint is asked for
-
-        board: Board = services.board_of(game)
-        solution = solve(Board.from_state(board.state()), autoplay=game.autoplay, budget=3.0)
-        move = str(solution.moves[0]) if solution.result == "solved" and solution.moves else None
-        return Response({"move": move, "result": solution.result})
+        return Response(hints.hint(services.board_of(game), game.autoplay))
