@@ -181,7 +181,7 @@ DAILY_WAIT_SECONDS = env_float("DAILY_WAIT_SECONDS", 20.0, minimum=0)  # how lon
 DAILY_MIN_MS_PER_MOVE = env_int("DAILY_MIN_MS_PER_MOVE", 150, minimum=0)  # faster ranked wins are held for review
 HINT_BUDGET = env_float("HINT_BUDGET", 3.0, minimum=0.1)  # seconds the solver may think for one hint
 HINT_CONCURRENCY = env_int("HINT_CONCURRENCY", 1, minimum=1)  # solver runs for hints at once, per process
-HINT_WAIT_SECONDS = env_float("HINT_WAIT_SECONDS", 2.0, minimum=0)  # wait for a free solver, then 429
+HINT_WAIT_SECONDS = env_float("HINT_WAIT_SECONDS", 0.5, minimum=0)  # wait for a free solver, then 429 (a waiting hint holds an HTTP thread)
 RACE_COUNTDOWN_S = env_float("RACE_COUNTDOWN_S", 3, minimum=0)
 RACE_MAX_RACERS = env_int("RACE_MAX_RACERS", 8, minimum=2)
 RACE_TIME_LIMIT_S = env_float("RACE_TIME_LIMIT_S", 1800, minimum=1)

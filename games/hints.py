@@ -68,7 +68,7 @@ def hint(board: Board, autoplay: str) -> dict:
     if answer is not None:
         return answer
     slots = solver_slots()
-    if not slots.acquire(timeout=float(setting("HINT_WAIT_SECONDS", 2.0))):
+    if not slots.acquire(timeout=float(setting("HINT_WAIT_SECONDS", 0.5))):
         raise ServiceError(
             "rate_limited",
             "the solver is busy with other players' hints: try again in a few seconds",
