@@ -1,18 +1,25 @@
-"""Hints for casual games: the first move of a solver's line, remembered by position, and at most
-HINT_CONCURRENCY solver runs at a time in each server process.
+"""Hints for casual games: the first move of a solver's line, remembered by position, computed in
+a worker process, at most HINT_CONCURRENCY at a time in each server process.
 
 A hint is the one request with which a player can make the server think for seconds (a position
-like ms:11982's takes the solver 2-3 s of CPU to prove lost). So an answer the solver settled
-(solved or unsolvable) is cached by position for every game that reaches it, and a request that
-finds every solver slot taken waits HINT_WAIT_SECONDS at most, then gets 429 `rate_limited`,
-rather than piling solver runs onto the cores that validate everybody's moves.
+of ms:11982 takes the solver 2-3 s of CPU to prove lost). So:
+- an answer the solver settled (solved or unsolvable) is cached by position, for every game that
+  reaches it;
+- the solver runs in a worker process: run in a server thread, its pure-Python search held the
+  interpreter lock that the threads validating everybody's moves wait for (a REST move took
+  95 ms at the median while one hint was solving, against 6 ms);
+- a request that finds every worker busy waits HINT_WAIT_SECONDS at most, then gets 429
+  `rate_limited`, rather than queueing solver runs behind each other.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
 import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from django.conf import settings
 from django.core.cache import cache
@@ -24,9 +31,12 @@ logger = logging.getLogger(__name__)
 
 #: How long a settled hint is remembered (a position's answer never changes).
 CACHE_SECONDS = 7 * 24 * 3600
+#: A worker that has not answered this long after its budget is taken for dead.
+WORKER_GRACE_SECONDS = 30.0
 
 _slots: threading.BoundedSemaphore | None = None
-_slots_made = threading.Lock()
+_pool: ProcessPoolExecutor | None = None
+_made = threading.Lock()
 
 
 def setting(name: str, default):
@@ -36,10 +46,47 @@ def setting(name: str, default):
 def solver_slots() -> threading.BoundedSemaphore:
     """This process's solver slots (HINT_CONCURRENCY, read once)."""
     global _slots
-    with _slots_made:
+    with _made:
         if _slots is None:
             _slots = threading.BoundedSemaphore(max(1, int(setting("HINT_CONCURRENCY", 1))))
         return _slots
+
+
+def _worker_pool() -> ProcessPoolExecutor:
+    global _pool
+    with _made:
+        if _pool is None:
+            # "spawn": forking a server process that runs threads and an event loop is unsafe.
+            _pool = ProcessPoolExecutor(
+                max_workers=max(1, int(setting("HINT_CONCURRENCY", 1))),
+                mp_context=multiprocessing.get_context("spawn"),
+            )
+        return _pool
+
+
+def _drop_pool(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    with _made:
+        if _pool is broken:
+            _pool = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _solve(board: Board, autoplay: str, budget: float) -> tuple[str, str | None]:
+    from games.engine import solver  # loaded only when a hint is asked for
+
+    if not setting("HINT_IN_WORKER", True):  # tests that stand in for the solver
+        return solver.first_move(board.to_text(), autoplay, budget)
+    pool = _worker_pool()
+    try:
+        return pool.submit(solver.first_move, board.to_text(), autoplay, budget).result(timeout=budget + WORKER_GRACE_SECONDS)
+    except (BrokenProcessPool, TimeoutError) as exc:
+        # a worker died (out of memory, killed) or hung: the next hint starts a fresh one
+        logger.error("hint worker failed: %s: %s", type(exc).__name__, exc)
+        _drop_pool(pool)
+        raise ServiceError(
+            "hint_unavailable", "the solver failed on this hint: try again", status=503, extra={"retry_after": 2}
+        ) from None
 
 
 def cache_key(board: Board, autoplay: str) -> str:
@@ -76,13 +123,10 @@ def hint(board: Board, autoplay: str) -> dict:
             extra={"retry_after": 2},
         )
     try:
-        from games.engine.solver import solve  # the solver loads only when a hint is asked for
-
-        solution = solve(board.copy(history=False), autoplay=autoplay, budget=float(setting("HINT_BUDGET", 3.0)))
+        result, move = _solve(board, autoplay, float(setting("HINT_BUDGET", 3.0)))
     finally:
         slots.release()
-    move = str(solution.moves[0]) if solution.result == "solved" and solution.moves else None
-    answer = {"move": move, "result": solution.result}
-    if solution.result != "gave_up":  # giving up depends on the budget and the load: ask again later
+    answer = {"move": move, "result": result}
+    if result != "gave_up":  # giving up depends on the budget and the load: ask again later
         _remember(key, answer)
     return answer

@@ -57,12 +57,47 @@ class CountedSolver:
 
 
 @pytest.fixture
-def counted_solver(monkeypatch):
+def counted_solver(monkeypatch, settings):
     import games.engine.solver
 
+    settings.HINT_IN_WORKER = False  # the stand-in lives in this process
     solver = CountedSolver()
     monkeypatch.setattr(games.engine.solver, "solve", solver)
     return solver
+
+
+def test_the_solver_thinks_in_a_worker_process_not_in_the_server(alice, alice_client, monkeypatch):
+    import os
+
+    import games.engine.solver
+    from games import hints
+
+    here = CountedSolver()
+    monkeypatch.setattr(games.engine.solver, "solve", here)  # a solve in this process would count
+    game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
+    body = alice_client.get(f"/api/games/{game.pk}/hint/").json()
+    assert body["result"] == "solved" and services.board_of(game).check(body["move"])
+    assert here.runs == 0  # solved by the worker (spawned: its module is not patched)
+    worker_pids = {p.pid for p in hints._pool._processes.values()}
+    assert worker_pids and os.getpid() not in worker_pids
+
+
+def test_a_worker_that_dies_is_a_503_and_the_next_hint_gets_a_fresh_one(alice, alice_client, monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    from games import hints
+
+    game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
+    broken = hints._worker_pool()
+
+    def dead(*args, **kwargs):
+        raise BrokenProcessPool("a worker died")
+
+    monkeypatch.setattr(broken, "submit", dead)
+    answer = alice_client.get(f"/api/games/{game.pk}/hint/")
+    assert answer.status_code == 503 and answer.json()["error"]["code"] == "hint_unavailable"
+    assert hints._worker_pool() is not broken
+    assert alice_client.get(f"/api/games/{game.pk}/hint/").json()["result"] == "solved"
 
 
 def test_a_settled_hint_is_remembered_for_every_game_at_that_position(alice, bob, alice_client, bob_client, counted_solver):

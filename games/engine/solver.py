@@ -334,3 +334,11 @@ def hint(board: Board, autoplay: str = "none", budget: float | None = 3.0) -> Mo
     if solution.result == "solved" and solution.moves:
         return solution.moves[0]
     return None
+
+
+def first_move(board_text: str, autoplay: str, budget: float) -> tuple[str, str | None]:
+    """(result, first move or None) of a solve from a position given as board text: what a hint
+    needs, in plain values, so that it can run in a worker process (the service's hint pool)."""
+    solution = solve(Board.from_text(board_text), autoplay=autoplay, budget=budget)
+    move = str(solution.moves[0]) if solution.result == "solved" and solution.moves else None
+    return solution.result, move
