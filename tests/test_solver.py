@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 
 import pytest
 
@@ -213,6 +214,46 @@ def test_the_core_safe_autoplay_follows_the_spec():
 def test_a_range_parses_into_deals():
     assert parse_deals("ms:3-5") == ["ms:3", "ms:4", "ms:5"]
     assert parse_deals("ms:7") == ["ms:7"]
+    assert parse_deals("ms:1-2, seed:9") == ["ms:1", "ms:2", "seed:9"]
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("ms:1-99999999", "more than 1,000,000 deals"),  # refused before a single deal id is built
+        ("ms:1-999999, ms:1-2", "more than 1,000,000 deals"),
+        ("ms:8589934590-8589934599", "no deal ms:8589934599"),
+        ("ms:5-3", "empty range"),
+    ],
+)
+def test_a_range_too_large_or_past_the_deals_is_a_usage_error(text, words, capsys):
+    import tracemalloc
+
+    tracemalloc.start()
+    assert main([text, "--no-progress"]) == 3
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert words in capsys.readouterr().err
+    assert peak < 5_000_000  # the refusal builds nothing like the range
+
+
+@pytest.mark.parametrize(
+    "option", [["--budget", "-1"], ["--budget", "0"], ["--budget", "nan"], ["--jobs", "-1"], ["--max-states", "0"], ["--autoplay", "x"]]
+)
+def test_a_bad_option_exits_3_not_the_gave_up_code(option, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["ms:1", *option])
+    assert exited.value.code == 3 and "error" in capsys.readouterr().err
+
+
+def test_jobs_0_uses_every_core(monkeypatch, capsys):
+    from games.engine import solver_cli
+
+    used = []
+    real = solver_cli.solve_range
+    monkeypatch.setattr(solver_cli, "solve_range", lambda deals, *a: used.append(a[3]) or real(deals, *a))
+    assert main(["ms:1-2", "--jobs", "0", "--no-progress"]) == 0
+    assert used == [os.cpu_count()]
 
 
 def test_the_cli_prints_json_and_exits_0_when_solved(capsys):

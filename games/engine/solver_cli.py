@@ -4,13 +4,15 @@
     python -m games.engine.solver_cli ms:1-1000 --jobs 2 [--json]
 
 `python manage.py solve ...` is a thin wrapper around ``main``. Exit codes: 0 solved, 1 unsolvable,
-2 gave up (for a range: 2 when any deal gave up, else 1 when any is unsolvable, else 0).
+2 gave up (for a range: 2 when any deal gave up, else 1 when any is unsolvable, else 0), 3 a bad
+command line (a deal that does not parse, a range too large, an option out of range).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import statistics
@@ -23,12 +25,18 @@ from .errors import EngineError
 from .solver import solve
 
 EXIT = {"solved": 0, "unsolvable": 1, "gave_up": 2}
+#: Exit code of a bad command line (argparse's own 2 would read as "gave up").
+USAGE_ERROR = 3
+#: The most deals one run takes (a run of this many is days of CPU already; a typo such as
+#: ms:1-99999999 must not build a hundred million deal ids before the first solve).
+MAX_DEALS = 1_000_000
 _RANGE = re.compile(r"^(ms|seed):(\d+)-(\d+)$")
 
 
 def parse_deals(text: str) -> list[str]:
     """``ms:1-1000`` (also ``seed:A-B``) -> the deal ids; a single deal id -> [it]; comma lists allowed."""
-    deals: list[str] = []
+    parts: list[tuple[str, int, int] | str] = []
+    total = 0
     for part in text.split(","):
         part = part.strip()
         match = _RANGE.match(part)
@@ -36,11 +44,22 @@ def parse_deals(text: str) -> list[str]:
             kind, lo, hi = match.group(1), int(match.group(2)), int(match.group(3))
             if hi < lo:
                 raise EngineError(f"empty range {part!r}")
+            for end in (lo, hi):  # both ends exist, so every deal between them does
+                parse_deal(f"{kind}:{end}")
+            parts.append((kind, lo, hi))
+            total += hi - lo + 1
+        else:
+            parts.append(str(parse_deal(part)))
+            total += 1
+        if total > MAX_DEALS:
+            raise EngineError(f"{text!r} is more than {MAX_DEALS:,} deals: split it into several runs")
+    deals: list[str] = []
+    for part in parts:
+        if isinstance(part, tuple):
+            kind, lo, hi = part
             deals.extend(f"{kind}:{n}" for n in range(lo, hi + 1))
         else:
-            deals.append(str(parse_deal(part)))
-    for deal in deals:
-        parse_deal(deal)
+            deals.append(part)
     return deals
 
 
@@ -87,8 +106,9 @@ def solve_range(
     cpu_clock: bool = False,
 ) -> Iterator[dict]:
     """Solve each deal (in ``jobs`` worker processes); yields ``solve_deal`` dicts in the deals' order."""
-    tasks = [(deal, autoplay, par, budget, max_states, cpu_clock) for deal in deals]
-    if jobs <= 1 or len(tasks) <= 1:
+    deals = list(deals)
+    tasks = ((deal, autoplay, par, budget, max_states, cpu_clock) for deal in deals)
+    if jobs <= 1 or len(deals) <= 1:
         for task in tasks:
             yield _work(task)
         return
@@ -141,8 +161,37 @@ def format_summary(s: dict) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text!r} is not a budget: give seconds, more than 0")
+    return value
+
+
+def _at_least(minimum: int):
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
+        return value
+
+    return whole
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="solve", description="Solve a FreeCell deal or a range of deals.")
+    parser = _Parser(prog="solve", description="Solve a FreeCell deal or a range of deals.")
     parser.add_argument("deal", help="a deal (ms:1, seed:42) or a range (ms:1-1000)")
     parser.add_argument(
         "--autoplay",
@@ -153,12 +202,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--par", action="store_true", help="spend the budget looking for a shorter line")
     parser.add_argument(
         "--budget",
-        type=float,
+        type=_seconds,
         default=None,
         help="seconds per deal (give up after it; par mode: search until it runs out, default 5)",
     )
     parser.add_argument(
-        "--max-states", type=int, default=None, help="give up after searching this many positions"
+        "--max-states", type=_at_least(1), default=None, help="give up after searching this many positions"
     )
     parser.add_argument(
         "--cpu-budget",
@@ -168,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--json", action="store_true", help="print JSON (one object per deal for a range, then a summary)"
     )
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes for a range")
+    parser.add_argument("--jobs", type=_at_least(0), default=1, help="worker processes for a range (0: one per core)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar for a range")
     return parser
 
@@ -179,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         deals = parse_deals(args.deal)
     except EngineError as error:
         print(f"solve: {error}", file=sys.stderr)
-        return 3
+        return USAGE_ERROR
     single = len(deals) == 1 and not _RANGE.match(args.deal)
     if single:
         r = solve_deal(deals[0], args.autoplay, args.par, args.budget, args.max_states, args.cpu_budget)
@@ -199,17 +248,17 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT[r["result"]]
 
     results: list[dict] = []
-    iterator = solve_range(
-        deals, args.autoplay, args.par, args.budget, max(1, args.jobs), args.max_states, args.cpu_budget
-    )
+    jobs = args.jobs or os.cpu_count() or 1
+    iterator = solve_range(deals, args.autoplay, args.par, args.budget, jobs, args.max_states, args.cpu_budget)
     if not args.no_progress:
         from tqdm import tqdm
 
         iterator = tqdm(iterator, total=len(deals), unit="deal", file=sys.stderr)
     for r in iterator:
-        results.append(r)
         if args.json:
             print(json.dumps({k: r[k] for k in ("deal", "result", "moves", "count", "seconds")}), flush=True)
+        del r["moves"]  # the summary needs only the figures; a long run must not keep every line
+        results.append(r)
     summary = summarize(results)
     if args.json:
         print(json.dumps({"summary": summary}))
