@@ -87,6 +87,10 @@ def test_the_daily_command_may_give_the_par_search_a_longer_budget(db, monkeypat
     for bad in ("0", "-1", "nan", "inf", "soon"):
         with pytest.raises(CommandError):
             call_command("daily", "--ensure", "--par-budget", bad)
+    for days in ("0", "367", "100000"):
+        with pytest.raises(CommandError, match="--days"):
+            call_command("daily", "--ensure", "--days", days)
+    assert len(budgets) == 3  # nothing more was made
 
 
 def test_todays_daily_is_made_by_the_first_request_when_missing(db, anon_client, clock):

@@ -11,6 +11,9 @@ from freecell_site.errors import ServiceError
 from games import daily, leaderboard
 from games.models import DailyChallenge
 
+#: The most days one --ensure makes.
+MAX_DAYS = 366
+
 
 def _date(text: str) -> dt.date:
     try:
@@ -55,8 +58,8 @@ class Command(BaseCommand):
         if not (ensure or list or rebuild):
             raise CommandError("say what to do: --ensure [--days N | --date D], --list or --rebuild DATE")
         if ensure:
-            if days < 1:
-                raise CommandError("--days must be at least 1")
+            if not 1 <= days <= MAX_DAYS:  # each day costs the solver's budget: a typo must not cost weeks
+                raise CommandError(f"--days must be from 1 to {MAX_DAYS}")
             first = daily.today()
             dates = [date] if date else [first + dt.timedelta(days=i) for i in range(days)]
             for day in dates:
