@@ -40,6 +40,8 @@ setting = races.tunable
 
 MAX_FRAME = 4096  # bytes of one client frame
 MAX_ID = 64
+#: Frames that act as a player; an anonymous socket may only watch.
+PLAYER_FRAMES = frozenset({"move", "undo", "resign", "start"})
 
 
 class BadFrame(Exception):
@@ -318,6 +320,12 @@ class Socket(AsyncWebsocketConsumer):
             if not isinstance(kind, str) or kind not in self.frame_types:
                 raise BadFrame(f"unknown frame type {kind!r}: one of {', '.join(self.frame_types)}")
             self.check_allowed(kind)
+            if kind in PLAYER_FRAMES and not getattr(self.user, "is_authenticated", False):
+                raise ServiceError(
+                    "not_authenticated",
+                    'watchers cannot play: send {"type": "auth", "token": "<key>"} first (or sign in)',
+                    status=401,
+                )
             if kind in ("auth", "sync", "start", "resign"):
                 self.check_rate("reads")
             await getattr(self, f"frame_{kind}")(frame, frame_id)

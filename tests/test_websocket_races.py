@@ -71,6 +71,21 @@ def test_a_watcher_gets_the_race_with_its_version_on_connect(alice):
     run(scenario)
 
 
+def test_a_watcher_of_a_race_is_told_to_authenticate_before_it_plays(alice):
+    race = open_race(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/races/{race['code']}/")
+        await next_of(socket, "race")
+        for frame in ({"type": "start"}, {"type": "move", "move": "5a", "ply": 0}, {"type": "resign"}):
+            await socket.send_json_to(frame)
+            error = await next_of(socket, "error")
+            assert error["code"] == "not_authenticated" and '"auth"' in error["message"], (frame, error)
+        await socket.disconnect()
+
+    run(scenario)
+
+
 def test_an_unknown_race_is_not_found_and_the_socket_closed(alice):
     async def scenario():
         socket = await open_socket("/ws/races/NOPE42/")
