@@ -332,9 +332,10 @@ SOCKETS = {
     # watching today's ranked game: only its player and staff get its state
     "ws/games/<int:game_id>/": {"anonymous": "closed", "owner": "state", "friend": "closed", "stranger": "closed", "staff": "state"},
     # starting alice's open race over its socket: everyone may watch, only the owner starts
-    "ws/races/<str:code>/": {"anonymous": "forbidden", "owner": "race", "friend": "forbidden", "stranger": "forbidden", "staff": "forbidden"},
+    "ws/races/<str:code>/": {"anonymous": "not_authenticated", "owner": "race", "friend": "forbidden", "stranger": "forbidden", "staff": "forbidden"},
 }
-PLAYING = {"anonymous": "forbidden", "owner": "ack", "friend": "forbidden", "stranger": "forbidden", "staff": "forbidden"}
+# an anonymous socket is told to authenticate; a signed-in one that may not play is refused
+PLAYING = {"anonymous": "not_authenticated", "owner": "ack", "friend": "forbidden", "stranger": "forbidden", "staff": "forbidden"}
 
 
 def test_every_socket_route_has_a_row_in_the_matrix():
