@@ -214,6 +214,34 @@ def test_a_missing_game_is_404(alice):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/games/999999/", "/u/nobody/", "/no/such/page/"])
+def test_a_page_that_names_nothing_is_the_sites_own_404(alice, path, settings):
+    settings.DEBUG = False
+    response = signed_in(alice).get(path)
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert "Not found · FreeCell Online" in html and path in html and 'href="/daily/"' in html
+    assert 'data-testid="me"' in html  # the page keeps the player's header
+
+
+@pytest.mark.django_db
+def test_a_page_that_crashes_is_the_sites_own_500(alice, settings, monkeypatch):
+    import frontend.views
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    settings.DEBUG = False
+    monkeypatch.setattr(frontend.views, "render", crash)
+    client = signed_in(alice)
+    client.raise_request_exception = False
+    response = client.get("/")
+    assert response.status_code == 500
+    html = response.content.decode()
+    assert "Something went wrong · FreeCell Online" in html and "boom" not in html
+
+
+@pytest.mark.django_db
 def test_the_replay_page_gets_the_layout_and_the_autoplay_prelude(alice):
     from games import services
     from games.engine import Board
