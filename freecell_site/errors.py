@@ -82,13 +82,14 @@ def api_exception_handler(exc, context):
         if isinstance(exc, RequestDataTooBig):
             return Response(error_body("too_large", "the request body is too large"), status=413)
         return Response(error_body("bad_request", f"the request was refused: {exc}"), status=400)
+    # DRF's handler converts these itself, but only inside: converted here, the code is kept too
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or None)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
     response = exception_handler(exc, context)
     if response is None:
         return None  # an unexpected error: the middleware answers 500 in the same shape
-    if isinstance(exc, Http404):
-        exc = exceptions.NotFound(str(exc) or "not found")  # as DRF's handler does, keeping the code
-    elif isinstance(exc, DjangoPermissionDenied):
-        exc = exceptions.PermissionDenied(str(exc) or None)
     code = next((c for klass, c in _DRF_CODES.items() if isinstance(exc, klass)), "error")
     detail = getattr(exc, "detail", str(exc))
     message = _first_message(detail) if code == "invalid_request" else str(detail)

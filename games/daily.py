@@ -123,16 +123,15 @@ def deal_for(date: dt.date, index: int) -> Deal:
     return services.get_deal(f"seed:{seed_for(date, index)}")
 
 
-def make_daily(date: dt.date, *, budget: float | None = None) -> DailyChallenge:
+def make_daily(date: dt.date, *, budget: float) -> DailyChallenge:
     """Finds `date`'s daily (first seed proved solvable, its par) and stores it; slow (the solver
-    searches `budget` seconds for the par, DAILY_PAR_BUDGET when not given).
+    searches `budget` seconds for the par).
 
     Idempotent: when the row appeared meanwhile (another process), that row is returned.
     """
     from games import services
     from games.engine import verify
 
-    budget = par_budget() if budget is None else budget
     for index in range(max_seeds()):
         deal = deal_for(date, index)
         started = time.monotonic()

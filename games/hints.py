@@ -39,16 +39,12 @@ _pool: ProcessPoolExecutor | None = None
 _made = threading.Lock()
 
 
-def setting(name: str, default):
-    return getattr(settings, name, default)
-
-
 def solver_slots() -> threading.BoundedSemaphore:
     """This process's solver slots (HINT_CONCURRENCY, read once)."""
     global _slots
     with _made:
         if _slots is None:
-            _slots = threading.BoundedSemaphore(max(1, int(setting("HINT_CONCURRENCY", 1))))
+            _slots = threading.BoundedSemaphore(settings.HINT_CONCURRENCY)
         return _slots
 
 
@@ -58,7 +54,7 @@ def _worker_pool() -> ProcessPoolExecutor:
         if _pool is None:
             # "spawn": forking a server process that runs threads and an event loop is unsafe.
             _pool = ProcessPoolExecutor(
-                max_workers=max(1, int(setting("HINT_CONCURRENCY", 1))),
+                max_workers=settings.HINT_CONCURRENCY,
                 mp_context=multiprocessing.get_context("spawn"),
             )
         return _pool
@@ -75,7 +71,7 @@ def _drop_pool(broken: ProcessPoolExecutor) -> None:
 def _solve(board: Board, autoplay: str, budget: float) -> tuple[str, str | None]:
     from games.engine import solver  # loaded only when a hint is asked for
 
-    if not setting("HINT_IN_WORKER", True):  # tests that stand in for the solver
+    if not settings.HINT_IN_WORKER:  # tests that stand in for the solver
         return solver.first_move(board.to_text(), autoplay, budget)
     pool = _worker_pool()
     try:
@@ -115,7 +111,7 @@ def hint(board: Board, autoplay: str) -> dict:
     if answer is not None:
         return answer
     slots = solver_slots()
-    if not slots.acquire(timeout=float(setting("HINT_WAIT_SECONDS", 0.5))):
+    if not slots.acquire(timeout=settings.HINT_WAIT_SECONDS):
         raise ServiceError(
             "rate_limited",
             "the solver is busy with other players' hints: try again in a few seconds",
@@ -123,7 +119,7 @@ def hint(board: Board, autoplay: str) -> dict:
             extra={"retry_after": 2},
         )
     try:
-        result, move = _solve(board, autoplay, float(setting("HINT_BUDGET", 3.0)))
+        result, move = _solve(board, autoplay, settings.HINT_BUDGET)
     finally:
         slots.release()
     answer = {"move": move, "result": result}

@@ -51,6 +51,11 @@ class Solution:
         return len(self.moves)
 
     @property
+    def first_move(self) -> Move | None:
+        """The first move of the winning line (a hint), or None when there is none."""
+        return self.moves[0] if self.result == "solved" and self.moves else None
+
+    @property
     def solved(self) -> bool:
         return self.result == "solved"
 
@@ -330,15 +335,12 @@ def next_width(width: int, rate: float, remaining: float, best_cost: int) -> int
 
 def hint(board: Board, autoplay: str = "none", budget: float | None = 3.0) -> Move | None:
     """The first move of a winning line from ``board`` (None when none was found in ``budget``)."""
-    solution = solve(board, autoplay=autoplay, budget=budget)
-    if solution.result == "solved" and solution.moves:
-        return solution.moves[0]
-    return None
+    return solve(board, autoplay=autoplay, budget=budget).first_move
 
 
 def first_move(board_text: str, autoplay: str, budget: float) -> tuple[str, str | None]:
     """(result, first move or None) of a solve from a position given as board text: what a hint
     needs, in plain values, so that it can run in a worker process (the service's hint pool)."""
     solution = solve(Board.from_text(board_text), autoplay=autoplay, budget=budget)
-    move = str(solution.moves[0]) if solution.result == "solved" and solution.moves else None
-    return solution.result, move
+    move = solution.first_move
+    return solution.result, str(move) if move else None

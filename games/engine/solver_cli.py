@@ -167,13 +167,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
 
-def _seconds(text: str) -> float:
+def positive_seconds(text: str, most: float = float("inf")) -> float:
+    """An argparse type: a budget in seconds, more than 0 and finite (at most ``most``)."""
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not 0 < value < float("inf"):  # also refuses nan
-        raise argparse.ArgumentTypeError(f"{text!r} is not a budget: give seconds, more than 0")
+    if not (0 < value < float("inf") and value <= most):  # also refuses nan
+        limit = "" if most == float("inf") else f" and at most {most:g}"
+        raise argparse.ArgumentTypeError(f"{text!r} is not a budget: give seconds, more than 0{limit}")
     return value
 
 
@@ -202,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--par", action="store_true", help="spend the budget looking for a shorter line")
     parser.add_argument(
         "--budget",
-        type=_seconds,
+        type=positive_seconds,
         default=None,
         help="seconds per deal (give up after it; par mode: search until it runs out, default 5)",
     )

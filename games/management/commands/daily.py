@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from freecell_site.errors import ServiceError
 from games import daily, leaderboard
+from games.engine.solver_cli import positive_seconds
 from games.models import DailyChallenge
 
 #: The most days one --ensure makes.
@@ -22,14 +23,8 @@ def _date(text: str) -> dt.date:
         raise CommandError(f"{text!r} is not a date: write YYYY-MM-DD") from None
 
 
-def _seconds(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = float("nan")
-    if not 0 < seconds <= 3600:  # also refuses nan and inf
-        raise CommandError(f"{text!r} is not a budget: give seconds, more than 0 and at most 3600")
-    return seconds
+def _par_budget(text: str) -> float:
+    return positive_seconds(text, most=3600)
 
 
 class Command(BaseCommand):
@@ -46,7 +41,7 @@ class Command(BaseCommand):
         parser.add_argument("--date", type=_date, help="ensure only this date (YYYY-MM-DD)")
         parser.add_argument(
             "--par-budget",
-            type=_seconds,
+            type=_par_budget,
             metavar="SECONDS",
             help="seconds of par search per seed (default DAILY_PAR_BUDGET); made ahead, no player waits, "
             "so a longer search may find a shorter par",
