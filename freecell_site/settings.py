@@ -82,8 +82,14 @@ _pool_size = env_int("DB_POOL_SIZE", 10, minimum=0)
 # Threads that run HTTP views in each server process (freecell_site/asgi.py); each holds a database
 # connection while it answers, so more threads than pooled connections would only wait for one.
 HTTP_THREADS = env_int("HTTP_THREADS", max(_pool_size, 4), minimum=1)
+# A generous lock timeout for SQLite: the dev server has several threads writing games, and a write
+# transaction takes its lock when it begins rather than failing with "database is locked" when it
+# upgrades a read lock.
+SQLITE_OPTIONS = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
 if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=0)}
+    if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        DATABASES["default"].setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
     if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         options = DATABASES["default"].setdefault("OPTIONS", {})
         options["connect_timeout"] = 5
@@ -101,8 +107,7 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
-            # A generous lock timeout: the dev server has several threads writing games.
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            "OPTIONS": SQLITE_OPTIONS,
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

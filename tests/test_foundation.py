@@ -59,6 +59,16 @@ class TestSettings:
             "freecell_site.cache.SharedPoolRedisCache",
         ]
 
+    def test_a_sqlite_database_url_gets_the_same_lock_timeout_as_the_default_file(self):
+        # Without it, two threads writing at once fail with "database is locked" at once.
+        show = "from django.conf import settings as s\nd = s.DATABASES['default']\nprint(d['NAME'], d['OPTIONS'])"
+        default = run_django(show)
+        from_url = run_django(show, DATABASE_URL="sqlite:////tmp/fc-elsewhere.sqlite3")
+        assert default.returncode == 0 and from_url.returncode == 0, default.stderr + from_url.stderr
+        assert from_url.stdout.split(" ", 1)[0] == "/tmp/fc-elsewhere.sqlite3"
+        assert from_url.stdout.split(" ", 1)[1] == default.stdout.split(" ", 1)[1]
+        assert "'timeout': 20" in from_url.stdout and "IMMEDIATE" in from_url.stdout
+
     def test_the_channel_layer_is_redis_pub_sub_by_default_namespaced_by_database_or_the_list_one(self):
         show = "from django.conf import settings as s\nl = s.CHANNEL_LAYERS['default']\nprint(l['BACKEND'], l['CONFIG'].get('prefix'))"
         pubsub = run_django(show, REDIS_URL="redis://cache.example:6379/2")
