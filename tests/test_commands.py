@@ -1,12 +1,18 @@
-"""Management commands: deal and verify."""
+"""Management commands: deal and verify, and usage errors from the command line."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from games.engine import Board
 from tests.lines import winning_line
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_deal_prints_the_board_text(capsys):
@@ -34,3 +40,20 @@ def test_verify_names_the_first_bad_move():
 def test_verify_says_an_unfinished_line_is_valid_not_won(capsys):
     call_command("verify", "ms:1", "3a")
     assert capsys.readouterr().out.startswith("valid, not won: 1 moves")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["daily", "--ensure", "--date", "2026-02-30"], "'2026-02-30' is not a date"),
+        (["daily", "--rebuild", "yesterday"], "'yesterday' is not a date"),
+        (["daily", "--ensure", "--par-budget", "soon"], "'soon' is not a budget"),
+        (["solve", "ms:1", "--budget", "0"], "'0' is not a budget"),
+    ],
+)
+def test_a_bad_option_value_is_a_usage_error_not_a_traceback(args, message):
+    # call_command turns both into CommandError; only a real command line shows the difference.
+    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr

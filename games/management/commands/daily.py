@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import time
 
@@ -17,10 +18,12 @@ MAX_DAYS = 366
 
 
 def _date(text: str) -> dt.date:
+    """An argparse type: argparse turns its ArgumentTypeError into a usage error (a CommandError
+    raised here would escape the parser as a traceback)."""
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise CommandError(f"{text!r} is not a date: write YYYY-MM-DD") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date: write YYYY-MM-DD") from None
 
 
 def _par_budget(text: str) -> float:
