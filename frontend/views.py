@@ -14,7 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
@@ -141,7 +141,10 @@ def play_form(request):
     """The home page's "start a game" form without script: `?deal=` (a number, ms:N, seed:S or random)."""
     deal = request.GET.get("deal", "").strip() or "random"
     autoplay = request.GET.get("autoplay")
-    target = reverse("page-play", kwargs={"deal": deal})
+    try:
+        target = reverse("page-play", kwargs={"deal": deal})
+    except NoReverseMatch:  # a "/" cannot be in the path's deal, and no deal id holds one
+        return render(request, "frontend/error.html", {"title": "No such deal", "message": f"{deal!r} is not a deal id"}, status=404)
     return redirect(f"{target}?autoplay={autoplay}" if autoplay in Game.Autoplay.values else target)
 
 
@@ -161,10 +164,11 @@ def play(request, deal: str):
     except EngineError as exc:
         return render(request, "frontend/error.html", {"title": "No such deal", "message": str(exc)}, status=404)
     if deal_id.startswith("daily:"):
-        # A daily is ranked while its day lasts; past ones are played like any deal.
+        # A daily is ranked while its day lasts; past ones are played like any deal, and one to come
+        # is not out yet (create_game below answers "not begun").
         from games.daily import today
 
-        if dt.date.fromisoformat(deal_id[6:]) >= today():
+        if dt.date.fromisoformat(deal_id[6:]) == today():
             return redirect("page-daily")
     autoplay = request.GET.get("autoplay", "safe")
     if autoplay not in Game.Autoplay.values:

@@ -161,7 +161,9 @@ def test_a_daily_is_hidden_until_its_day_begins(db, alice, clock):
         answer = client.get(url)
         assert answer.status_code == 404, url
         assert answer.json()["error"]["code"] == "not_found"
-    assert client.post("/api/games/", {"deal": "daily:2026-03-02"}, format="json").status_code in (403, 404)
+    answer = client.post("/api/games/", {"deal": "daily:2026-03-02"}, format="json")
+    assert answer.status_code == 404 and "has not begun" in answer.json()["error"]["message"]
+    assert client.post("/api/games/", {"deal": "daily:2026-03-01"}, format="json").status_code == 403  # today's: ranked
     with pytest.raises(ServiceError):
         services.get_deal("daily:2026-03-02")
     clock.advance()

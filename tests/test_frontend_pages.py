@@ -159,9 +159,27 @@ def test_play_refuses_a_bad_deal(alice):
 
 
 @pytest.mark.django_db
+def test_play_refuses_a_deal_id_with_a_slash_from_the_form(alice):
+    # The no-script form puts the deal in the path, where a "/" cannot go.
+    for deal in ("a/b", "ms:1/"):
+        response = signed_in(alice).get("/play/", {"deal": deal})
+        assert response.status_code == 404
+        assert b"No such deal" in response.content
+
+
+@pytest.mark.django_db
 def test_play_sends_todays_daily_to_the_ranked_page(alice):
     response = signed_in(alice).get(f"/play/daily:{today().isoformat()}/")
     assert response.status_code == 302 and response["Location"] == "/daily/"
+
+
+@pytest.mark.django_db
+def test_play_says_a_daily_to_come_is_not_out(alice):
+    import datetime as dt
+
+    response = signed_in(alice).get(f"/play/daily:{(today() + dt.timedelta(days=1)).isoformat()}/")
+    assert response.status_code == 404
+    assert b"has not begun" in response.content
 
 
 # --- the game, replay and profile pages ----------------------------------------------------------

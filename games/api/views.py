@@ -110,7 +110,8 @@ class GameListView(APIView):
         if deal_id.kind == "daily":
             from games.daily import today
 
-            if deal_id.value >= today():
+            # Today's is ranked; a day to come is not out (get_deal answers 404), a past one is casual.
+            if deal_id.value == today():
                 raise ServiceError("forbidden", "today's daily is played ranked: POST /api/daily/play/", status=403)
         game = services.create_game(player=request.user, deal=str(deal_id), autoplay=body.validated_data["autoplay"])
         return Response(game_payload(game), status=status.HTTP_201_CREATED)
