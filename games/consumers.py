@@ -412,7 +412,7 @@ class Socket(AsyncWebsocketConsumer):
 
     async def frame_move(self, frame, frame_id):
         move, ply, client_id = frame.get("move"), frame.get("ply"), frame.get("client_id", "")
-        if not isinstance(move, str) or not move or len(move) > 16:
+        if not isinstance(move, str):  # a string that does not parse is the engine's bad_notation
             raise BadFrame("move needs a move in the spec's notation, such as 3a")
         self._check_ply_and_client(ply, client_id)
         self.check_rate()

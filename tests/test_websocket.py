@@ -149,6 +149,8 @@ def test_refused_moves_get_the_rest_codes(alice_token, alice):
         await next_of(socket, "auth_ok")
         await socket.send_json_to({"type": "move", "move": "zz", "ply": 0, "id": 1})
         assert (await next_of(socket, "error"))["code"] == "bad_notation"
+        await socket.send_json_to({"type": "move", "move": "", "ply": 0, "id": 1})
+        assert (await next_of(socket, "error"))["code"] == "bad_notation"  # as over REST
         await socket.send_json_to({"type": "move", "move": "1h", "ply": 0, "id": 2})
         error = await next_of(socket, "error")
         assert error["code"] == "illegal_move" and error["id"] == 2

@@ -70,7 +70,8 @@ class CreateGameSerializer(serializers.Serializer):
 
 
 class MoveSerializer(serializers.Serializer):
-    move = serializers.CharField(max_length=16, help_text="the spec's notation: 3a, 57, 24v3, ah ...")
+    # Any string reaches the engine, so one that does not parse (even "") is the spec's bad_notation.
+    move = serializers.CharField(allow_blank=True, trim_whitespace=False, help_text="the spec's notation: 3a, 57, 24v3, ah ...")
     ply = serializers.IntegerField(min_value=0, max_value=2**31 - 1, help_text="player actions the client has seen")
     client_id = serializers.CharField(max_length=64, required=False, default="", allow_blank=True)
 
