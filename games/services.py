@@ -11,6 +11,7 @@ lock: it is validated on the game as read and written only if the game's version
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -223,12 +224,52 @@ def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "", k
     `known`: the game as the caller last got it from this module (`Outcome.game`), which a socket
     keeps between its player's moves; it saves the read, and is used up (changed in place). Whether
     it is still current is checked where it matters, by the write's version check."""
-    if store.records_in_one_statement():
-        played = _play_unlocked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id, known=known)
-        if isinstance(played, Outcome):
-            return played
-        return _play_locked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id, counted=played)
-    return _play_locked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id)
+    with _race_clock():
+        if store.records_in_one_statement():
+            played = _play_unlocked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id, known=known)
+            if isinstance(played, Outcome):
+                return played
+            return _play_locked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id, counted=played)
+        return _play_locked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id)
+
+
+class _RaceTimeUp(Exception):
+    """A racer's action came after the race's time limit, which nobody had applied yet."""
+
+    def __init__(self, game: Game):
+        super().__init__(game.pk)
+        self.game = game
+
+
+def _check_race_clock(game: Game) -> None:
+    """Refuses an action on a race's game past the race's time limit. The limit is applied by
+    `races.refresh`, which a race's sockets call at the end; a racer playing over REST with no socket
+    open must not win after it (the action is refused before anything is written)."""
+    try:
+        race = game.race_entry.race
+    except RaceEntry.DoesNotExist:
+        return
+    if race.status == Race.Status.RUNNING and race.starts_at is not None:
+        from games import races  # races call back into this module
+
+        if timezone.now() >= races.ends_at(race):
+            raise _RaceTimeUp(game)
+
+
+@contextmanager
+def _race_clock():
+    """Around a racer's action, outside its transaction: when the race's time is up, applies the limit
+    (every racer still playing is resigned and the race finishes) and answers `game_over`."""
+    try:
+        yield
+    except _RaceTimeUp as up:
+        from games import races
+
+        races.refresh(up.game.race_entry.race.code)
+        game = store.read_game(up.game.pk)
+        raise ServiceError(
+            "game_over", "the race's time limit has passed", status=409, extra={"game": game_payload(game)}
+        ) from None
 
 
 def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str, known: Game | None) -> Outcome | bool:
@@ -255,6 +296,7 @@ def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str, k
     if game is None or ply != game.ply or game.status != Game.Status.PLAYING or not _progress_only(game):
         return False
     _check_player(game, user)
+    _check_race_clock(game)
     ratelimit.check_actions(user.pk)
     try:
         board, notation, autoplay = _played(game, move)
@@ -295,6 +337,7 @@ def _play_locked(*, game_id: int, user, move: str, ply: int, client_id: str = ""
     if repeated:
         return repeated
     _check_playing(game)
+    _check_race_clock(game)
     _check_ply(game, ply)
     board, notation, autoplay = _played(game, move)
     action = _record(game, board, kind=Action.Kind.MOVE, notation=notation, autoplay=autoplay, client_id=client_id)
@@ -313,9 +356,14 @@ def _played(game: Game, move: str) -> tuple[Board, str, list[str]]:
     return board, notation, autoplay
 
 
-@transaction.atomic
 def undo(*, game_id: int, user, ply: int, client_id: str = "") -> Outcome:
     """Takes back the last move and the autoplay it triggered; counts as a player action."""
+    with _race_clock():
+        return _undo_locked(game_id=game_id, user=user, ply=ply, client_id=client_id)
+
+
+@transaction.atomic
+def _undo_locked(*, game_id: int, user, ply: int, client_id: str) -> Outcome:
     game = _lock(game_id)
     _check_player(game, user)
     ratelimit.check_actions(user.pk)
@@ -323,6 +371,7 @@ def undo(*, game_id: int, user, ply: int, client_id: str = "") -> Outcome:
     if repeated:
         return repeated
     _check_playing(game)
+    _check_race_clock(game)
     _check_ply(game, ply)
     if not game.line or game.line[-1][0] is None:
         raise ServiceError("illegal_move", "there is no move to undo", status=422)

@@ -179,6 +179,19 @@ def test_there_are_no_hints_in_a_race(alice, bob, alice_client, settings):
     assert "race" in answer.json()["error"]["message"]
 
 
+def test_no_hints_in_a_casual_game_of_the_deal_of_a_race_the_player_is_in_until_it_is_over(alice, bob, alice_client, bob_client, counted_solver):
+    from games import races, services
+
+    race = races.create_race(owner=alice, deal="ms:5")  # still open: the deal id is known, no board shown
+    side_game = services.create_game(player=alice, deal="ms:5")
+    answer = alice_client.get(f"/api/games/{side_game.pk}/hint/")
+    assert answer.status_code == 403 and "race" in answer.json()["error"]["message"]
+    stranger_game = services.create_game(player=bob, deal="ms:5")  # bob is in no race of ms:5
+    assert bob_client.get(f"/api/games/{stranger_game.pk}/hint/").status_code == 200
+    races.resign(code=race.code, user=alice)  # the owner leaving cancels (finishes) the race
+    assert alice_client.get(f"/api/games/{side_game.pk}/hint/").status_code == 200
+
+
 def test_manage_py_solve_prints_json_and_exits_0_for_a_solved_deal():
     result = subprocess.run(
         [sys.executable, "manage.py", "solve", "ms:1", "--json", "--autoplay", "none"],

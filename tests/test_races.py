@@ -294,6 +294,26 @@ def test_a_race_past_its_time_limit_is_finished_and_racers_still_playing_are_res
     assert racer(done, "alice")["status"] == "resigned" and racer(done, "bob")["status"] == "won"
 
 
+def test_a_move_or_undo_after_the_time_limit_is_refused_even_with_no_one_watching_the_race(alice, bob):
+    # Nothing reads the race (no socket, no GET): the racer's own action applies the limit.
+    from games.models import Game, Race
+
+    race = running_race(alice, bob)
+    game_id = racer(race, "alice")["game"]
+    moves = client_for(alice)
+    assert moves.post(f"/api/games/{game_id}/moves/", {"move": MS1_WIN[0], "ply": 0}, format="json").status_code == 200
+    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
+    late = moves.post(f"/api/games/{game_id}/moves/", {"move": MS1_WIN[1], "ply": 1}, format="json")
+    assert late.status_code == 409 and late.json()["error"]["code"] == "game_over"
+    assert "time limit" in late.json()["error"]["message"] and late.json()["error"]["game"]["status"] == "resigned"
+    assert Game.objects.get(pk=game_id).ply == 1  # the late move was not stored
+    undo = moves.post(f"/api/games/{game_id}/undo/", {"ply": 1}, format="json")
+    assert undo.status_code == 409 and undo.json()["error"]["code"] == "game_over"
+    done = Race.objects.get(code=race["code"])
+    assert done.status == Race.Status.FINISHED
+    assert Game.objects.get(pk=racer(race, "bob")["game"]).status == Game.Status.RESIGNED
+
+
 def test_leaving_an_open_race_and_the_owner_leaving_cancels_it(alice, bob):
     race = open_race(alice)
     act(bob, race["code"], "join")

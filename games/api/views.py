@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db.models import Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, status
@@ -16,7 +17,7 @@ from freecell_site.throttling import ScopedRateThrottle
 from games import hints, selectors, services
 from games.api import serializers as s
 from games.engine import parse_deal, verify
-from games.models import Game, RaceEntry
+from games.models import Game, Race, RaceEntry
 from games.payloads import game_payload
 
 ERRORS = {
@@ -222,7 +223,10 @@ class HintView(APIView):
             raise ServiceError("forbidden", "only the game's player can ask for a hint", status=403)
         if game.daily_id is not None:
             raise ServiceError("forbidden", "no hints in ranked games", status=403)
-        if RaceEntry.objects.filter(game=game).exists():
+        # Nor in a casual game of the deal of a race the player is in and that is not over: the same
+        # board, so its hints would be the race's.
+        racing = Q(player=request.user, race__deal_id=game.deal_id) & ~Q(race__status=Race.Status.FINISHED)
+        if RaceEntry.objects.filter(Q(game=game) | racing).exists():
             raise ServiceError("forbidden", "no hints in races: every racer plays on their own", status=403)
         if game.status != Game.Status.PLAYING:
             raise ServiceError("game_over", f"the game is over ({game.status})", status=409)
