@@ -7,8 +7,10 @@ from rest_framework.pagination import PageNumberPagination
 
 
 class Pagination(PageNumberPagination):
-    """DRF's pages; a `page` that is not a whole number from 1 is a 400 `invalid_request`, as on the
-    leaderboard (DRF answers it 404 "Invalid page."); a page past the last stays a 404 `not_found`."""
+    """DRF's pages with the rules every list of the API follows (the daily's lists check the same):
+    `page` a whole number from 1 (or `last`) and `page_size` from 1 to 200, else 400 `invalid_request`
+    (DRF would answer 404 "Invalid page." for the one and quietly use the default for the other); a
+    page past the last is 404 `not_found`, except page 1 of an empty list."""
 
     page_size_query_param = "page_size"
     max_page_size = 200
@@ -16,10 +18,23 @@ class Pagination(PageNumberPagination):
     def get_page_number(self, request, paginator):
         raw = request.query_params.get(self.page_query_param) or "1"
         if raw in self.last_page_strings:
-            return raw
-        if not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
-            raise ValidationError({"page": ["page must be a whole number from 1"]})
-        return raw
+            return paginator.num_pages
+        return whole_number(request, self.page_query_param, 1)
+
+    def get_page_size(self, request):
+        return whole_number(request, self.page_size_query_param, self.page_size, high=self.max_page_size)
+
+
+def whole_number(request, name: str, default: int, *, high: int | None = None) -> int:
+    """The query parameter `name`: a whole number from 1 (to `high`), `default` when absent."""
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    value = int(raw) if raw.isascii() and raw.isdigit() else 0
+    if value < 1 or (high is not None and value > high):
+        bounds = f"from 1 to {high}" if high is not None else "from 1"
+        raise ValidationError({name: [f"{name} must be a whole number {bounds}"]})
+    return value
 
 
 def paginated(item_serializer, name: str):

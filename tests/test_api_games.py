@@ -326,6 +326,18 @@ class TestExport:
             response = anon_client.get(f"/api/users/alice/games/?page={page}")
             assert response.status_code == 400 and code_of(response) == "invalid_request", (page, response.json())
         assert code_of(anon_client.get("/api/users/alice/games/?page=9")) == "not_found"
+        last = anon_client.get("/api/users/alice/games/?page_size=2&page=last").json()
+        assert len(last["results"]) == 1  # `last` is page 2 of 3 games by 2
+        assert last["previous"] and last["next"] is None
+
+    @pytest.mark.parametrize("url", ["/api/users/alice/games/", "/api/games/", "/api/daily/archive/"])
+    def test_every_list_refuses_a_page_size_outside_1_to_200(self, alice, alice_client, url):
+        for size in ("0", "201", "abc", "-5", "1e2"):
+            response = alice_client.get(url, {"page_size": size})
+            assert response.status_code == 400 and code_of(response) == "invalid_request", (size, response.json())
+            assert "page_size" in response.json()["error"]["message"]
+        assert alice_client.get(url, {"page_size": "200"}).status_code == 200
+        assert alice_client.get(url, {"page": "1"}).status_code == 200  # page 1 of an empty list is empty, not 404
 
     def test_an_unknown_player_is_not_found(self, anon_client, db):
         assert code_of(anon_client.get("/api/users/nobody/games/?format=ndjson")) == "not_found"

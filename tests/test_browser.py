@@ -647,3 +647,21 @@ def test_the_daily_from_start_to_leaderboard(browser, site):
     carol.assert_clean()
     carol.context.close()
 
+
+
+def test_the_profile_lists_the_newest_finished_games_first_even_when_the_last_page_is_short(browser, site):
+    """21 finished games: the newest 20 show, newest first (the export's last page holds only one)."""
+    token = site.api("POST", "/api/auth/register/", {"username": "archivist", "password": PASSWORD})["token"]
+    finished = []
+    for number in range(1, 22):
+        game = site.api("POST", "/api/games/", {"deal": f"ms:{number}", "autoplay": "safe"}, token=token)
+        site.api("POST", f"/api/games/{game['id']}/resign/", token=token)
+        finished.append(game["id"])
+    tab = new_tab(browser, site).goto("/u/archivist/")
+    rows = tab.page.locator("[data-testid=games] tbody tr")
+    rows.first.wait_for()
+    assert rows.count() == 20
+    replays = [rows.nth(i).locator("a", has_text="replay").get_attribute("href") for i in range(20)]
+    assert replays == [f"/replay/{game_id}/" for game_id in reversed(finished[1:])]
+    assert not tab.errors, tab.errors
+    tab.context.close()

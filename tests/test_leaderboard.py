@@ -111,7 +111,8 @@ def test_pages_follow_one_another_with_ranks_continuing(alice, today_daily):
     assert [e["rank"] for e in second["entries"]] == [3, 4] and second["page"] == 2
     third = client.get(second["next"]).json()
     assert [e["rank"] for e in third["entries"]] == [5] and third["next"] is None
-    assert board(client, today_daily.date, page=9)["entries"] == []
+    past = client.get(f"/api/daily/{today_daily.date.isoformat()}/leaderboard/", {"page": 9, "page_size": 2})
+    assert past.status_code == 404 and past.json()["error"]["code"] == "not_found"  # as on every list
 
 
 @pytest.mark.parametrize("bad", [{"page": "0"}, {"page_size": "500"}, {"page": "x"}, {"scope": "world"}])

@@ -13,6 +13,7 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from freecell_site.errors import ServiceError
+from freecell_site.pagination import whole_number
 from games import daily, leaderboard, selectors
 from games.api import serializers as s
 from games.models import DailyChallenge, Game
@@ -135,25 +136,17 @@ class ShareSerializer(serializers.Serializer):
 # --- helpers ------------------------------------------------------------------------------------
 
 
-def _whole(request, name: str, default: int, *, low: int, high: int | None = None) -> int:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is None or value < low or (high is not None and value > high):
-        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise ServiceError("invalid_request", f"{name} must be a whole number {bounds}")
-    return value
-
-
 def _paging(request) -> tuple[int, int]:
-    # Past this page an OFFSET would be a scan; the tallies find any page, but keep numbers sane.
-    page = _whole(request, "page", 1, low=1, high=10_000_000)
-    size = _whole(request, "page_size", DEFAULT_PAGE_SIZE, low=1, high=MAX_PAGE_SIZE)
+    """`page` and `page_size` by the rules of every list (freecell_site/pagination.py)."""
+    page = whole_number(request, "page", 1)
+    size = whole_number(request, "page_size", DEFAULT_PAGE_SIZE, high=MAX_PAGE_SIZE)
     return page, size
+
+
+def _check_page(page: int, size: int, total: int) -> None:
+    """A page past the last is 404, as on every list; page 1 of an empty list is just empty."""
+    if page > 1 and (page - 1) * size >= total:
+        raise ServiceError("not_found", f"there is no page {page}: the last is {max(1, -(-total // size))}", status=404)
 
 
 def _links(request, page: int, size: int, total: int) -> tuple[str | None, str | None]:
@@ -246,6 +239,7 @@ class DailyArchiveView(APIView):
         page, size = _paging(request)
         past = DailyChallenge.objects.filter(date__lt=daily.today()).order_by("-date")
         total = past.count()
+        _check_page(page, size, total)
         rows = list(past[(page - 1) * size : page * size])
         best = leaderboard.winners([row.date for row in rows])
         items = []
@@ -304,11 +298,13 @@ class LeaderboardView(APIView):
                 raise ServiceError("not_authenticated", "sign in to see your friends' board", status=401)
             board = leaderboard.friends_board(found.date, request.user)
             total = len(board)
+            _check_page(page, size, total)
             entries = board[offset : offset + size]
             me = next((entry for entry in board if entry.username == request.user.username), None)
         else:
             total = leaderboard.count(found.date)
-            entries = leaderboard.page(found.date, offset=offset, limit=size) if offset < total else []
+            _check_page(page, size, total)
+            entries = leaderboard.page(found.date, offset=offset, limit=size) if total else []
             me = leaderboard.entry_of(found.date, request.user)
         nxt, prev = _links(request, page, size, total)
         body = {

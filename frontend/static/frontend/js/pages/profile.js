@@ -65,10 +65,17 @@ async function games() {
   const box = document.querySelector("[data-games]");
   let rows;
   try {
-    const first = await get(`/api/users/${encodeURIComponent(who)}/games/?page_size=${PAGE}`);
-    rows = first.results;
+    // The export lists the oldest first: the newest PAGE games are the last page, topped up from the
+    // page before it when the last one is short.
+    const url = (page) => `/api/users/${encodeURIComponent(who)}/games/?page_size=${PAGE}&page=${page}`;
+    const first = await get(url(1));
     const pages = Math.ceil(first.count / PAGE);
-    if (pages > 1) rows = (await get(`/api/users/${encodeURIComponent(who)}/games/?page_size=${PAGE}&page=${pages}`)).results;
+    rows = first.results;
+    if (pages > 1) {
+      const last = (await get(url(pages))).results;
+      const before = pages > 2 ? (await get(url(pages - 1))).results : first.results;
+      rows = before.concat(last).slice(-PAGE);
+    }
     rows = rows.slice().reverse(); // newest first
   } catch (err) {
     box.replaceChildren(el("p", { class: "errors", text: err.message }));
