@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -69,7 +70,16 @@ def _first_message(detail) -> str:
 
 
 def api_exception_handler(exc, context):
-    """DRF's handler, reshaped; engine and service errors mapped to their codes."""
+    """DRF's handler, reshaped; engine and service errors mapped to their codes. An error is JSON
+    whatever format the request asked for (a text history, an NDJSON export): its message is kept."""
+    response = _error_response(exc, context)
+    request = context.get("request")
+    if response is not None and request is not None:
+        request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
+    return response
+
+
+def _error_response(exc, context):
     from games.engine import EngineError  # late import: the engine is a library, settings load first
 
     if isinstance(exc, ServiceError):

@@ -342,6 +342,16 @@ class TestExport:
     def test_an_unknown_player_is_not_found(self, anon_client, db):
         assert code_of(anon_client.get("/api/users/nobody/games/?format=ndjson")) == "not_found"
 
+    def test_an_error_is_json_with_its_own_message_whatever_format_was_asked(self, anon_client, db):
+        for url, headers, message in [
+            ("/api/users/nobody/games/?format=ndjson", {}, "no player named 'nobody'"),
+            ("/api/games/999999/history/?format=text", {}, "no game 999999"),
+            ("/api/games/999999/history/", {"HTTP_ACCEPT": "text/plain"}, "no game 999999"),
+        ]:
+            response = anon_client.get(url, **headers)
+            assert response.status_code == 404 and response["Content-Type"] == "application/json", url
+            assert response.json()["error"] == {"code": "not_found", "message": message}, url
+
 
 class TestActionRateLimit:
     def test_an_account_over_its_moves_per_second_is_rate_limited(self, alice_client, settings, monkeypatch):
