@@ -387,14 +387,21 @@ def join(*, code, user) -> Race:
     race = _lock(code)
     if _entry_of(race, user) is not None:
         return race
-    if race.status != Race.Status.OPEN:
-        raise ServiceError("race_started", "this race has already started", status=409)
+    _check_open(race)
     if race.entries.count() >= max_racers():
         raise ServiceError("race_full", f"a race has at most {max_racers()} racers", status=409)
     RaceEntry.objects.create(race=race, player=user)
     _bump(race)
     _publish_after_commit(race)
     return race
+
+
+def _check_open(race: Race) -> None:
+    """Joining and inviting are for open races: a finished one (run or cancelled) is `race_over`."""
+    if race.status == Race.Status.FINISHED:
+        raise ServiceError("race_over", "this race is over", status=409)
+    if race.status != Race.Status.OPEN:
+        raise ServiceError("race_started", "this race has already started", status=409)
 
 
 @transaction.atomic
@@ -410,8 +417,7 @@ def invite(*, code, user, username: str) -> Race:
         raise ServiceError("not_found", f"no player named {username!r}", status=404)
     if other.pk not in friend_ids(user):
         raise ServiceError("forbidden", f"{username} is not your friend", status=403)
-    if race.status != Race.Status.OPEN:
-        raise ServiceError("race_started", "this race has already started", status=409)
+    _check_open(race)
     _, created = RaceInvite.objects.get_or_create(race=race, invited=other, defaults={"invited_by": user})
     if created:
         _bump(race)

@@ -321,6 +321,8 @@ def test_leaving_an_open_race_and_the_owner_leaving_cancels_it(alice, bob):
     assert [r["username"] for r in left["racers"]] == ["alice"]
     cancelled = act(alice, race["code"], "resign").json()
     assert cancelled["status"] == "finished"
+    late = act(bob, race["code"], "join")  # a race that is over says so, not "already started"
+    assert late.status_code == 409 and late.json()["error"]["code"] == "race_over"
 
 
 def test_resigning_during_the_countdown_is_refused(alice, settings):
