@@ -40,11 +40,19 @@ class TestCreating:
         assert game["deal"] == "seed:12345"
         assert sum(len(c) for c in game["state"]["columns"]) == 52
 
-    @pytest.mark.parametrize("deal", ["ms:0", "ms:8589934592", "foo:1", "ms:-3", "seed:x", ""])
+    @pytest.mark.parametrize("deal", ["ms:0", "ms:8589934592", "foo:1", "ms:-3", "seed:x", "ms:" + "0" * 60 + "1", "x" * 5000])
     def test_it_refuses_invalid_deals(self, alice_client, deal):
         response = alice_client.post("/api/games/", {"deal": deal}, format="json")
         assert response.status_code == 400
-        assert code_of(response) in {"invalid_deal", "invalid_request"}
+        assert code_of(response) == "invalid_deal"
+        assert len(response.json()["error"]["message"]) < 200  # a long id is not echoed whole
+
+    def test_a_missing_or_empty_deal_is_an_invalid_request(self, alice_client):
+        for body in ({}, {"deal": ""}):
+            assert code_of(alice_client.post("/api/games/", body, format="json")) == "invalid_request"
+
+    def test_a_deal_with_leading_zeros_is_the_same_deal(self, alice_client):
+        assert new_game(alice_client, "ms:" + "0" * 20 + "617")["deal"] == "ms:617"
 
     def test_it_refuses_a_bad_autoplay_mode(self, alice_client):
         response = alice_client.post("/api/games/", {"deal": "ms:1", "autoplay": "always"}, format="json")

@@ -63,7 +63,7 @@ class RaceListSerializer(serializers.Serializer):
 
 
 class CreateRaceSerializer(serializers.Serializer):
-    deal = serializers.CharField(max_length=40, required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
+    deal = serializers.CharField(required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
     autoplay = serializers.ChoiceField(choices=["none", "safe"], default="safe")
     time_limit_s = serializers.IntegerField(min_value=30, max_value=86400, required=False, help_text="default 1800")
 

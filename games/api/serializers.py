@@ -65,7 +65,7 @@ class ActionResultSerializer(GameSerializer):
 
 
 class CreateGameSerializer(serializers.Serializer):
-    deal = serializers.CharField(max_length=40, help_text="ms:N, seed:S or daily:YYYY-MM-DD (a past day)")
+    deal = serializers.CharField(help_text="ms:N, seed:S or daily:YYYY-MM-DD (a past day)")
     autoplay = serializers.ChoiceField(choices=["none", "safe"], default="safe")
 
 
@@ -136,7 +136,7 @@ class LineField(serializers.Field):
 
 
 class VerifyRequestSerializer(serializers.Serializer):
-    deal = serializers.CharField(max_length=40)
+    deal = serializers.CharField()
     moves = LineField(help_text="moves separated by white space, or a list of moves")
     autoplay = serializers.ChoiceField(choices=["none", "safe"], default="none")
 

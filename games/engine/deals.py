@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from .cards import CARDS, Card
-from .errors import InvalidDeal
+from .errors import InvalidDeal, shown
 
 MS_MAX = 8_589_934_591  # 2**33 - 1
 SEED_MAX = 2**64 - 1
@@ -41,21 +41,22 @@ def parse_deal(text: str | DealId) -> DealId:
     if isinstance(text, DealId):
         return _checked(text)
     if not isinstance(text, str):
-        raise InvalidDeal(f"{text!r} is not a deal id: {_FORMS}")
+        raise InvalidDeal(f"{shown(text)} is not a deal id: {_FORMS}")
     match = _DEAL_RE.fullmatch(text.strip())
     if match is None:
-        raise InvalidDeal(f"{text!r} is not a deal id: {_FORMS}")
+        raise InvalidDeal(f"{shown(text)} is not a deal id: {_FORMS}")
     kind, rest = match.groups()
     if kind == "daily":
         if not _DATE_RE.fullmatch(rest):
-            raise InvalidDeal(f"{text!r} is not a deal id: a daily deal is daily:YYYY-MM-DD")
+            raise InvalidDeal(f"{shown(text)} is not a deal id: a daily deal is daily:YYYY-MM-DD")
         try:
             return DealId("daily", date.fromisoformat(rest))
         except ValueError:
-            raise InvalidDeal(f"{text!r} is not a deal id: {rest} is not a calendar date") from None
+            raise InvalidDeal(f"{shown(text)} is not a deal id: {rest} is not a calendar date") from None
     if not _DIGITS_RE.fullmatch(rest):
         raise InvalidDeal(
-            f"{text!r} is not a deal id: the number after {kind}: must be written in decimal digits"
+            f"{shown(text)} is not a deal id: the number after {kind}: must be written in decimal digits"
+            " (at most 25)"
         )
     return _checked(DealId(kind, int(rest)))
 

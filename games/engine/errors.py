@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 
+def shown(text) -> str:
+    """Bad input as an error message quotes it: a long string is cut, so no message echoes it whole."""
+    return repr(text[:24] + "...") if isinstance(text, str) and len(text) > 24 else repr(text)
+
+
 class EngineError(ValueError):
     """Base of every engine error; ``code`` is the spec's error code, ``str(e)`` a player's message."""
 

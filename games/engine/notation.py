@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import BadNotation
+from .errors import BadNotation, shown
 
 COLUMNS = "12345678"
 CELLS = "abcd"
@@ -57,30 +57,25 @@ class Move:
         return f"{self.source}{self.dest}v{self.count:x}"
 
 
-def _shown(text) -> str:
-    """The bad input as an error message quotes it: a long string is cut, so no message echoes it whole."""
-    return repr(text[:24] + "...") if isinstance(text, str) and len(text) > 24 else repr(text)
-
-
 def _parse_slow(text: str) -> Move:
     if not isinstance(text, str):
-        raise BadNotation(f"{_shown(text)} is not a move: {_HELP}")
+        raise BadNotation(f"{shown(text)} is not a move: {_HELP}")
     clean = text.strip().lower()
     match = _MOVE_RE.fullmatch(clean)
     if match is None:
         if clean[:1] == "h":
             raise BadNotation(
-                f"{_shown(text)} is not a move: cards never leave the foundations, so h is only a destination"
+                f"{shown(text)} is not a move: cards never leave the foundations, so h is only a destination"
             )
-        raise BadNotation(f"{_shown(text)} is not a move: {_HELP}")
+        raise BadNotation(f"{shown(text)} is not a move: {_HELP}")
     source, dest, hex_count = match.groups()
     if hex_count is None:
         return MOVES[source, dest, None]
     if len(hex_count) > 4:
-        raise BadNotation(f"{_shown(text)} is not a move: the v count {hex_count!r} is far too large")
+        raise BadNotation(f"{shown(text)} is not a move: the v count {hex_count!r} is far too large")
     count = int(hex_count, 16)
     if count < 1:
-        raise BadNotation(f"{_shown(text)} is not a move: the v count must be at least 1")
+        raise BadNotation(f"{shown(text)} is not a move: the v count must be at least 1")
     move = MOVES.get((source, dest, count))
     if move is None:
         move = Move(source, dest, count)
