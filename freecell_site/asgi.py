@@ -18,14 +18,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "freecell_site.settings")
 django_wsgi_app = get_wsgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.routing import ProtocolTypeRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from freecell_site import server_loop  # noqa: E402
 from freecell_site.wsgi_bridge import WSGIBridge  # noqa: E402
-from games.routing import websocket_urlpatterns  # noqa: E402
+from games.routing import websocket_router  # noqa: E402
 
 
 class RememberLoop:
@@ -43,7 +43,7 @@ application = RememberLoop(
     ProtocolTypeRouter(
         {
             "http": WSGIBridge(django_wsgi_app, workers=settings.HTTP_THREADS),
-            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(websocket_router)),
         }
     )
 )

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import json
 import logging
+import math
 import os
 import time
 
@@ -42,10 +44,29 @@ MAX_FRAME = 4096  # bytes of one client frame
 MAX_ID = 64
 #: Frames that act as a player; an anonymous socket may only watch.
 PLAYER_FRAMES = frozenset({"move", "undo", "resign", "start"})
+#: Frames answered in the order they came, each after the answers to the ones before (Socket.in_turn).
+ACTION_FRAMES = ("move", "undo", "resign")
 
 
 class BadFrame(Exception):
     pass
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(number: str) -> float:
+    value = float(number)
+    if not math.isfinite(value):  # 1e400: a JSON number that Python reads as infinity
+        raise ValueError(f"{number} is too large")
+    return value
+
+
+def parse_frame(text: str):
+    """A client frame's JSON. Python's json module accepts NaN and Infinity, which are not JSON: a
+    NaN `id` would be echoed back in a frame that a browser's JSON.parse refuses."""
+    return json.loads(text, parse_constant=_not_json, parse_float=_finite)
 
 
 def db(func):
@@ -212,7 +233,8 @@ class Socket(AsyncWebsocketConsumer):
         if self.closed:
             return
         try:
-            await self.send(text_data=json.dumps(content, separators=(",", ":")))
+            # allow_nan=False: a frame that is not JSON for every client is a bug to log, not to send.
+            await self.send(text_data=json.dumps(content, separators=(",", ":"), allow_nan=False))
         except Disconnected:  # the client left while its frames were being answered: no one to tell
             self.closed = True
 
@@ -293,7 +315,7 @@ class Socket(AsyncWebsocketConsumer):
 
     async def receive(self, text_data=None, bytes_data=None):
         self.last_seen = asyncio.get_running_loop().time()
-        frame_id = None
+        frame_id = kind = None
         try:
             if text_data is None:
                 raise BadFrame("frames are JSON text; binary frames are not accepted")
@@ -301,7 +323,7 @@ class Socket(AsyncWebsocketConsumer):
                 await self.send_error(None, "too_large", f"a frame is at most {MAX_FRAME} bytes")
                 return
             try:
-                frame = json.loads(text_data)
+                frame = parse_frame(text_data)
             except (ValueError, RecursionError):
                 raise BadFrame("not JSON") from None
             if "\x00" in text_data or "\\u0000" in text_data:
@@ -309,6 +331,7 @@ class Socket(AsyncWebsocketConsumer):
                 raise BadFrame("a frame may not contain a NUL character")
             if not isinstance(frame, dict):
                 raise BadFrame("a frame is a JSON object with a type")
+            kind = frame.get("type")
             frame_id = frame.get("id")
             if frame_id is not None and not (
                 (isinstance(frame_id, str) and len(frame_id) <= MAX_ID)
@@ -316,7 +339,6 @@ class Socket(AsyncWebsocketConsumer):
             ):
                 frame_id = None
                 raise BadFrame(f"id must be a string or number of at most {MAX_ID} characters")
-            kind = frame.get("type")
             if not isinstance(kind, str) or kind not in self.frame_types:
                 raise BadFrame(f"unknown frame type {kind!r}: one of {', '.join(self.frame_types)}")
             self.check_allowed(kind)
@@ -330,7 +352,11 @@ class Socket(AsyncWebsocketConsumer):
                 self.check_rate("reads")
             await getattr(self, f"frame_{kind}")(frame, frame_id)
         except Exception as exc:
-            await self.answer_failure(frame_id, exc)
+            if isinstance(kind, str) and kind in ACTION_FRAMES and self.actions_on_the_way:
+                # Refused at once, but answered in turn: after the answers to the actions before it.
+                self.in_turn(frame_id, functools.partial(self.answer_failure, frame_id, exc))
+            else:
+                await self.answer_failure(frame_id, exc)
 
     async def answer_failure(self, frame_id, exc: Exception) -> None:
         """A frame that failed gets an error frame with the spec's code; the socket goes on."""
@@ -405,26 +431,21 @@ class Socket(AsyncWebsocketConsumer):
                 game = fresh if fresh["version"] >= game["version"] else game
         await self.send_game(game)
 
-    def played_game(self) -> int:
-        if self.game_id is None:
-            raise ServiceError("race_not_started", "you have no game in this race yet", status=409)
-        return self.game_id
-
     async def frame_move(self, frame, frame_id):
         move, ply, client_id = frame.get("move"), frame.get("ply"), frame.get("client_id", "")
         if not isinstance(move, str):  # a string that does not parse is the engine's bad_notation
             raise BadFrame("move needs a move in the spec's notation, such as 3a")
         self._check_ply_and_client(ply, client_id)
         self.check_rate()
-        self.queue_action(frame_id, _play, game_id=self.played_game(), user=self.user, move=move, ply=ply, client_id=client_id)
+        self.queue_action(frame_id, _play, user=self.user, move=move, ply=ply, client_id=client_id)
 
     async def frame_undo(self, frame, frame_id):
         ply, client_id = frame.get("ply"), frame.get("client_id", "")
         self._check_ply_and_client(ply, client_id)
         self.check_rate()
-        self.queue_action(frame_id, _undo, game_id=self.played_game(), user=self.user, ply=ply, client_id=client_id)
+        self.queue_action(frame_id, _undo, user=self.user, ply=ply, client_id=client_id)
 
-    # Moves and undos of this socket still to be answered, and the last of them.
+    # Moves, undos and resigns of this socket still to be answered, and the last of them.
     actions_on_the_way = 0
     last_action: asyncio.Task | None = None
     # The played game as this socket's last action left it: the next move is validated on it instead of
@@ -435,12 +456,26 @@ class Socket(AsyncWebsocketConsumer):
     after_acks = ("game.state", "race.state")
 
     def queue_action(self, frame_id, act, **kwargs) -> None:
-        """Plays `act` (a move or undo, in a database thread) after this socket's earlier actions and
-        acks it, without holding up the socket's other messages.
+        """Plays `act` (a move or undo, in a database thread) on the played game, in turn, and acks it."""
+
+        async def play():
+            game_id = await self.played_game()
+            known, self.known_game = self.known_game, None  # used up by the call, whatever it answers
+            result, game = await db(act)(known=known, game_id=game_id, **kwargs)
+            if game.status == Game.Status.PLAYING:
+                self.known_game = game
+            await self.send_ack(frame_id, kwargs["client_id"], result)
+
+        self.in_turn(frame_id, play)
+
+    def in_turn(self, frame_id, answer) -> None:
+        """Runs `answer()`, which acts on a move, undo or resign frame and answers it, once this socket's
+        earlier actions are answered, without holding up the socket's other messages; a failure is
+        answered with its error frame.
 
         A consumer handles one message at a time: when it awaited each move, the pushes for a player
         who moves fast (opponents' progress) waited behind their moves, seconds behind under load.
-        Actions keep their order; the pushes named in `after_acks` wait for their acks."""
+        Actions keep their order; the pushes named in `after_acks` wait for their answers."""
         previous = self.last_action
         self.actions_on_the_way += 1
 
@@ -448,11 +483,7 @@ class Socket(AsyncWebsocketConsumer):
             try:
                 if previous is not None:
                     await asyncio.wait([previous])
-                known, self.known_game = self.known_game, None  # used up by the call, whatever it answers
-                result, game = await db(act)(known=known, **kwargs)
-                if game.status == Game.Status.PLAYING:
-                    self.known_game = game
-                await self.send_ack(frame_id, kwargs["client_id"], result)
+                await answer()
             except Exception as exc:
                 await self.answer_failure(frame_id, exc)
             finally:
@@ -493,6 +524,10 @@ class Socket(AsyncWebsocketConsumer):
         pass
 
     async def open(self) -> None:
+        raise NotImplementedError
+
+    async def played_game(self) -> int:
+        """The id of the game this socket's moves, undos and resigns play."""
         raise NotImplementedError
 
     async def authenticated(self) -> None:
@@ -597,9 +632,15 @@ class GameConsumer(Socket):
             raise ServiceError("not_found", f"no game {self.game_id}", status=404)
         await self.send_game(game, frame_id)
 
+    async def played_game(self) -> int:
+        return self.game_id
+
     async def frame_resign(self, frame, frame_id):
-        result = await db(_resign_game)(self.game_id, self.user)
-        await self.send_ack(frame_id, "", result)
+        async def resign():
+            result = await db(_resign_game)(self.game_id, self.user)
+            await self.send_ack(frame_id, "", result)
+
+        self.in_turn(frame_id, resign)
 
     async def resync(self):
         if self.watching:
@@ -703,8 +744,7 @@ class RaceConsumer(Socket):
         if race.get("code") != self.code or race["version"] <= self.race_version:
             return
         gap = self.race_version >= 0 and race["version"] > self.race_version + 1
-        racing = self.user.is_authenticated and any(r["username"] == self.user.username and not r["ghost"] for r in race["racers"])
-        needs_db = gap or (racing and self.game_id is None and race["status"] != Race.Status.OPEN)
+        needs_db = gap or (self.is_racer(race) and self.game_id is None and race["status"] != Race.Status.OPEN)
         if needs_db or race.get("ghost") or race["status"] == Race.Status.COUNTDOWN:
             await self.show(await db(_race_view)(self.code, self.user, refresh=False))
             return
@@ -727,7 +767,27 @@ class RaceConsumer(Socket):
         await self.show(await db(_race_start)(self.code, self.user), frame_id, force=True)
 
     async def frame_resign(self, frame, frame_id):
-        await self.show(await db(_race_resign)(self.code, self.user), frame_id, force=True)
+        async def resign():
+            await self.show(await db(_race_resign)(self.code, self.user), frame_id, force=True)
+
+        self.in_turn(frame_id, resign)
+
+    async def played_game(self) -> int:
+        """The sender's game in this race. A socket that knows of none asks the database: the start may
+        have come a moment ago, its push still waiting behind the actions on their way."""
+        if self.game_id is not None:
+            return self.game_id
+        view = await db(_race_view)(self.code, self.user)
+        await self.show(view)  # follows the sender's game, if the boards were shown meanwhile
+        if self.game_id is not None:
+            return self.game_id
+        if not self.is_racer(view["race"]):  # as races.resign answers them
+            raise ServiceError("forbidden", "you are not racing in this race", status=403)
+        raise ServiceError("race_not_started", "you have no game in this race yet", status=409)
+
+    def is_racer(self, race: dict) -> bool:
+        """Whether this socket's user races in `race` (a ghost of their own game is not them)."""
+        return self.user.is_authenticated and any(r["username"] == self.user.username and not r["ghost"] for r in race["racers"])
 
     async def authenticated(self):
         self.game_id = None
@@ -749,6 +809,21 @@ def _wake_of(race: dict) -> str | None:
     if race["status"] == Race.Status.RUNNING:
         return race["ends_at"]
     return None
+
+
+# --- any other path ----------------------------------------------------------------------------
+
+
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """Every websocket path that is neither a game's nor a race's: answered as an unknown game or race
+    is (a `not_found` error, then close code 4404), which a browser can read, unlike a refused
+    handshake (Channels' router would raise, and Daphne answer HTTP 500 and log a traceback)."""
+
+    async def connect(self):
+        await self.accept()
+        body = {"type": "error", "code": "not_found", "message": "no such socket: the sockets are /ws/games/<id>/ and /ws/races/<code>/"}
+        await self.send(text_data=json.dumps(body))
+        await self.close(code=4404)
 
 
 # --- the benchmark's baseline --------------------------------------------------------------------
@@ -778,8 +853,8 @@ class EchoConsumer(AsyncWebsocketConsumer):
         if text_data is None or len(text_data) > MAX_FRAME:
             return
         try:
-            frame = json.loads(text_data)
-        except ValueError:
+            frame = parse_frame(text_data)
+        except (ValueError, RecursionError):
             return
         await self.send(text_data=json.dumps({"type": "ack", "id": frame.get("id"), "t": time.time()}))
         await self.channel_layer.group_send(self.room, {"type": "echo.relay", "frame": frame, "sender": self.channel_name})

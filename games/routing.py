@@ -1,6 +1,7 @@
 """Websocket URL routes (the echo route exists only for the benchmark, with BENCH_ECHO=1)."""
 
-from django.urls import path
+from channels.routing import URLRouter
+from django.urls import path, re_path
 
 from games import consumers
 
@@ -11,3 +12,8 @@ websocket_urlpatterns = [
 
 if consumers.bench_echo_enabled():
     websocket_urlpatterns.append(path("ws/echo/<str:room>/", consumers.EchoConsumer.as_asgi()))
+
+#: What the server routes: the sockets above, then any other path, which is answered not_found and
+#: closed with 4404 (consumers.NoSuchSocket); Channels' router alone raises "No route found" for it,
+#: which Daphne turns into an HTTP 500 and a logged traceback.
+websocket_router = URLRouter([*websocket_urlpatterns, re_path(r"^", consumers.NoSuchSocket.as_asgi())])

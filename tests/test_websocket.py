@@ -324,6 +324,30 @@ def test_an_unknown_game_is_not_found(alice_token, alice):
     run(scenario)
 
 
+@pytest.mark.parametrize("path", ["/ws/games/abc/", "/ws/races/", "/ws/races/ABCDEF/extra/", "/ws/nothing/", "/ws/games/"])
+def test_a_socket_on_a_path_that_is_no_socket_is_not_found_and_closed(path):
+    """As for an unknown game or race: a not_found error, then close code 4404 (not an HTTP 500)."""
+
+    async def scenario():
+        socket = await open_socket(path)
+        error = await next_of(socket, "error")
+        assert error["code"] == "not_found" and "/ws/games/<id>/" in error["message"]
+        assert await socket.receive_output(timeout=10) == {"type": "websocket.close", "code": 4404}
+
+    run(scenario)
+
+
+def test_a_path_that_is_no_socket_still_checks_the_origin_first():
+    from freecell_site.asgi import application
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, "/ws/nothing/", headers=[(b"origin", b"http://evil.example")])
+        connected, _ = await socket.connect(timeout=10)
+        assert not connected
+
+    run(scenario)
+
+
 # --- malformed frames, limits, heartbeats -------------------------------------------------------
 
 
@@ -363,6 +387,113 @@ def test_malformed_frames_get_error_frames_and_the_socket_lives_on(alice_token, 
         await socket.disconnect()
 
     run(scenario)
+
+
+def strict_json(text: str):
+    """Parses a frame as a browser's JSON.parse would: NaN and Infinity are not JSON."""
+
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": "ping", "id": NaN}',
+        '{"type": "ping", "id": Infinity}',
+        '{"type": "ping", "id": -Infinity}',
+        '{"type": "ping", "id": 1e400}',
+        '{"type": "ping", "id": 1, "pad": [NaN]}',
+        '{"type": "move", "move": "5a", "ply": 0, "id": "m", "client_id": "c", "x": {"y": -1e999}}',
+    ],
+)
+def test_nan_and_infinity_are_not_json_and_the_server_sends_only_json(text, alice_token, alice):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await socket.send_to(text_data=text)
+        while True:
+            frame = strict_json(await socket.receive_from(timeout=10))
+            if frame["type"] in ("error", "pong", "ack"):
+                break
+        assert frame["type"] == "error" and frame["code"] == "bad_frame", frame
+        await socket.disconnect()
+
+    run(scenario)
+
+
+def slow_moves(monkeypatch, seconds: float = 0.3) -> None:
+    """Each move of a socket takes `seconds` in its database thread, so the frames after it arrive
+    while it is still on its way."""
+    import time
+
+    from games import consumers
+
+    real_play = consumers._play
+
+    def slow_play(**kwargs):
+        time.sleep(seconds)
+        return real_play(**kwargs)
+
+    monkeypatch.setattr(consumers, "_play", slow_play)
+
+
+async def answers_to(socket, count: int) -> list[tuple]:
+    """(id, type or error code) of the next `count` frames that carry an id, in the order they came."""
+    answers = []
+    while len(answers) < count:
+        frame = await socket.receive_json_from(timeout=10)
+        if "id" in frame:
+            answers.append((frame["id"], frame["code"] if frame["type"] == "error" else frame["type"]))
+    return answers
+
+
+def test_moves_undos_and_resigns_are_answered_in_the_order_they_came_even_when_refused(alice_token, alice, monkeypatch):
+    """A move refused at once (here a malformed one) is answered after the moves before it, as an
+    accepted one is, and so is a resign; a ping is answered at once."""
+    slow_moves(monkeypatch)
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        frames = [
+            {"type": "move", "move": "5a", "ply": 0, "id": "m0"},
+            {"type": "move", "move": "5b", "ply": "x", "id": "bad"},
+            {"type": "ping", "id": "p"},
+            {"type": "move", "move": "5b", "ply": 1, "id": "m1"},
+            {"type": "undo", "ply": 2, "id": "u"},
+            {"type": "resign", "id": "r"},
+        ]
+        for frame in frames:
+            await socket.send_json_to(frame)
+        answers = await answers_to(socket, len(frames))
+        await socket.disconnect()
+        return answers
+
+    answers = run(scenario)
+    assert answers == [("p", "pong"), ("m0", "ack"), ("bad", "bad_frame"), ("m1", "ack"), ("u", "ack"), ("r", "ack")]
+
+
+def test_rate_limited_moves_are_answered_after_the_moves_before_them(alice_token, alice, settings, monkeypatch):
+    settings.WS_MOVE_BURST = 3
+    settings.WS_MOVE_RATE = 0.01
+    slow_moves(monkeypatch, 0.1)
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        for index, move in enumerate(["5a", "5b", "5c", "5d", "6a"]):
+            await socket.send_json_to({"type": "move", "move": move, "ply": index, "id": index})
+        answers = await answers_to(socket, 5)
+        await socket.disconnect()
+        return answers
+
+    assert run(scenario) == [(0, "ack"), (1, "ack"), (2, "ack"), (3, "rate_limited"), (4, "rate_limited")]
 
 
 def test_moves_beyond_the_burst_are_rate_limited(alice_token, alice, settings):

@@ -160,6 +160,57 @@ def test_moves_before_the_start_are_refused(alice, alice_token):
     run(scenario)
 
 
+def test_moves_from_someone_not_racing_are_forbidden(alice, bob, charlie, alice_token, bob_token):
+    """As their resign is: the race is running, but it is not theirs to play (whether they never joined
+    or left before the start)."""
+    race = open_race(alice)
+    client_for(bob).post(f"/api/races/{race['code']}/join/")
+    client_for(bob).post(f"/api/races/{race['code']}/resign/")
+    charlie_token = token_of(charlie)
+
+    async def scenario():
+        a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
+        await next_of(a, "auth_ok")
+        await a.send_json_to({"type": "start"})
+        await next_of(a, "state")
+        for token in (bob_token, charlie_token):
+            other = await open_socket(f"/ws/races/{race['code']}/", token=token)
+            await next_of(other, "auth_ok")
+            for frame in ({"type": "move", "move": "5a", "ply": 0}, {"type": "undo", "ply": 0}, {"type": "resign"}):
+                await other.send_json_to({**frame, "id": frame["type"]})
+                error = await next_of(other, "error")
+                assert (error["code"], error["id"]) == ("forbidden", frame["type"]), error
+            await other.disconnect()
+        await a.disconnect()
+
+    run(scenario)
+
+
+def test_a_racer_whose_socket_missed_the_start_can_still_move(alice, alice_token, monkeypatch):
+    """A move on a socket that has not heard of the start (its push lost, or waiting behind moves) is
+    played on the racer's game, read from the database, not refused with race_not_started."""
+    from games import consumers
+
+    race = open_race(alice)
+    alice_api = client_for(alice)
+
+    async def ignore(socket, event):
+        pass
+
+    async def scenario():
+        a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
+        await next_of(a, "auth_ok")
+        monkeypatch.setattr(consumers.RaceConsumer, "race_state", ignore)
+        await database_sync_to_async(alice_api.post)(f"/api/races/{race['code']}/start/")
+        await a.send_json_to({"type": "move", "move": "5a", "ply": 0, "id": "m"})
+        state = await next_of(a, "state")
+        ack = await next_of(a, "ack")
+        assert ack["id"] == "m" and ack["ply"] == 1 and ack["game"]["id"] == state["game"]["id"]
+        await a.disconnect()
+
+    run(scenario)
+
+
 def test_boards_are_revealed_on_the_socket_at_the_start_instant(alice, alice_token, settings):
     settings.RACE_COUNTDOWN_S = 0.3
     race = open_race(alice)
