@@ -9,7 +9,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import races
-from games.api.views import errors
+from games.api import views
+from games.api.serializers import ErrorSerializer
+
+
+def errors(*codes: int) -> dict:
+    """The API's error responses, with the race's own 409 codes (docs/races.md)."""
+    answers = views.errors(*codes)
+    if 409 in answers:
+        answers[409] = OpenApiResponse(
+            ErrorSerializer, description="race_started, race_full, race_over, race_not_started, race_not_over or game_not_won"
+        )
+    return answers
+
 
 # --- shapes -----------------------------------------------------------------------------------
 
