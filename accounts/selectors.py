@@ -1,10 +1,22 @@
-"""Reads about players: friends lists and friendship checks."""
+"""Reads about players: a player by the name someone typed, friends lists and friendship checks."""
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.contrib.auth.models import User
+from django.db.models import Case, Q, Value, When
 
 from accounts.models import Friendship
+
+
+def player_named(username: str) -> User | None:
+    """The active player whose username is `username` in any case (`alice` finds `Alice`), or None.
+
+    Sign-up keeps new names ASCII and unique in any case, so this is one player. Accounts made before
+    that rule may differ only in case (or, on SQLite, whose iexact folds ASCII only, not match at all
+    but exactly): the exact spelling wins, then the oldest account, so the answer never varies.
+    """
+    exact_first = Case(When(username=username, then=Value(0)), default=Value(1))
+    return User.objects.filter(username__iexact=username, is_active=True).order_by(exact_first, "pk").first()
 
 
 def friend_ids(user) -> set[int]:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
-from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.contrib.auth.validators import ASCIIUsernameValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
+
+# The width of auth_user.email: a longer address is refused here, not by the database (a 500 on
+# PostgreSQL, silently stored on SQLite).
+EMAIL_MAX = 254
 
 
 class CredentialsSerializer(serializers.Serializer):
@@ -15,8 +19,11 @@ class CredentialsSerializer(serializers.Serializer):
 
 
 class RegisterSerializer(CredentialsSerializer):
-    username = serializers.CharField(max_length=30, validators=[UnicodeUsernameValidator()])
-    email = serializers.EmailField(required=False, allow_blank=True, default="")
+    # ASCII only: other players read and type these names, so no look-alike letters (a Cyrillic "а"
+    # in "аlice"), and the case-insensitive check below is exact on every database (SQLite folds the
+    # case of ASCII letters only). People's real names go in the free-text display_name.
+    username = serializers.CharField(max_length=30, validators=[ASCIIUsernameValidator()])
+    email = serializers.EmailField(required=False, allow_blank=True, default="", max_length=EMAIL_MAX)
 
     def validate_username(self, value: str) -> str:
         if User.objects.filter(username__iexact=value).exists():
@@ -51,7 +58,7 @@ class PasswordChangeSerializer(serializers.Serializer):
 
 
 class PasswordResetSerializer(serializers.Serializer):
-    email = serializers.EmailField()
+    email = serializers.EmailField(max_length=EMAIL_MAX)
 
 
 class PasswordResetConfirmSerializer(serializers.Serializer):
@@ -62,7 +69,7 @@ class PasswordResetConfirmSerializer(serializers.Serializer):
 
 class ProfileSerializer(serializers.Serializer):
     username = serializers.CharField(read_only=True)
-    email = serializers.EmailField(required=False, allow_blank=True)
+    email = serializers.EmailField(required=False, allow_blank=True, max_length=EMAIL_MAX)
     display_name = serializers.CharField(max_length=40, required=False, allow_blank=True)
     bio = serializers.CharField(max_length=280, required=False, allow_blank=True)
     date_joined = serializers.DateTimeField(read_only=True)

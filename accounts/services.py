@@ -1,14 +1,20 @@
-"""Changes to accounts: sign-up and friendships."""
+"""Changes to accounts: sign-up, passwords (and the API tokens they revoke) and friendships."""
 
 from __future__ import annotations
 
+from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
+from django.contrib.auth.tokens import default_token_generator
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.encoding import force_str
+from django.utils.http import urlsafe_base64_decode
 from rest_framework.authtoken.models import Token
 
 from accounts.models import Friendship, Profile
+from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 
 
@@ -23,8 +29,52 @@ def register(*, username: str, password: str, email: str = "") -> tuple[User, To
     return user, Token.objects.create(user=user)
 
 
+# --- passwords -----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def set_password(user: User, password: str) -> None:
+    """Validates and sets a new password, and revokes the user's API token.
+
+    Sessions end by themselves (their hash is of the password); a token would not, so whoever held
+    it (the reason for a change or a reset, often) would keep the account.
+    """
+    try:
+        password_validation.validate_password(password, user)
+    except DjangoValidationError as exc:
+        raise ServiceError("invalid_request", " ".join(exc.messages), extra={"fields": {"new_password": exc.messages}}) from None
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    Token.objects.filter(user=user).delete()
+
+
+def user_of_reset_link(uid: str, token: str) -> User | None:
+    """The active player a password-reset link (from the reset e-mail) names, while its token holds.
+
+    The token is Django's: it expires after PASSWORD_RESET_TIMEOUT and once the password or the last
+    login changes, so a link works once.
+    """
+    try:
+        user = User.objects.get(pk=int(force_str(urlsafe_base64_decode(uid))), is_active=True)
+    except (ValueError, TypeError, OverflowError, User.DoesNotExist):
+        return None
+    return user if default_token_generator.check_token(user, token) else None
+
+
+def reset_password(*, uid: str, token: str, new_password: str) -> User:
+    """Sets the password of the player a reset link names (for the API and the reset page alike)."""
+    user = user_of_reset_link(uid, token)
+    if user is None:
+        raise ServiceError("invalid_request", "the reset link is invalid or has expired")
+    set_password(user, new_password)
+    return user
+
+
+# --- friends -------------------------------------------------------------------------------------
+
+
 def _other(username: str) -> User:
-    user = User.objects.filter(username=username, is_active=True).first()
+    user = player_named(username)
     if user is None:
         raise ServiceError("not_found", f"no player named {username!r}", status=404)
     return user
@@ -35,8 +85,12 @@ def _between(a: User, b: User):
 
 
 @transaction.atomic
-def request_friend(*, user: User, username: str) -> Friendship:
-    """Sends a request; if the other player had already asked, this accepts theirs."""
+def request_friend(*, user: User, username: str) -> tuple[Friendship, bool]:
+    """Sends a request; if the other player had already asked, this accepts theirs.
+
+    Answers the friendship and whether a new request was made (False: theirs was accepted, or a
+    request or friendship already stood).
+    """
     other = _other(username)
     if other.pk == user.pk:
         raise ServiceError("invalid_request", "you cannot befriend yourself")
@@ -44,14 +98,14 @@ def request_friend(*, user: User, username: str) -> Friendship:
     if existing is None:
         try:
             with transaction.atomic():
-                return Friendship.objects.create(from_user=user, to_user=other)
+                return Friendship.objects.create(from_user=user, to_user=other), True
         except IntegrityError:  # a concurrent request from the same pair
             existing = _between(user, other).first()
     if existing.status == Friendship.Status.PENDING and existing.to_user_id == user.pk:
         existing.status = Friendship.Status.ACCEPTED
         existing.accepted_at = timezone.now()
         existing.save(update_fields=["status", "accepted_at"])
-    return existing
+    return existing, False
 
 
 @transaction.atomic

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate, login, logout, password_validation, update_session_auth_hash
+from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.mail import send_mail
-from django.utils.encoding import force_bytes, force_str
-from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions, status
 from rest_framework.authentication import SessionAuthentication
+from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -31,7 +32,10 @@ def client_address(request) -> str:
 
 
 def check_credentials(request, username: str, password: str) -> User:
-    """Authenticates, counting failures per account and address; 429 once either is over the limit."""
+    """Authenticates, counting failures per account and address; 429 once either is over the limit.
+
+    The name is taken in any case (`alice` signs in `Alice`), as the failures are counted.
+    """
     keys = throttle.keys_for(username, client_address(request))
     if throttle.is_limited(keys):
         raise ServiceError(
@@ -40,18 +44,14 @@ def check_credentials(request, username: str, password: str) -> User:
             status=429,
             extra={"retry_after": throttle.seconds_left()},
         )
-    user = authenticate(request, username=username, password=password)
+    # An unknown name goes on to authenticate as typed: it fails there after the same password hashing,
+    # so the time taken does not tell which names exist.
+    player = selectors.player_named(username)
+    user = authenticate(request, username=player.username if player else username, password=password)
     if user is None:
         throttle.record_failure(keys)
         raise ServiceError("authentication_failed", "wrong username or password", status=401)
     return user
-
-
-def _validate_password(password: str, user: User) -> None:
-    try:
-        password_validation.validate_password(password, user)
-    except DjangoValidationError as exc:
-        raise ServiceError("invalid_request", " ".join(exc.messages), extra={"fields": {"new_password": exc.messages}}) from None
 
 
 class RegisterView(APIView):
@@ -75,8 +75,6 @@ class TokenView(APIView):
         body = s.CredentialsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         user = check_credentials(request, **body.validated_data)
-        from rest_framework.authtoken.models import Token
-
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 
@@ -98,11 +96,22 @@ class LoginView(APIView):
         return Response({"username": user.username})
 
 
+def signed_in_with_token(request) -> bool:
+    """Whether the request was authenticated by an API token (request.auth), not by the session."""
+    return isinstance(request.auth, Token)
+
+
 class LogoutView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(request=None, responses={204: None, 403: ERR}, summary="Session logout")
+    @extend_schema(
+        request=None,
+        responses={204: None, 401: ERR, 403: ERR},
+        summary="Log out: end the session, or revoke the API token the request is made with",
+    )
     def post(self, request):
+        if signed_in_with_token(request):
+            Token.objects.filter(key=request.auth.key).delete()
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -110,17 +119,29 @@ class LogoutView(APIView):
 class PasswordChangeView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=s.PasswordChangeSerializer, responses={204: None, 400: ERR, 401: ERR, 403: ERR}, summary="Change password")
+    @extend_schema(
+        request=s.PasswordChangeSerializer,
+        responses={
+            200: OpenApiResponse(s.TokenSerializer, description="made with an API token: the new token (the old one is revoked)"),
+            204: OpenApiResponse(description="made with the session: the session goes on"),
+            400: ERR,
+            401: ERR,
+            403: ERR,
+        },
+        summary="Change password",
+    )
     def post(self, request):
         body = s.PasswordChangeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         user = request.user
         if not user.check_password(body.validated_data["old_password"]):
             raise ServiceError("invalid_request", "the old password is wrong", extra={"fields": {"old_password": ["wrong password"]}})
-        _validate_password(body.validated_data["new_password"], user)
-        user.set_password(body.validated_data["new_password"])
-        user.save(update_fields=["password"])
-        update_session_auth_hash(request._request, user)
+        services.set_password(user, body.validated_data["new_password"])  # revokes the API token
+        if signed_in_with_token(request):
+            # The client asked with the token just revoked: it gets the new one, to keep working
+            # (get_or_create: two changes at once both answer the one token that then stands).
+            return Response({"token": Token.objects.get_or_create(user=user)[0].key})
+        update_session_auth_hash(request._request, user)  # this session stays signed in; others end
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -137,7 +158,7 @@ class PasswordResetView(APIView):
         for user in User.objects.filter(email__iexact=body.validated_data["email"], is_active=True):
             uid = urlsafe_base64_encode(force_bytes(user.pk))
             token = default_token_generator.make_token(user)
-            link = request.build_absolute_uri(f"/reset/{uid}/{token}/")
+            link = request.build_absolute_uri(reverse("page-password-reset", kwargs={"uid": uid, "token": token}))
             send_mail(
                 "FreeCell Online password reset",
                 f"Hello {user.username},\n\nTo choose a new password, open {link}\n"
@@ -152,20 +173,15 @@ class PasswordResetConfirmView(APIView):
     permission_classes = [permissions.AllowAny]
     authentication_classes = []
 
-    @extend_schema(request=s.PasswordResetConfirmSerializer, responses={204: None, 400: ERR}, summary="Set a new password with a reset token")
+    @extend_schema(
+        request=s.PasswordResetConfirmSerializer,
+        responses={204: None, 400: ERR},
+        summary="Set a new password with a reset token (revokes the API token)",
+    )
     def post(self, request):
         body = s.PasswordResetConfirmSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        data = body.validated_data
-        try:
-            user = User.objects.get(pk=int(force_str(urlsafe_base64_decode(data["uid"]))))
-        except (ValueError, TypeError, OverflowError, User.DoesNotExist):
-            user = None
-        if user is None or not default_token_generator.check_token(user, data["token"]):
-            raise ServiceError("invalid_request", "the reset link is invalid or has expired")
-        _validate_password(data["new_password"], user)
-        user.set_password(data["new_password"])
-        user.save(update_fields=["password"])
+        services.reset_password(**body.validated_data)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -208,7 +224,7 @@ class UserView(APIView):
 
     @extend_schema(responses={200: s.PublicProfileSerializer, 404: ERR}, summary="A player's public profile and statistics")
     def get(self, request, username: str):
-        user = User.objects.filter(username=username, is_active=True).first()
+        user = selectors.player_named(username)
         if user is None:
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
         profile, _ = Profile.objects.get_or_create(user=user)
@@ -235,12 +251,25 @@ class FriendsView(APIView):
 class FriendRequestView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=s.UsernameSerializer, responses={201: s.FriendsSerializer, 400: ERR, 401: ERR, 403: ERR, 404: ERR}, summary="Ask a player to be friends")
+    @extend_schema(
+        request=s.UsernameSerializer,
+        responses={
+            201: OpenApiResponse(s.FriendsSerializer, description="a new request was sent"),
+            200: OpenApiResponse(s.FriendsSerializer, description="no new request: theirs to you was accepted, or you were already friends or had asked"),
+            400: ERR,
+            401: ERR,
+            403: ERR,
+            404: ERR,
+        },
+        summary="Ask a player to be friends",
+    )
     def post(self, request):
         body = s.UsernameSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        services.request_friend(user=request.user, username=body.validated_data["username"])
-        return Response(s.FriendsSerializer(selectors.friends_overview(request.user)).data, status=status.HTTP_201_CREATED)
+        _, created = services.request_friend(user=request.user, username=body.validated_data["username"])
+        # 201 only when a request was created, so a client can tell a resend (nothing new) from a send.
+        answer = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(s.FriendsSerializer(selectors.friends_overview(request.user)).data, status=answer)
 
 
 class FriendAnswerView(APIView):

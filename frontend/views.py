@@ -11,7 +11,6 @@ import secrets
 
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import User
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
@@ -19,6 +18,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
+from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 from games import selectors, services
 from games.engine import EngineError, parse_deal
@@ -125,6 +125,34 @@ def logout_page(request):
         logout(request)
         return redirect("home")
     return render(request, "frontend/logout.html", {"page": "logout"})
+
+
+@ensure_csrf_cookie
+@require_http_methods(["GET", "POST"])
+def password_reset(request, uid: str, token: str):
+    """The page the password-reset e-mail links to: a new password twice, then the player is signed in.
+
+    The password is set by the same service as POST /api/auth/password/reset/confirm/ (validators,
+    revoked API token); signing in also spends the link, as the token is of the last login.
+    """
+    from accounts import services as accounts
+
+    if accounts.user_of_reset_link(uid, token) is None:
+        return render(request, "frontend/reset.html", {"page": "reset", "valid": False}, status=400)
+    errors: list[str] = []
+    if request.method == "POST":
+        password = request.POST.get("password", "")
+        if password != request.POST.get("password2", ""):
+            errors.append("The two passwords differ.")
+        else:
+            try:
+                user = accounts.reset_password(uid=uid, token=token, new_password=password)
+            except ServiceError as exc:
+                errors.append(exc.message)
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                return redirect("home")
+    return render(request, "frontend/reset.html", {"page": "reset", "valid": True, "errors": errors}, status=400 if errors else 200)
 
 
 def _deal_from_path(text: str) -> str:
@@ -240,7 +268,7 @@ def race(request, code: str):
 
 @ensure_csrf_cookie
 def profile(request, username: str):
-    user = User.objects.filter(username=username, is_active=True).first()
+    user = player_named(username)
     if user is None:
         raise Http404("no such player")
     return render(

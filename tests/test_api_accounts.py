@@ -122,7 +122,7 @@ class TestPasswords:
         weak = alice_client.post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": "123"}, format="json")
         assert weak.status_code == 400
         ok = alice_client.post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": "a fresh password 7"}, format="json")
-        assert ok.status_code == 204
+        assert ok.status_code == 200  # made with a token: the answer is the new token (TestTokenRevocation)
         alice.refresh_from_db()
         assert alice.check_password("a fresh password 7")
 
@@ -185,3 +185,205 @@ class TestFriends:
 
     def test_friends_need_an_account(self, anon_client, db):
         assert anon_client.get("/api/friends/").status_code == 401
+
+
+def token_of(user) -> str:
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def with_token(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def session_for(user) -> APIClient:
+    """A signed-in web page: session cookie, and the CSRF token it sends back on writes."""
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(user)
+    client.get("/")  # sets the csrftoken cookie
+    client.defaults["HTTP_X_CSRFTOKEN"] = client.cookies["csrftoken"].value
+    return client
+
+
+def reset_link_of(user) -> tuple[str, str]:
+    """The uid and token a reset e-mail to `user` carries."""
+    user.email = f"{user.username}@example.com"
+    user.save()
+    APIClient().post("/api/auth/password/reset/", {"email": user.email}, format="json")
+    return re.search(r"uid=(\S+) token=(\S+)", mail.outbox[-1].body).groups()
+
+
+NEW = "a fresh password 7"
+
+
+class TestTokenRevocation:
+    """A password change, a reset or a token logout ends the API token, as they end sessions."""
+
+    def test_a_change_made_with_a_token_revokes_it_and_answers_the_new_one(self, alice):
+        old = token_of(alice)
+        response = with_token(old).post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": NEW}, format="json")
+        assert response.status_code == 200
+        new = response.json()["token"]
+        assert new != old and len(new) == 40
+        assert code_of(with_token(old).get("/api/me/")) == "authentication_failed"
+        assert with_token(new).get("/api/me/").json()["username"] == "alice"
+        # The token endpoint hands out the new token, and the old password no longer gets one.
+        assert APIClient().post("/api/auth/token/", {"username": "alice", "password": NEW}, format="json").json() == {"token": new}
+        assert APIClient().post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json").status_code == 401
+
+    def test_a_change_made_in_the_session_keeps_that_session_and_revokes_the_token(self, alice):
+        old = token_of(alice)
+        page, other_device = session_for(alice), session_for(alice)
+        response = page.post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": NEW}, format="json")
+        assert response.status_code == 204 and not response.content  # no token handed to a page's script
+        assert page.get("/api/me/").status_code == 200
+        assert other_device.get("/api/me/").status_code in (401, 403)
+        assert code_of(with_token(old).get("/api/me/")) == "authentication_failed"
+
+    def test_a_refused_change_keeps_the_token(self, alice):
+        old = token_of(alice)
+        with_token(old).post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": "123"}, format="json")
+        assert with_token(old).get("/api/me/").status_code == 200
+
+    def test_a_reset_revokes_the_token(self, alice):
+        old = token_of(alice)
+        uid, token = reset_link_of(alice)
+        answer = APIClient().post("/api/auth/password/reset/confirm/", {"uid": uid, "token": token, "new_password": NEW}, format="json")
+        assert answer.status_code == 204
+        assert code_of(with_token(old).get("/api/me/")) == "authentication_failed"
+        fresh = APIClient().post("/api/auth/token/", {"username": "alice", "password": NEW}, format="json").json()["token"]
+        assert fresh != old
+
+    def test_a_reset_link_works_once_and_not_for_a_deactivated_account(self, alice, charlie):
+        uid, token = reset_link_of(alice)
+        confirm = {"uid": uid, "token": token, "new_password": NEW}
+        assert APIClient().post("/api/auth/password/reset/confirm/", confirm, format="json").status_code == 204
+        again = APIClient().post("/api/auth/password/reset/confirm/", {**confirm, "new_password": "yet another one 8"}, format="json")
+        assert again.status_code == 400 and "invalid or has expired" in again.json()["error"]["message"]
+        uid, token = reset_link_of(charlie)
+        User.objects.filter(pk=charlie.pk).update(is_active=False)
+        refused = APIClient().post("/api/auth/password/reset/confirm/", {"uid": uid, "token": token, "new_password": NEW}, format="json")
+        assert refused.status_code == 400
+
+    def test_a_logout_with_a_token_revokes_that_token(self, alice):
+        old = token_of(alice)
+        assert with_token(old).post("/api/auth/logout/").status_code == 204
+        assert code_of(with_token(old).get("/api/me/")) == "authentication_failed"
+        fresh = APIClient().post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json").json()["token"]
+        assert fresh != old and with_token(fresh).get("/api/me/").status_code == 200
+
+    def test_a_session_logout_leaves_the_token(self, alice):
+        old = token_of(alice)
+        page = session_for(alice)
+        assert page.post("/api/auth/logout/").status_code == 204
+        assert page.get("/api/me/").status_code in (401, 403)
+        assert with_token(old).get("/api/me/").status_code == 200
+
+
+class TestUsernames:
+    """New names are ASCII (no look-alikes, exact case folding); a typed name finds its player in any case."""
+
+    # Accents, the sharp s (which upper-cases to SS), a Cyrillic "а" and a fullwidth "ａ" before "lice".
+    @pytest.mark.parametrize("name", ["Ünïcødée0ae", "Straße1x", "\u0430lice", "\uff41lice"])
+    def test_sign_up_refuses_a_name_outside_ascii(self, anon_client, db, name):
+        response = anon_client.post("/api/auth/register/", {"username": name, "password": PASSWORD}, format="json")
+        assert response.status_code == 400 and "username" in response.json()["error"]["fields"]
+        assert not User.objects.exists()
+
+    def test_sign_up_takes_letters_digits_and_the_five_signs(self, anon_client, db):
+        response = anon_client.post("/api/auth/register/", {"username": "Ann_B.c-d@e+9", "password": PASSWORD}, format="json")
+        assert response.status_code == 201 and response.json()["username"] == "Ann_B.c-d@e+9"
+
+    def test_the_display_name_stays_free(self, alice_client):
+        response = alice_client.patch("/api/me/", {"display_name": "Ünïcødée Straße"}, format="json")
+        assert response.status_code == 200 and response.json()["display_name"] == "Ünïcødée Straße"
+
+    def test_a_token_and_a_session_login_take_the_name_in_any_case(self, anon_client, alice):
+        token = anon_client.post("/api/auth/token/", {"username": "ALICE", "password": PASSWORD}, format="json")
+        assert token.status_code == 200 and token.json()["token"] == token_of(alice)
+        session = anon_client.post("/api/auth/login/", {"username": "Alice", "password": PASSWORD}, format="json")
+        assert session.status_code == 200 and session.json() == {"username": "alice"}
+        wrong = anon_client.post("/api/auth/token/", {"username": "Alice", "password": "nope"}, format="json")
+        assert wrong.status_code == 401
+
+    def test_failures_in_any_case_count_for_one_account(self, anon_client, alice, monkeypatch):
+        from accounts import throttle
+
+        monkeypatch.setattr(throttle.time, "time", lambda: 5_000_000.0)
+        for i in range(10):
+            APIClient(REMOTE_ADDR=f"10.9.0.{i}").post("/api/auth/token/", {"username": "aLiCe", "password": "wrong"}, format="json")
+        locked = APIClient(REMOTE_ADDR="10.9.1.1").post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
+        assert locked.status_code == 429
+
+    def test_a_profile_is_found_in_any_case(self, anon_client, alice):
+        response = anon_client.get("/api/users/ALICE/")
+        assert response.status_code == 200 and response.json()["username"] == "alice"
+
+    def test_friends_are_asked_answered_and_removed_in_any_case(self, alice, charlie):
+        alice_client, charlie_client = client_for(alice), client_for(charlie)
+        assert alice_client.post("/api/friends/requests/", {"username": "CHARLIE"}, format="json").status_code == 201
+        assert charlie_client.post("/api/friends/requests/Alice/accept/").status_code == 200
+        assert [f["username"] for f in alice_client.get("/api/friends/").json()["friends"]] == ["charlie"]
+        assert alice_client.delete("/api/friends/Charlie/").status_code == 204
+        alice_client.post("/api/friends/requests/", {"username": "charlie"}, format="json")
+        assert charlie_client.post("/api/friends/requests/ALICE/decline/").status_code == 200
+
+    def test_among_old_names_that_differ_only_in_case_the_exact_one_then_the_oldest_is_found(self, db):
+        from accounts.selectors import player_named
+
+        first = User.objects.create_user(username="Twin")
+        second = User.objects.create_user(username="twin")
+        assert player_named("twin") == second and player_named("Twin") == first
+        assert player_named("TWIN") == first
+        User.objects.filter(pk=first.pk).update(is_active=False)
+        assert player_named("Twin") == second and player_named("nobody") is None
+
+
+class TestEmailLength:
+    """auth_user.email holds 254 characters: a longer address is a 400 naming the field, not a 500."""
+
+    LONG = "a" * 64 + "@" + "b" * 63 + "." + "c" * 63 + "." + "d" * 63 + "." + "e" * 45 + ".com"  # 306 characters
+    FITS = "a" * 64 + "@" + "b" * 63 + "." + "c" * 63 + "." + "d" * 57 + ".com"  # 254 characters
+
+    def test_the_addresses_are_as_long_as_they_say(self):
+        assert (len(self.LONG), len(self.FITS)) == (306, 254)
+
+    def test_a_profile_refuses_an_address_too_long(self, alice, alice_client):
+        response = alice_client.patch("/api/me/", {"email": self.LONG}, format="json")
+        assert response.status_code == 400 and code_of(response) == "invalid_request"
+        assert "email" in response.json()["error"]["fields"]
+        alice.refresh_from_db()
+        assert alice.email == ""
+        assert alice_client.patch("/api/me/", {"email": self.FITS}, format="json").json()["email"] == self.FITS
+
+    def test_sign_up_refuses_an_address_too_long(self, anon_client, db):
+        response = anon_client.post("/api/auth/register/", {"username": "dora", "password": PASSWORD, "email": self.LONG}, format="json")
+        assert response.status_code == 400 and "email" in response.json()["error"]["fields"]
+        assert not User.objects.filter(username="dora").exists()
+
+    def test_a_reset_request_refuses_an_address_too_long(self, anon_client, db):
+        response = anon_client.post("/api/auth/password/reset/", {"email": self.LONG}, format="json")
+        assert response.status_code == 400 and "email" in response.json()["error"]["fields"]
+
+
+class TestFriendRequestAnswers:
+    """201 when a request is made; 200 when nothing new is (a resend, a friend already, theirs accepted)."""
+
+    def test_a_resend_is_200_and_changes_nothing(self, alice, charlie):
+        client = client_for(alice)
+        first = client.post("/api/friends/requests/", {"username": "charlie"}, format="json")
+        again = client.post("/api/friends/requests/", {"username": "charlie"}, format="json")
+        assert (first.status_code, again.status_code) == (201, 200)
+        assert again.json() == first.json()
+
+    def test_asking_a_friend_is_200(self, alice, bob):
+        response = client_for(alice).post("/api/friends/requests/", {"username": "bob"}, format="json")
+        assert response.status_code == 200 and [f["username"] for f in response.json()["friends"]] == ["bob"]
+
+    def test_asking_back_accepts_theirs_with_200(self, alice, charlie):
+        client_for(alice).post("/api/friends/requests/", {"username": "charlie"}, format="json")
+        response = client_for(charlie).post("/api/friends/requests/", {"username": "alice"}, format="json")
+        assert response.status_code == 200 and [f["username"] for f in response.json()["friends"]] == ["alice"]

@@ -362,3 +362,91 @@ def test_every_page_script_exists():
     for template in templates.glob("*.html"):
         for script in re.findall(r"static 'frontend/(js/[^']+)'", template.read_text()):
             assert (STATIC_JS.parent / script).exists(), f"{template.name} loads a missing {script}"
+
+
+# --- password reset page and names in any case -----------------------------------------------------
+
+
+def reset_path_of(user) -> str:
+    """The page link of the reset e-mail sent to `user`, as a path."""
+    from django.core import mail
+    from rest_framework.test import APIClient
+
+    user.email = "reset@example.com"
+    user.save()
+    assert APIClient().post("/api/auth/password/reset/", {"email": user.email}, format="json").status_code == 202
+    link = re.search(r"https?://testserver(/reset/\S+/\S+/)", mail.outbox[-1].body)
+    assert link, "the e-mail links to the reset page"
+    return link.group(1)
+
+
+NEW_PASSWORD = "a fresh password 7"
+
+
+@pytest.mark.django_db
+def test_the_reset_link_opens_a_form_that_sets_the_password_and_signs_in(alice):
+    from rest_framework.authtoken.models import Token
+
+    old_token = Token.objects.get(user=alice).key
+    path = reset_path_of(alice)
+    client = Client()
+    page = client.get(path)
+    assert page.status_code == 200 and "csrftoken" in page.cookies
+    assert b'name="password2"' in page.content and b"csrfmiddlewaretoken" in page.content
+    response = client.post(path, {"password": NEW_PASSWORD, "password2": NEW_PASSWORD})
+    assert response.status_code == 302 and response["Location"] == "/"
+    assert client.get("/").context["user"].username == "alice"
+    alice.refresh_from_db()
+    assert alice.check_password(NEW_PASSWORD)
+    assert not Token.objects.filter(key=old_token).exists()  # the same revocation as the API's confirm
+    # The link is spent.
+    again = Client().get(path)
+    assert again.status_code == 400 and b"invalid or has expired" in again.content
+
+
+@pytest.mark.django_db
+def test_the_reset_form_refuses_two_different_or_weak_passwords(alice):
+    path = reset_path_of(alice)
+    differ = Client().post(path, {"password": NEW_PASSWORD, "password2": NEW_PASSWORD + "x"})
+    assert differ.status_code == 400 and b"The two passwords differ." in differ.content
+    weak = Client().post(path, {"password": "12345678", "password2": "12345678"})
+    assert weak.status_code == 400 and b"too common" in weak.content  # Django's validators, as the API
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+    assert Client().get(path).status_code == 200  # a refused try leaves the link working
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("tail", ["MQ/nope/", "!!/x-y/", "OTk5OTk/abc-def/"])
+def test_a_bad_reset_link_says_so(alice, tail):
+    for method in ("get", "post"):
+        response = getattr(Client(), method)(f"/reset/{tail}", {"password": NEW_PASSWORD, "password2": NEW_PASSWORD})
+        assert response.status_code == 400
+        assert b"invalid or has expired" in response.content and b'name="password"' not in response.content
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+
+
+@pytest.mark.django_db
+def test_the_reset_form_needs_the_csrf_token(alice):
+    path = reset_path_of(alice)
+    client = Client(enforce_csrf_checks=True)
+    assert client.post(path, {"password": NEW_PASSWORD, "password2": NEW_PASSWORD}).status_code == 403
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+
+
+@pytest.mark.django_db
+def test_names_are_taken_in_any_case_on_the_sign_in_and_profile_pages(alice):
+    profile = Client().get("/u/ALICE/")
+    assert profile.status_code == 200 and boot_of(profile)["username"] == "alice"
+    client = Client()
+    assert client.post("/login/", {"username": "Alice", "password": PASSWORD}).status_code == 302
+    assert client.get("/").context["user"].username == "alice"
+
+
+@pytest.mark.django_db
+def test_sign_up_refuses_a_name_outside_ascii():
+    response = Client().post("/signup/", {"username": "\u0430lice", "password": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 400 and b"form-errors" in response.content
+    assert not User.objects.exists()
