@@ -20,7 +20,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -407,12 +406,12 @@ def _check_open(race: Race) -> None:
 @transaction.atomic
 def invite(*, code, user, username: str) -> Race:
     """A racer invites one of their accepted friends to an open race."""
-    from accounts.selectors import friend_ids
+    from accounts.selectors import friend_ids, player_named
 
     race = _lock(code)
     if _entry_of(race, user) is None:
         raise ServiceError("forbidden", "only a racer can invite to this race", status=403)
-    other = get_user_model().objects.filter(username=username, is_active=True).first()
+    other = player_named(username)
     if other is None:
         raise ServiceError("not_found", f"no player named {username!r}", status=404)
     if other.pk not in friend_ids(user):

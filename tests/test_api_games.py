@@ -347,6 +347,9 @@ class TestExport:
         assert alice_client.get(url, {"page_size": "200"}).status_code == 200
         assert alice_client.get(url, {"page": "1"}).status_code == 200  # page 1 of an empty list is empty, not 404
 
+    def test_the_player_is_found_in_any_case(self, alice, anon_client):
+        assert anon_client.get("/api/users/ALICE/games/").status_code == 200
+
     def test_an_unknown_player_is_not_found(self, anon_client, db):
         assert code_of(anon_client.get("/api/users/nobody/games/?format=ndjson")) == "not_found"
 

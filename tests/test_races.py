@@ -138,7 +138,7 @@ def test_a_full_race_refuses_one_more_racer(alice, bob, charlie, settings):
 
 def test_a_racer_invites_a_friend_who_then_sees_the_invitation(alice, bob):
     race = open_race(alice)
-    invited = act(alice, race["code"], "invite", username="bob")
+    invited = act(alice, race["code"], "invite", username="Bob")  # a name is found in any case
     assert invited.status_code == 200 and invited.json()["invited"] == ["bob"]
     mine = client_for(bob).get("/api/races/").json()
     assert mine["invites"] == [{"code": race["code"], "link": race["link"], "invited_by": "alice"}]

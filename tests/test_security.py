@@ -122,7 +122,7 @@ API = {
     "POST /api/auth/login/": row(lambda w, r: "/api/auth/login/", 200, lambda w, r: {"username": "alice", "password": PASSWORD}),
     "POST /api/auth/logout/": row(lambda w, r: "/api/auth/logout/", 204),
     "POST /api/auth/password/change/": row(
-        lambda w, r: "/api/auth/password/change/", (401, 204, 204, 204, 204), lambda w, r: {"old_password": PASSWORD, "new_password": NEW_PASSWORD}
+        lambda w, r: "/api/auth/password/change/", (401, 200, 200, 200, 200), lambda w, r: {"old_password": PASSWORD, "new_password": NEW_PASSWORD}
     ),
     "POST /api/auth/password/reset/": row(lambda w, r: "/api/auth/password/reset/", 202, lambda w, r: {"email": "alice@example.com"}),
     "POST /api/auth/password/reset/confirm/": row(
@@ -188,6 +188,7 @@ PAGES = {
     "signup/": row(lambda w, r: "/signup/", 200),
     "login/": row(lambda w, r: "/login/", 200),
     "logout/": row(lambda w, r: "/logout/", 200),
+    "reset/<str:uid>/<str:token>/": row(lambda w, r: "/reset/MQ/guess/", 400),
     "play/": row(lambda w, r: "/play/?deal=ms:2", 302),
     "play/<str:deal>/": row(lambda w, r: "/play/ms:2/", (302, 302, 302, 302, 302)),
     "games/<int:game_id>/": row(lambda w, r: f"/games/{w.ranked.pk}/", (404, 200, 404, 404, 200)),

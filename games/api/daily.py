@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.contrib.auth.models import User
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
@@ -12,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
+from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import whole_number
 from games import daily, leaderboard, selectors
@@ -352,7 +352,7 @@ class ShareView(APIView):
         found = daily.published(daily.parse_date(date))
         username = request.query_params.get("user")
         if username:
-            player = User.objects.filter(username=username, is_active=True).first()
+            player = player_named(username)
             if player is None:
                 raise ServiceError("not_found", f"no player named {username!r}", status=404)
         elif request.user.is_authenticated:

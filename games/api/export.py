@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from django.contrib.auth.models import User
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -12,6 +11,7 @@ from rest_framework import permissions, serializers
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import Pagination, paginated
 from freecell_site.renderers import NDJSONRenderer
@@ -46,7 +46,7 @@ class UserGamesExportView(APIView):
         summary="A player's finished games with their lines",
     )
     def get(self, request, username: str):
-        player = User.objects.filter(username=username, is_active=True).first()
+        player = player_named(username)
         if player is None:
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
         rows = selectors.export_rows(player, request.user)
