@@ -6,11 +6,12 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.encoding import force_str
-from django.utils.http import urlsafe_base64_decode
+from django.utils.encoding import force_bytes, force_str
+from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
 from accounts.models import Friendship, Profile
@@ -59,6 +60,22 @@ def user_of_reset_link(uid: str, token: str) -> User | None:
     except (ValueError, TypeError, OverflowError, User.DoesNotExist):
         return None
     return user if default_token_generator.check_token(user, token) else None
+
+
+def send_reset_links(email: str, link_for) -> None:
+    """E-mails a password-reset link to every active player with this address; `link_for(uid, token)`
+    gives the link's absolute URL. The caller answers the same whether or not anyone has the address,
+    so the answer reveals no accounts."""
+    for user in User.objects.filter(email__iexact=email, is_active=True):
+        uid = urlsafe_base64_encode(force_bytes(user.pk))
+        token = default_token_generator.make_token(user)
+        send_mail(
+            "FreeCell Online password reset",
+            f"Hello {user.username},\n\nTo choose a new password, open {link_for(uid, token)}\n"
+            f"or POST uid={uid} token={token} to /api/auth/password/reset/confirm/.\n",
+            None,
+            [user.email],
+        )
 
 
 def reset_password(*, uid: str, token: str, new_password: str) -> User:

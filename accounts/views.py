@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
 from django.contrib.auth.models import User
-from django.contrib.auth.tokens import default_token_generator
-from django.core.mail import send_mail
 from django.urls import reverse
-from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_encode
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions, status
 from rest_framework.authentication import SessionAuthentication
@@ -145,6 +141,11 @@ class PasswordChangeView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+def reset_link(request, uid: str, token: str) -> str:
+    """The absolute URL of the page a reset e-mail links to."""
+    return request.build_absolute_uri(reverse("page-password-reset", kwargs={"uid": uid, "token": token}))
+
+
 class PasswordResetView(APIView):
     permission_classes = [permissions.AllowAny]
     authentication_classes = []
@@ -154,18 +155,7 @@ class PasswordResetView(APIView):
     def post(self, request):
         body = s.PasswordResetSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        # The same answer whether or not the address is known, so it reveals no accounts.
-        for user in User.objects.filter(email__iexact=body.validated_data["email"], is_active=True):
-            uid = urlsafe_base64_encode(force_bytes(user.pk))
-            token = default_token_generator.make_token(user)
-            link = request.build_absolute_uri(reverse("page-password-reset", kwargs={"uid": uid, "token": token}))
-            send_mail(
-                "FreeCell Online password reset",
-                f"Hello {user.username},\n\nTo choose a new password, open {link}\n"
-                f"or POST uid={uid} token={token} to /api/auth/password/reset/confirm/.\n",
-                None,
-                [user.email],
-            )
+        services.send_reset_links(body.validated_data["email"], lambda uid, token: reset_link(request, uid, token))
         return Response(status=status.HTTP_202_ACCEPTED)
 
 

@@ -10,6 +10,7 @@ urlpatterns = [
     path("signup/", views.signup, name="page-signup"),
     path("login/", views.login_page, name="page-login"),
     path("logout/", views.logout_page, name="page-logout"),
+    path("reset/", views.password_reset_request, name="page-password-reset-request"),
     path("reset/<str:uid>/<str:token>/", views.password_reset, name="page-password-reset"),
     path("play/", views.play_form, name="page-play-form"),
     path("play/<str:deal>/", views.play, name="page-play"),

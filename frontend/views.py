@@ -129,6 +129,33 @@ def logout_page(request):
 
 @ensure_csrf_cookie
 @require_http_methods(["GET", "POST"])
+def password_reset_request(request):
+    """"Forgot your password?": an e-mail address, then the reset e-mail, as POST
+    /api/auth/password/reset/ sends it (same service, same throttle); the answer is the same whether or
+    not an account has the address, so the page reveals no accounts."""
+    from accounts import services as accounts
+    from accounts.serializers import PasswordResetSerializer
+    from accounts.views import reset_link
+    from freecell_site.throttling import AnonRateThrottle
+
+    errors: list[str] = []
+    email = ""
+    if request.method == "POST":
+        email = request.POST.get("email", "").strip()
+        form = PasswordResetSerializer(data={"email": email})
+        if not AnonRateThrottle().allow_request(request, None):
+            errors.append("Too many requests from your address: wait a minute and try again.")
+        elif not form.is_valid():
+            errors.extend(str(message) for messages in form.errors.values() for message in messages)
+        else:
+            accounts.send_reset_links(form.validated_data["email"], lambda uid, token: reset_link(request, uid, token))
+            return render(request, "frontend/reset_sent.html", {"page": "reset", "email": email})
+    status = 429 if errors and errors[0].startswith("Too many") else 400 if errors else 200
+    return render(request, "frontend/reset_request.html", {"page": "reset", "errors": errors, "email": email}, status=status)
+
+
+@ensure_csrf_cookie
+@require_http_methods(["GET", "POST"])
 def password_reset(request, uid: str, token: str):
     """The page the password-reset e-mail links to: a new password twice, then the player is signed in.
 

@@ -450,3 +450,38 @@ def test_sign_up_refuses_a_name_outside_ascii():
     response = Client().post("/signup/", {"username": "\u0430lice", "password": PASSWORD, "password2": PASSWORD})
     assert response.status_code == 400 and b"form-errors" in response.content
     assert not User.objects.exists()
+
+
+@pytest.mark.django_db
+def test_forgot_password_sends_the_reset_e_mail_from_the_sign_in_page(alice):
+    from django.core import mail
+
+    alice.email = "alice@example.com"
+    alice.save()
+    login_page = Client().get("/login/")
+    assert b'href="/reset/"' in login_page.content  # "Forgot your password?"
+    form = Client().get("/reset/")
+    assert form.status_code == 200 and b'name="email"' in form.content
+    sent = Client().post("/reset/", {"email": "ALICE@example.com"})
+    assert sent.status_code == 200 and b"Check your e-mail" in sent.content
+    assert len(mail.outbox) == 1 and mail.outbox[0].to == ["alice@example.com"]
+    link = re.search(r"https?://testserver(/reset/\S+/\S+/)", mail.outbox[0].body).group(1)
+    assert Client().get(link).status_code == 200  # the link opens the form of the test above
+    unknown = Client().post("/reset/", {"email": "nobody@example.com"})
+    assert unknown.status_code == 200 and b"Check your e-mail" in unknown.content  # reveals no accounts
+    assert len(mail.outbox) == 1
+    bad = Client().post("/reset/", {"email": "not an address"})
+    assert bad.status_code == 400 and b"valid email" in bad.content
+
+
+@pytest.mark.django_db
+def test_forgot_password_is_throttled_like_the_api(alice, monkeypatch):
+    from django.core.cache import cache
+
+    from freecell_site.throttling import AnonRateThrottle
+
+    cache.clear()
+    monkeypatch.setattr(AnonRateThrottle, "THROTTLE_RATES", {**AnonRateThrottle.THROTTLE_RATES, "anon": "2/min"})
+    answers = [Client().post("/reset/", {"email": "x@example.com"}).status_code for _ in range(3)]
+    cache.clear()
+    assert answers == [200, 200, 429]

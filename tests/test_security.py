@@ -188,6 +188,7 @@ PAGES = {
     "signup/": row(lambda w, r: "/signup/", 200),
     "login/": row(lambda w, r: "/login/", 200),
     "logout/": row(lambda w, r: "/logout/", 200),
+    "reset/": row(lambda w, r: "/reset/", 200),
     "reset/<str:uid>/<str:token>/": row(lambda w, r: "/reset/MQ/guess/", 400),
     "play/": row(lambda w, r: "/play/?deal=ms:2", 302),
     "play/<str:deal>/": row(lambda w, r: "/play/ms:2/", (302, 302, 302, 302, 302)),
