@@ -268,17 +268,26 @@ def daily(request):
 
 @ensure_csrf_cookie
 def daily_day(request, date: str):
-    from games.daily import today
+    from games.daily import parse_date, today
+    from games.models import DailyChallenge
 
     try:
-        day = dt.date.fromisoformat(date)
-    except ValueError:
+        day = parse_date(date)  # YYYY-MM-DD only, as the API takes it
+    except ServiceError:
         raise Http404("not a date") from None
     if day > today():
         return render(
             request,
             "frontend/error.html",
             {"title": "Not yet", "message": f"The daily of {day.isoformat()} has not begun."},
+            status=404,
+        )
+    # Today's daily is made on the first request if need be; a past day without one has no page.
+    if day < today() and not DailyChallenge.objects.filter(date=day).exists():
+        return render(
+            request,
+            "frontend/error.html",
+            {"title": "No daily that day", "message": f"There was no daily challenge on {day.isoformat()}."},
             status=404,
         )
     return render(
@@ -290,6 +299,13 @@ def daily_day(request, date: str):
 
 @ensure_csrf_cookie
 def race(request, code: str):
+    from games.models import Race
+    from games.races import normalize_code
+
+    if not Race.objects.filter(code=normalize_code(code)).exists():
+        return render(
+            request, "frontend/error.html", {"title": "No such race", "message": f"No race has the code {code}."}, status=404
+        )
     return render(request, "frontend/race.html", {"page": "race", "code": code, "boot": {"code": code, "me": _me(request)}})
 
 

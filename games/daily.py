@@ -12,6 +12,7 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
+import re
 import time
 from dataclasses import dataclass
 
@@ -212,7 +213,8 @@ def get_daily(date: dt.date) -> DailyChallenge:
 def parse_date(text: str) -> dt.date:
     """A `YYYY-MM-DD` path parameter; 400 when it is not a calendar date."""
     try:
-        if len(text) != 10:
+        # fromisoformat alone also takes 20261201 and week dates such as 2026-W49-2
+        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
             raise ValueError
         return dt.date.fromisoformat(text)
     except ValueError:

@@ -171,8 +171,9 @@ def test_a_daily_is_hidden_until_its_day_begins(db, alice, clock):
     assert client.get("/api/daily/2026-03-02/").status_code == 200
 
 
-def test_a_malformed_date_is_a_bad_request(db, anon_client):
-    answer = anon_client.get("/api/daily/2026-13-01/leaderboard/")
+@pytest.mark.parametrize("date", ["2026-13-01", "20261201", "2026-W49-2", "2026-12-1x"])
+def test_a_malformed_date_is_a_bad_request(db, anon_client, date):
+    answer = anon_client.get(f"/api/daily/{date}/leaderboard/")
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == "invalid_request"
 

@@ -299,19 +299,31 @@ def test_the_daily_page_names_today(alice):
 
 @pytest.mark.django_db
 def test_a_past_day_has_a_leaderboard_page_and_the_future_none():
-    past = (today() - dt.timedelta(days=3)).isoformat()
+    from games.models import DailyChallenge
+
+    day = today() - dt.timedelta(days=3)
+    past = day.isoformat()
+    missing = Client().get(f"/daily/{past}/")  # no daily was made that day: as the API, 404
+    assert missing.status_code == 404 and b"No daily that day" in missing.content
+    DailyChallenge.objects.create(date=day, deal=services.get_deal("seed:3"), par=40, par_line="")
     response = Client().get(f"/daily/{past}/")
     assert response.status_code == 200
     assert boot_of(response)["date"] == past
     assert Client().get(f"/daily/{(today() + dt.timedelta(days=1)).isoformat()}/").status_code == 404
-    assert Client().get("/daily/not-a-date/").status_code == 404
+    for bad in ("not-a-date", day.strftime("%Y%m%d"), "2026-W49-2"):  # only YYYY-MM-DD, as the API
+        assert Client().get(f"/daily/{bad}/").status_code == 404, bad
 
 
 @pytest.mark.django_db
 def test_the_race_page_hands_the_code_to_the_script(alice):
-    response = signed_in(alice).get("/races/ABC123/")
+    from games import races
+
+    code = races.create_race(owner=alice, deal="ms:5").code
+    response = signed_in(alice).get(f"/races/{code}/")
     assert response.status_code == 200
-    assert boot_of(response) == {"code": "ABC123", "me": "alice"}
+    assert boot_of(response) == {"code": code, "me": "alice"}
+    unknown = signed_in(alice).get("/races/ZZZZZZ/")
+    assert unknown.status_code == 404 and b"No such race" in unknown.content
     # no hints in races (the API refuses them too); a casual game's page offers them
     assert 'data-action="hint"' not in response.content.decode()
     game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
