@@ -282,12 +282,21 @@ def daily_day(request, date: str):
             {"title": "Not yet", "message": f"The daily of {day.isoformat()} has not begun."},
             status=404,
         )
-    # Today's daily is made on the first request if need be; a past day without one has no page.
+    # Today's daily is made on the first request if need be; a past day without one has no page, but
+    # links to the nearest days that have one, so the day pages' previous/next links never dead-end.
     if day < today() and not DailyChallenge.objects.filter(date=day).exists():
+        dailies = DailyChallenge.objects.values_list("date", flat=True)
+        before = dailies.filter(date__lt=day).order_by("-date").first()
+        after = dailies.filter(date__gt=day, date__lt=today()).order_by("date").first()
+        links = [(f"/daily/{d.isoformat()}/", label.format(d.isoformat())) for d, label in ((before, "← {}"), (after, "{} →")) if d]
         return render(
             request,
             "frontend/error.html",
-            {"title": "No daily that day", "message": f"There was no daily challenge on {day.isoformat()}."},
+            {
+                "title": "No daily that day",
+                "message": f"There was no daily challenge on {day.isoformat()}.",
+                "links": [*links, ("/daily/", "Today's daily")],
+            },
             status=404,
         )
     return render(

@@ -306,6 +306,10 @@ def test_a_past_day_has_a_leaderboard_page_and_the_future_none():
     missing = Client().get(f"/daily/{past}/")  # no daily was made that day: as the API, 404
     assert missing.status_code == 404 and b"No daily that day" in missing.content
     DailyChallenge.objects.create(date=day, deal=services.get_deal("seed:3"), par=40, par_line="")
+    DailyChallenge.objects.create(date=day - dt.timedelta(days=5), deal=services.get_deal("seed:4"), par=40, par_line="")
+    gap = Client().get(f"/daily/{(day - dt.timedelta(days=2)).isoformat()}/").content.decode()
+    # a day without a daily links to the nearest days with one, either side
+    assert f'href="/daily/{(day - dt.timedelta(days=5)).isoformat()}/"' in gap and f'href="/daily/{past}/"' in gap
     response = Client().get(f"/daily/{past}/")
     assert response.status_code == 200
     assert boot_of(response)["date"] == past
