@@ -154,6 +154,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "accounts.validators.NotTheUsernameValidator"},
+    {"NAME": "accounts.validators.NotBlankValidator"},
 ]
 
 LANGUAGE_CODE = "en-us"

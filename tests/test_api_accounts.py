@@ -27,7 +27,7 @@ class TestSignUpAndLogin:
         assert client.get("/api/me/").json()["username"] == "dora"
 
     def test_register_applies_djangos_password_validators(self, anon_client, db):
-        for weak in ["short", "12345678901", "password123", "dorathea1"]:
+        for weak in ["short", "12345678901", "password123", "dorathea1", "DoraTheaDoraThea", "xx-dorathea-xx", " " * 12]:
             response = anon_client.post("/api/auth/register/", {"username": "dorathea", "password": weak}, format="json")
             assert response.status_code == 400, weak
             assert code_of(response) == "invalid_request" and "password" in response.json()["error"]["fields"]
