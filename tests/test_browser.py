@@ -665,3 +665,76 @@ def test_the_profile_lists_the_newest_finished_games_first_even_when_the_last_pa
     assert replays == [f"/replay/{game_id}/" for game_id in reversed(finished[1:])]
     assert not tab.errors, tab.errors
     tab.context.close()
+
+
+# --- fixes after the QA pass ------------------------------------------------------------------------
+
+# ms:1 under safe autoplay, played to where column 2 ends 8S 9C 8H 7S 6D and column 3 ends 4S 8D, with
+# no free cell empty and column 1 empty: the 9 of clubs picks up a run of four that fits nowhere.
+MS1_RUN_POSITION = "5a 52 6b 6c 8c 18 87v2 18 15 82v2 8h 81 18v2 61 a6 86v3 78v3 71 7a 5h 4d 47 45 b6 54v2 58 1b".split()
+
+
+def open_run_position(tab: Tab):
+    """A fresh ms:1 game of the signed-in player, played by keyboard to MS1_RUN_POSITION."""
+    tab.goto("/play/ms:1/")
+    tab.page.wait_for_url("**/games/*/")
+    tab.wait_live()
+    for ply, move in enumerate(MS1_RUN_POSITION, start=1):
+        tab.type_move(move)
+        tab.wait_ply(ply)
+        time.sleep(0.06)  # under the per-account rate of moves
+    tab.settle()
+    columns = tab.shown_state()["columns"]
+    assert columns[1][-5:] == ["8S", "9C", "8H", "7S", "6D"] and columns[2][-2:] == ["4S", "8D"], columns
+    return len(MS1_RUN_POSITION)
+
+
+def test_a_picked_run_moves_whole_or_not_at_all(browser, site):
+    tab = new_tab(browser, site).sign_up("runner")
+    page = tab.page
+    ply = open_run_position(tab)
+    before = tab.shown_state()
+
+    def targets():
+        return page.eval_on_selector_all(".pile.target", "piles => piles.map((p) => p.dataset.pile)")
+
+    def selected():
+        return page.eval_on_selector_all(".card.selected", "cards => cards.map((c) => c.dataset.card)")
+
+    # Clicking the 9 of clubs picks up four cards; the 8 of diamonds is no place for the 9.
+    tab.card_locator("2", 4).click(position={"x": 12, "y": 8})
+    assert selected() == ["9C", "8H", "7S", "6D"]
+    assert "3" not in targets()
+    page.click('[data-pile="3"]')
+    page.wait_for_function("() => document.querySelector('[data-testid=message]').textContent.includes('nine of clubs')")
+    assert tab.text("message") == "the nine of clubs cannot go on the eight of diamonds"
+    assert selected() == []
+    page.wait_for_timeout(300)  # nothing was sent, so nothing comes back
+    tab.settle()
+    assert tab.shown_state() == before and tab.counters()[0] == ply and not tab.sent[len(MS1_RUN_POSITION):]
+
+    # Dragging the same four cards there is refused the same way, and they slide back.
+    page.evaluate("() => { document.querySelector('[data-testid=message]').textContent = ''; }")
+    card = tab.card_locator("2", 4).bounding_box()
+    dest = tab.card_locator("3").bounding_box()
+    page.mouse.move(card["x"] + 12, card["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(card["x"] + 40, card["y"] + 20, steps=4)
+    page.mouse.move(dest["x"] + dest["width"] / 2, dest["y"] + dest["height"] / 2, steps=8)
+    page.mouse.up()
+    page.wait_for_function("() => document.querySelector('[data-testid=message]').textContent.includes('nine of clubs')")
+    page.wait_for_timeout(300)
+    tab.settle()
+    assert tab.shown_state() == before and tab.counters()[0] == ply and not tab.sent[len(MS1_RUN_POSITION):]
+
+    # The run that does fit (7S 6D) still goes by clicking its bottom card: both cards, as picked.
+    tab.card_locator("2", 2).click(position={"x": 12, "y": 8})
+    assert selected() == ["7S", "6D"] and "3" in targets()
+    page.click('[data-pile="3"]')
+    tab.wait_ply(ply + 1)
+    assert tab.sent[-1] == "23v2"  # the count picked up, which the server checks
+    tab.settle()
+    assert tab.shown_state()["columns"][2][-3:] == ["8D", "7S", "6D"]
+    assert tab.shown_state()["columns"][1][-3:] == ["8S", "9C", "8H"]
+    tab.assert_clean()
+    tab.context.close()

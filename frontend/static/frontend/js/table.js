@@ -3,7 +3,7 @@
 
 import { el } from "./api.js";
 import {
-  SUITS, SUIT_SYMBOLS, cardCode, cardName, checkMove, emptyState, formatMove, isRed, rankLabel, runLength,
+  SUITS, SUIT_SYMBOLS, cardCode, cardName, checkMove, emptyState, fits, formatMove, isRed, rankLabel, runLength,
 } from "./cards.js";
 
 const FOUNDATION_ORDER = ["S", "H", "C", "D"];
@@ -268,10 +268,19 @@ export class Table {
     return { pile, index, count, cards: column.slice(index) };
   }
 
-  /** The notation for moving `sel` onto the pile `dest` (for an empty column, the run length as `v`). */
-  notation(sel, destPile) {
+  /**
+   * The move that carries exactly the picked cards `sel` onto the pile `destPile`, as {move}, or {error}
+   * with a player's sentence when no move does. The plain notation `23` moves whichever run fits, so a
+   * picked run that does not fit must not be sent as `23`: the server would move part of it. A run of
+   * several cards goes with its count as `v` (`23v4`, `24v3`), which the server checks against the
+   * count it implies; a single exposed card keeps the plain move, so the server works out the run.
+   */
+  moveFor(sel, destPile) {
     const dest = destPile.dataset.pile;
-    if (dest === "h") return `${sel.pile}h`;
+    if (sel.count > 1 && !"12345678".includes(dest)) {
+      return { error: `only one card goes to ${dest === "h" ? "a foundation" : "a free cell"}: pick the exposed ${cardName(sel.cards[sel.count - 1])}` };
+    }
+    if (dest === "h") return { move: `${sel.pile}h` };
     if ("abcd".includes(dest)) {
       // A tap or drop on a taken cell means "a free cell": use the first empty one.
       let cell = dest;
@@ -279,11 +288,26 @@ export class Table {
         const free = this.model.cells.findIndex((c) => !c);
         if (free >= 0) cell = "abcd"[free];
       }
-      return `${sel.pile}${cell}`;
+      return { move: `${sel.pile}${cell}` };
     }
     const column = this.model.columns[Number(dest) - 1];
-    if (!column.length && "12345678".includes(sel.pile)) return formatMove(sel.pile, dest, sel.count);
-    return `${sel.pile}${dest}`;
+    if (sel.count > 1 && column.length && !fits(sel.cards[0], column[column.length - 1])) {
+      return { error: `the ${cardName(sel.cards[0])} cannot go on the ${cardName(column[column.length - 1])}` };
+    }
+    if (!"12345678".includes(sel.pile)) return { move: `${sel.pile}${dest}` };
+    return { move: formatMove(sel.pile, dest, sel.count) };
+  }
+
+  /** Sends the picked cards to `destPile`, or says why they cannot go there (and sends nothing). */
+  drop(sel, destPile, via) {
+    const { move, error } = this.moveFor(sel, destPile);
+    if (error) {
+      this.clearSelection();
+      this.render(this.model); // a dragged run slides back
+      this.onMessage(error);
+      return;
+    }
+    this.emit(move, via);
   }
 
   select(sel) {
@@ -304,8 +328,8 @@ export class Table {
     // Show where the selection can go, by the same rules the server will apply.
     for (const pile of this.root.querySelectorAll("[data-pile]")) {
       if (pile.dataset.pile === sel.pile) continue;
-      const move = this.notation(sel, pile);
-      if (!checkMove(this.model, move).error) pile.classList.add("target");
+      const { move } = this.moveFor(sel, pile);
+      if (move && !checkMove(this.model, move).error) pile.classList.add("target");
     }
   }
 
@@ -383,7 +407,7 @@ export class Table {
       const target = this.pileAt(e.clientX, e.clientY, press.els);
       for (const card of press.els) card.classList.remove("dragging");
       if (target && target.dataset.pile !== press.sel.pile) {
-        this.emit(this.notation(press.sel, target), "drag");
+        this.drop(press.sel, target, "drag");
       } else {
         this.clearSelection();
         this.render(this.model); // slide back
@@ -426,7 +450,7 @@ export class Table {
         if (code) this.lastTap = { code, at: now };
         return;
       }
-      this.emit(this.notation(sel, pileEl), "click");
+      this.drop(sel, pileEl, "click");
       return;
     }
     if (!code) return;
