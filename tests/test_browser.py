@@ -738,3 +738,67 @@ def test_a_picked_run_moves_whole_or_not_at_all(browser, site):
     assert tab.shown_state()["columns"][1][-3:] == ["8S", "9C", "8H"]
     tab.assert_clean()
     tab.context.close()
+
+
+def sign_in(tab: Tab, username: str) -> Tab:
+    tab.goto("/login/")
+    tab.page.fill("input[name=username]", username)
+    tab.page.fill("input[name=password]", PASSWORD)
+    tab.page.click("form.stack button[type=submit]")
+    tab.page.wait_for_url(tab.site.url("/"))
+    return tab
+
+
+def api_game(site: Site, token: str, moves: list[str], deal: str = "ms:1") -> dict:
+    """A safe-autoplay game made and played over the REST API at a pace under the rate limit."""
+    game = site.api("POST", "/api/games/", {"deal": deal, "autoplay": "safe"}, token=token)
+    for ply, move in enumerate(moves):
+        game = site.api("POST", f"/api/games/{game['id']}/moves/", {"move": move, "ply": ply}, token=token)
+        time.sleep(0.06)
+    return game
+
+
+def test_a_resigned_game_shows_no_stray_text(browser, site):
+    token = site.api("POST", "/api/auth/register/", {"username": "quitter", "password": PASSWORD})["token"]
+    game = api_game(site, token, ["5a"])
+    tab = sign_in(new_tab(browser, site), "quitter")
+    page = tab.page
+    tab.goto(f"/games/{game['id']}/")
+    tab.wait_live()
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=resign]")
+    page.wait_for_selector("[data-testid=result]:not([hidden]) [data-testid=result-headline]")
+    # The panel holds the headline and the links, nothing else (no "null" where a share box would be).
+    assert "null" not in page.inner_text("[data-testid=result]")
+    assert page.eval_on_selector("[data-testid=result]", "r => [...r.childNodes].every((n) => n.nodeType === 1)")
+    assert page.locator("[data-testid=result] .links a").count() == 3
+    # The same after a reload, and for a watcher who is not signed in.
+    for viewer in (tab, new_tab(browser, site)):
+        viewer.goto(f"/games/{game['id']}/")
+        viewer.page.wait_for_selector("[data-testid=result]:not([hidden]) [data-testid=result-headline]")
+        assert "null" not in viewer.page.inner_text("[data-testid=result]")
+        viewer.assert_clean()
+        viewer.context.close()
+
+
+def test_closing_the_win_dialog_leaves_the_links_under_the_table(browser, site):
+    token = site.api("POST", "/api/auth/register/", {"username": "finisher", "password": PASSWORD})["token"]
+    board = Board.from_deal("ms:1")
+    board.safe_autoplay()
+    line = winning_line(board, MS1_SAFE_LINE)
+    game = api_game(site, token, line[:-1])
+    tab = sign_in(new_tab(browser, site), "finisher")
+    page = tab.page
+    tab.goto(f"/games/{game['id']}/")
+    tab.wait_live()
+    tab.type_move(line[-1])
+    page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
+    assert page.locator("dialog[data-testid=win] .links a").count() == 3
+    page.click("dialog[data-testid=win] button.primary")
+    links = page.locator("[data-testid=result] .links a")
+    assert [links.nth(i).inner_text() for i in range(links.count())] == [
+        "Watch the replay", "Play this deal again", "New random deal",
+    ]
+    assert page.locator("[data-testid=result] [data-testid=share]").count() == 1
+    tab.assert_clean()
+    tab.context.close()

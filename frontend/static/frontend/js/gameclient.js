@@ -26,6 +26,8 @@ export function describeMove(state, move) {
   return `${what}${count} to ${pileWords(parsed.dest)}`;
 }
 
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 function gameOnly(body) {
   const { action, repeated, ...game } = body;
   return game;
@@ -521,12 +523,19 @@ export class GameClient {
     const diff = this.par ? game.moves - this.par : null;
     const parText = this.par ? ` against a par of ${this.par} (${diff > 0 ? "+" : ""}${diff})` : "";
     const headline = game.status === "won"
-      ? `${game.player === this.me ? "You won" : `${game.player} won`} in ${game.moves} moves${parText}, ${game.undos} undo${game.undos === 1 ? "" : "s"}, ${formatClock(game.elapsed_ms || 0)}.`
-      : `${game.player === this.me ? "You resigned" : `${game.player} resigned`} after ${game.moves} moves.`;
-    const links = [el("a", { href: `/replay/${game.id}/`, text: "Watch the replay" })];
-    if (game.ranked) links.push(el("a", { href: `/daily/${game.deal.replace("daily:", "")}/`, text: "Leaderboard" }));
-    else links.push(el("a", { href: `/play/${encodeURIComponent(game.deal)}/`, text: "Play this deal again" }));
-    links.push(el("a", { href: "/play/random/", text: "New random deal" }));
+      ? `${game.player === this.me ? "You won" : `${game.player} won`} in ${plural(game.moves, "move")}${parText}, ${game.undos} undo${game.undos === 1 ? "" : "s"}, ${formatClock(game.elapsed_ms || 0)}.`
+      : `${game.player === this.me ? "You resigned" : `${game.player} resigned`} after ${plural(game.moves, "move")}.`;
+    // A fresh row each time it is asked for: the panel and the dialog each need their own nodes (one
+    // node appended to both would move into the dialog and leave the panel without links).
+    const linksRow = () => el(
+      "p",
+      { class: "links" },
+      el("a", { href: `/replay/${game.id}/`, text: "Watch the replay" }),
+      game.ranked
+        ? el("a", { href: `/daily/${game.deal.replace("daily:", "")}/`, text: "Leaderboard" })
+        : el("a", { href: `/play/${encodeURIComponent(game.deal)}/`, text: "Play this deal again" }),
+      el("a", { href: "/play/random/", text: "New random deal" }),
+    );
     const shareBox = () => {
       const area = el("textarea", { readonly: true, rows: 3, "data-testid": "share", "aria-label": "Shareable result" });
       area.value = share;
@@ -545,11 +554,11 @@ export class GameClient {
       return el("div", { class: "share" }, area, copy);
     };
     if (result) {
-      result.replaceChildren(
-        el("p", { class: "headline", "data-testid": "result-headline", text: headline }),
-        game.status === "won" ? shareBox() : null,
-        el("p", { class: "links" }, ...links),
-      );
+      // replaceChildren writes a null as the text "null": leave the share box out for a resignation.
+      const parts = [el("p", { class: "headline", "data-testid": "result-headline", text: headline })];
+      if (game.status === "won") parts.push(shareBox());
+      parts.push(linksRow());
+      result.replaceChildren(...parts);
       result.hidden = false;
     }
     const dialog = this.q("dialog[data-testid=win]");
@@ -558,7 +567,7 @@ export class GameClient {
         el("h2", { text: "Solved!" }),
         el("p", { class: "headline", text: headline }),
         shareBox(),
-        el("p", { class: "links" }, ...links),
+        linksRow(),
         el("form", { method: "dialog" }, el("button", { class: "primary", text: "Close" })),
       );
       if (typeof dialog.showModal === "function") dialog.showModal();
