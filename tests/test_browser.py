@@ -802,3 +802,32 @@ def test_closing_the_win_dialog_leaves_the_links_under_the_table(browser, site):
     assert page.locator("[data-testid=result] [data-testid=share]").count() == 1
     tab.assert_clean()
     tab.context.close()
+
+
+def test_the_home_deal_field_takes_every_form_the_server_takes(browser, site):
+    tab = new_tab(browser, site).sign_up("dealer")
+    page = tab.page
+    field = "[data-play-form] [data-testid=deal-number]"
+    label = page.inner_text("[data-play-form] label:has([data-testid=deal-number])")
+    assert "seed:" in label and "random" in label
+
+    def deal(text: str) -> str:
+        """Deals `text` from the home form; the deal of the game it opens."""
+        tab.goto("/")
+        page.fill(field, text)
+        page.click("[data-play-form] button[type=submit]")
+        page.wait_for_url("**/games/*/")
+        return page.inner_text("[data-testid=deal]")
+
+    assert deal(" 7 ") == "ms:7"  # pasted with spaces
+    assert deal("MS:1") == "ms:1"
+    assert deal("Seed:42") == "seed:42"
+    assert deal("random").startswith("seed:")
+    assert deal("").startswith("seed:")  # blank is a random deal, as the field says
+    # The server stays the judge: a deal it does not know gets its "No such deal" page.
+    tab.goto("/")
+    page.fill(field, "ms:0")
+    page.click("[data-play-form] button[type=submit]")
+    page.wait_for_url("**/play/**")
+    assert "No such deal" in page.inner_text("main")
+    tab.context.close()

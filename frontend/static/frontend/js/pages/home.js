@@ -23,9 +23,10 @@ async function showDaily() {
   }
 }
 
+/** A deal as typed, in the server's form: deal ids are lower case (`MS:1` is `ms:1`), spaces dropped. */
 function dealFromForm(form) {
   const input = form.querySelector("input[name=deal]");
-  return input.value.trim();
+  return input.value.trim().toLowerCase();
 }
 
 function wirePlayForm() {
@@ -44,8 +45,8 @@ function wireRaces() {
     open.addEventListener("submit", async (event) => {
       event.preventDefault();
       const errors = open.querySelector(".errors");
-      const text = open.querySelector("input[name=deal]").value.trim();
-      const deal = /^\d+$/.test(text) ? `ms:${text}` : text;
+      const text = dealFromForm(open);
+      const deal = /^\d+$/.test(text) ? `ms:${text}` : text === "random" ? "" : text;
       try {
         const race = await post("/api/races/", deal ? { deal } : {});
         location.href = race.link || `/races/${race.code}/`;
