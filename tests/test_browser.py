@@ -831,3 +831,42 @@ def test_the_home_deal_field_takes_every_form_the_server_takes(browser, site):
     page.wait_for_url("**/play/**")
     assert "No such deal" in page.inner_text("main")
     tab.context.close()
+
+
+def test_the_move_box_is_off_when_this_page_cannot_move(browser, site):
+    token = site.api("POST", "/api/auth/register/", {"username": "typist", "password": PASSWORD})["token"]
+    site.api("POST", "/api/auth/register/", {"username": "onlooker", "password": PASSWORD})
+    game = api_game(site, token, ["5a"])
+    path = f"/games/{game['id']}/"
+    box, play = "[data-move-form] input", "[data-move-form] button[type=submit]"
+
+    def move_box(tab: Tab) -> tuple[bool, bool, str]:
+        """(input enabled, button enabled, the reason shown beside them)."""
+        page = tab.page
+        note = page.locator("[data-move-form] [data-testid=move-note]")
+        return page.is_enabled(box), page.is_enabled(play), note.inner_text() if note.count() and note.is_visible() else ""
+
+    player = sign_in(new_tab(browser, site), "typist").goto(path)
+    player.wait_live()
+    assert move_box(player) == (True, True, "")
+    # Watchers, signed in or not, see the box off and why.
+    for watcher in (sign_in(new_tab(browser, site), "onlooker"), new_tab(browser, site)):
+        watcher.goto(path)
+        watcher.wait_live()
+        enabled, button, reason = move_box(watcher)
+        assert not enabled and not button and "watching" in reason.lower()
+        assert "watching" in watcher.page.get_attribute(box, "title").lower()
+        watcher.shot("watching.png")
+        watcher.assert_clean()
+        watcher.context.close()
+    # After a resignation the player's own box is off too.
+    player.page.on("dialog", lambda dialog: dialog.accept())
+    player.page.click("[data-action=resign]")
+    player.page.wait_for_selector("[data-testid=status][data-status=resigned]")
+    enabled, button, reason = move_box(player)
+    assert not enabled and not button and "over" in reason
+    player.goto(path)  # and after a reload
+    player.page.wait_for_selector("[data-testid=status][data-status=resigned]")
+    assert move_box(player)[:2] == (False, False)
+    player.assert_clean()
+    player.context.close()

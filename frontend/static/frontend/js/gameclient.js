@@ -470,6 +470,7 @@ export class GameClient {
       const mineOnly = button.dataset.action !== "replay";
       button.disabled = mineOnly && !this.canPlay();
     }
+    this.refreshMoveForm();
     const hint = this.q("[data-action=hint]");
     if (hint) hint.hidden = !!game.ranked;
     this.tickClock();
@@ -480,6 +481,27 @@ export class GameClient {
       setTimeout(() => this.showResult(true), wait + (wait ? 250 : 0));
     }
     if (this.options.onChange) this.options.onChange(game, this);
+  }
+
+  /** The "Type a move" box follows the other controls: off when this page cannot move, saying why. */
+  refreshMoveForm() {
+    const form = this.q("[data-move-form]");
+    if (!form) return;
+    const game = this.confirmed;
+    let reason = "";
+    if (game.status !== "playing") reason = `The game is over (${game.status}).`;
+    else if (!this.isMine()) reason = `You are watching: only ${game.player} can move.`;
+    for (const control of form.querySelectorAll("input, button")) {
+      control.disabled = !!reason;
+      control.title = reason;
+    }
+    let note = form.querySelector("[data-testid=move-note]");
+    if (!note) {
+      note = el("span", { class: "move-note", "data-testid": "move-note" });
+      form.append(note);
+    }
+    note.textContent = reason;
+    note.hidden = !reason;
   }
 
   elapsed() {
