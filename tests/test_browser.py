@@ -870,3 +870,17 @@ def test_the_move_box_is_off_when_this_page_cannot_move(browser, site):
     assert move_box(player)[:2] == (False, False)
     player.assert_clean()
     player.context.close()
+
+
+def test_the_profile_fits_a_phone(browser, site):
+    """Its recent games table (with "replay · race this ghost" on a won game) scrolls inside its box."""
+    token = site.api("POST", "/api/auth/register/", {"username": "pocket", "password": PASSWORD})["token"]
+    board = Board.from_deal("ms:1")
+    board.safe_autoplay()
+    assert api_game(site, token, winning_line(board, MS1_SAFE_LINE))["status"] == "won"
+    phone = new_tab(browser, site, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
+    sign_in(phone, "pocket").goto("/u/pocket/")
+    phone.page.wait_for_selector("[data-testid=games] tbody tr button:text-is('race this ghost')")
+    assert phone.page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    phone.assert_clean()
+    phone.context.close()

@@ -85,7 +85,8 @@ async function games() {
     box.replaceChildren(el("p", { class: "muted", text: "No finished games yet." }));
     return;
   }
-  box.replaceChildren(el("table", { class: "board", "data-testid": "games" },
+  // In a box of its own that scrolls sideways, so a narrow phone does not scroll the whole page.
+  box.replaceChildren(el("div", { class: "table-scroll" }, el("table", { class: "board", "data-testid": "games" },
     el("thead", {}, el("tr", {},
       el("th", { scope: "col", text: "Deal" }), el("th", { scope: "col", text: "Result" }),
       el("th", { class: "num", scope: "col", text: "Moves" }), el("th", { class: "num", scope: "col", text: "Undos" }),
@@ -97,7 +98,7 @@ async function games() {
       el("td", { class: "num", text: g.undos }),
       el("td", { class: "num", text: g.elapsed_ms === null ? "—" : formatClock(g.elapsed_ms) }),
       el("td", {}, el("a", { href: `/replay/${g.id}/`, text: "replay" }),
-        me && g.status === "won" ? [" · ", el("button", { type: "button", class: "link", text: "race this ghost", onclick: () => ghostRace(g.id) })] : null))))));
+        me && g.status === "won" ? [" · ", el("button", { type: "button", class: "link", text: "race this ghost", onclick: () => ghostRace(g.id) })] : null)))))));
 }
 
 async function friendsPanel() {
