@@ -884,3 +884,19 @@ def test_the_profile_fits_a_phone(browser, site):
     assert phone.page.evaluate("() => document.documentElement.scrollWidth") <= 375
     phone.assert_clean()
     phone.context.close()
+
+
+def test_a_replay_names_the_final_status_as_the_table_does(browser, site):
+    token = site.api("POST", "/api/auth/register/", {"username": "rewinder", "password": PASSWORD})["token"]
+    playing = api_game(site, token, ["5a", "52"])
+    resigned = api_game(site, token, ["5a"])
+    site.api("POST", f"/api/games/{resigned['id']}/resign/", token=token)
+    tab = sign_in(new_tab(browser, site), "rewinder")
+    for game, word in ((playing, "Playing"), (resigned, "Resigned")):
+        tab.goto(f"/replay/{game['id']}/")
+        tab.page.wait_for_selector("[data-replay][data-ready=true]")
+        tab.page.keyboard.press("End")
+        tab.page.wait_for_function("() => document.querySelector('[data-testid=replay-step]').textContent.startsWith('Action')")
+        assert tab.page.inner_text("[data-testid=status]") == word
+    tab.assert_clean()
+    tab.context.close()

@@ -3,7 +3,7 @@
 // puts the cards back, and the autoplay it made is animated card by card.
 
 import { ApiError, el, get, post } from "./api.js";
-import { applyMove, cardName, exposedAt, formatClock, parseMove, sameState } from "./cards.js";
+import { applyMove, cardName, exposedAt, formatClock, parseMove, sameState, statusWord } from "./cards.js";
 import { LiveSocket } from "./socket.js";
 import { Table } from "./table.js";
 
@@ -455,7 +455,7 @@ export class GameClient {
     set("player", game.player);
     const status = this.q("[data-testid=status]");
     if (status) {
-      let text = { playing: "Playing", won: "Won", resigned: "Resigned" }[game.status] || game.status;
+      let text = statusWord(game.status);
       let key = game.status;
       if (game.status === "playing" && game.stuck && !this.pending.length) {
         text = "Stuck: no legal move is left. Undo to go back.";

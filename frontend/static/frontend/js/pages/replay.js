@@ -2,7 +2,7 @@
 // the autoplay each move caused card by card. Positions are rebuilt from the deal's layout and
 // GET /api/games/<id>/history/ with the small rules model in cards.js.
 import { boot, el, get } from "../api.js";
-import { applyMove, cardName, exposedAt, formatClock } from "../cards.js";
+import { applyMove, cardName, exposedAt, formatClock, statusWord } from "../cards.js";
 import { Table } from "../table.js";
 
 const data = boot();
@@ -95,7 +95,7 @@ function show(index, { animate = true } = {}) {
     table.render(frame.state, { animate });
   }
   const won = frame.state && Object.values(frame.state.foundations).every((h) => h === 13);
-  q("[data-testid=status]").textContent = won ? "Won" : index === frames.length - 1 ? data.game.status : "Replaying";
+  q("[data-testid=status]").textContent = won ? "Won" : index === frames.length - 1 ? statusWord(data.game.status) : "Replaying";
 }
 
 function togglePlay() {
