@@ -900,3 +900,21 @@ def test_a_replay_names_the_final_status_as_the_table_does(browser, site):
         assert tab.page.inner_text("[data-testid=status]") == word
     tab.assert_clean()
     tab.context.close()
+
+
+def test_a_race_lobby_tells_its_owner_to_start(browser, site):
+    owner = new_tab(browser, site).sign_up("opener")
+    guest = new_tab(browser, site).sign_up("joiner")
+    owner.page.fill("[data-open-race] input[name=deal]", "2")
+    owner.page.click("[data-testid=open-race]")
+    owner.page.wait_for_url("**/races/*/")
+    code = owner.page.inner_text("[data-testid=race-code]")
+    guest.goto(f"/races/{code}/")
+    guest.page.click("[data-testid=join-race]")
+    owner.page.wait_for_selector('[data-testid=racers] [data-username="joiner"]')
+    guest.page.wait_for_selector('[data-testid=racers] [data-username="joiner"]')
+    assert owner.page.inner_text("[data-testid=race-status]").startswith("Start the race when everyone is in.")
+    assert guest.page.inner_text("[data-testid=race-status]").startswith("Waiting for opener to start.")
+    for tab in (owner, guest):
+        tab.assert_clean()
+        tab.context.close()

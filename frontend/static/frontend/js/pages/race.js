@@ -66,7 +66,10 @@ function progress(racer) {
 
 function statusText() {
   switch (race.status) {
-    case "open": return race.racers.length > 1 ? "Waiting for the owner to start." : "Waiting for racers to join.";
+    case "open":
+      if (race.racers.length < 2) return "Waiting for racers to join.";
+      // The owner (a rematch's too) is the one who starts: tell them so rather than to wait for themselves.
+      return me && me === race.owner ? "Start the race when everyone is in." : `Waiting for ${race.owner} to start.`;
     case "countdown": return "Get ready…";
     case "running": return "Racing!";
     case "finished": return "The race is over.";
