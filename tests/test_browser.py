@@ -918,3 +918,22 @@ def test_a_race_lobby_tells_its_owner_to_start(browser, site):
     for tab in (owner, guest):
         tab.assert_clean()
         tab.context.close()
+
+
+def test_a_move_made_elsewhere_first_is_explained_in_a_players_words(browser, site):
+    token = site.api("POST", "/api/auth/register/", {"username": "twotabs", "password": PASSWORD})["token"]
+    game = api_game(site, token, [])
+    tab = sign_in(new_tab(browser, site), "twotabs").goto(f"/games/{game['id']}/")
+    page = tab.page
+    tab.wait_live()
+    # Another device moves first, and its push has not reached this page yet when the player moves.
+    page.evaluate("() => { window.fc.client.onState = () => {}; }")
+    site.api("POST", f"/api/games/{game['id']}/moves/", {"move": "5a", "ply": 0}, token=token)
+    tab.type_move("6b")
+    page.wait_for_selector("[data-testid=message][data-code=ply_conflict]")
+    assert tab.text("message") == "This game changed in another tab or device; the board is up to date now."
+    tab.wait_ply(1)
+    tab.settle()
+    assert tab.shown_state() == tab.server_state() and tab.server_state()["cells"][0]
+    tab.assert_clean()
+    tab.context.close()

@@ -298,10 +298,22 @@ export class GameClient {
     this.finishSequence();
     this.display = this.confirmed.state;
     this.table.render(this.display);
-    if (index >= 0 || !hadPending) this.say(frame.message || frame.code, "error", frame.code);
+    if (index >= 0 || !hadPending) this.say(this.refusalText(frame), "error", frame.code);
     if (frame.code === "ply_conflict" && !frame.game) this.sync();
     this.flushStash();
     this.refresh();
+  }
+
+  /** What to tell the player about a refusal: the server's reason, except where it is an API's advice. */
+  refusalText(frame) {
+    if (frame.code === "ply_conflict") {
+      // The server's "the game is at ply 3, not 2: refresh and try again" is for API clients; this page
+      // has already taken the game it sent along (or asks for it), so there is nothing to refresh.
+      return frame.game
+        ? "This game changed in another tab or device; the board is up to date now."
+        : "This game changed in another tab or device; bringing the board up to date.";
+    }
+    return frame.message || frame.code;
   }
 
   flushStash() {
