@@ -937,3 +937,25 @@ def test_a_move_made_elsewhere_first_is_explained_in_a_players_words(browser, si
     assert tab.shown_state() == tab.server_state() and tab.server_state()["cells"][0]
     tab.assert_clean()
     tab.context.close()
+
+
+def test_the_win_shows_soon_after_the_last_move(browser, site):
+    """ms:1's last move sends 27 cards home by autoplay: the cascade is quick and says a win is coming."""
+    token = site.api("POST", "/api/auth/register/", {"username": "sprinter", "password": PASSWORD})["token"]
+    board = Board.from_deal("ms:1")
+    board.safe_autoplay()
+    line = winning_line(board, MS1_SAFE_LINE)
+    game = api_game(site, token, line[:-1])
+    tab = sign_in(new_tab(browser, site), "sprinter").goto(f"/games/{game['id']}/")
+    page = tab.page
+    tab.wait_live()
+    started = time.monotonic()
+    tab.type_move(line[-1])
+    page.wait_for_selector("[data-testid=status][data-status=won]")
+    assert "won" in tab.text("message").lower()  # said while the last cards fly home
+    page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
+    assert time.monotonic() - started < 3, "the win dialog waited too long for the last autoplay cascade"
+    page.click("dialog[data-testid=win] button.primary")
+    assert tab.text("message") == ""
+    tab.assert_clean()
+    tab.context.close()

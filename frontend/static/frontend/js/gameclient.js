@@ -8,6 +8,10 @@ import { LiveSocket } from "./socket.js";
 import { Table } from "./table.js";
 
 const AUTOPLAY_STEP_MS = 140;
+// A long cascade (the last move of a game can send 27 cards home) goes faster, so that it lasts at most
+// this long and the result is not kept waiting.
+const AUTOPLAY_MAX_MS = 1200;
+const AUTOPLAY_MIN_STEP_MS = 35;
 const ANSWER_TIMEOUT_MS = 8000;
 let frameIds = 0;
 
@@ -360,16 +364,18 @@ export class GameClient {
     if (sameState(queue[0], this.table.state)) queue.shift();
     if (!queue.length) return;
     this.table.model = final;
+    const step = Math.max(AUTOPLAY_MIN_STEP_MS, Math.min(AUTOPLAY_STEP_MS, Math.floor(AUTOPLAY_MAX_MS / queue.length)));
     const run = () => {
       const state = queue.shift();
-      this.table.render(state, { duration: 130, intermediate: queue.length > 0 });
-      if (queue.length) this.sequence = setTimeout(run, AUTOPLAY_STEP_MS);
+      this.table.render(state, { duration: step - 10, intermediate: queue.length > 0 });
+      if (queue.length) this.sequence = setTimeout(run, step);
       else this.sequence = null;
     };
     this.table.root.classList.add("autoplaying");
-    this.sequenceEndsAt = performance.now() + AUTOPLAY_STEP_MS * queue.length;
+    this.sequenceEndsAt = performance.now() + step * queue.length;
+    const total = step * (queue.length + 1);
     run();
-    setTimeout(() => this.table.root.classList.remove("autoplaying"), AUTOPLAY_STEP_MS * (steps.length + 1));
+    setTimeout(() => this.table.root.classList.remove("autoplaying"), total);
   }
 
   finishSequence() {
@@ -490,6 +496,7 @@ export class GameClient {
       this.announced = game.status;
       // Let the last autoplay cascade land before the result covers the table.
       const wait = Math.max(0, (this.sequenceEndsAt || 0) - performance.now());
+      if (wait && game.status === "won") this.say("Won! The last cards are going home…", "info");
       setTimeout(() => this.showResult(true), wait + (wait ? 250 : 0));
     }
     if (this.options.onChange) this.options.onChange(game, this);
@@ -540,6 +547,7 @@ export class GameClient {
 
   async showResult(fresh) {
     const game = this.confirmed;
+    if (fresh) this.say(""); // the result says it all now
     if (game.status === "won" && this.par === null && !game.ranked) {
       // Par for a casual deal, when the deals API offers one.
       try {
