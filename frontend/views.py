@@ -183,8 +183,9 @@ def password_reset(request, uid: str, token: str):
 
 
 def _deal_from_path(text: str) -> str:
-    """A deal id from the URL: `ms:N`, `seed:S`, a bare Microsoft number, or `random` (a fresh seed)."""
-    text = text.strip()
+    """A deal id from the URL: `ms:N`, `seed:S`, a bare Microsoft number, or `random` (a fresh seed),
+    in any case (`MS:1` typed or pasted is `ms:1`)."""
+    text = text.strip().lower()
     if text.lower() == "random":
         return f"seed:{secrets.randbits(64)}"
     if text.isdigit():

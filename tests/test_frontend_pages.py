@@ -152,6 +152,13 @@ def test_the_home_forms_work_without_script(alice):
 
 
 @pytest.mark.django_db
+def test_play_takes_a_deal_id_in_any_case(alice):
+    for deal in ("MS:1", "Seed:42"):
+        response = signed_in(alice).get(f"/play/{deal}/")
+        assert response.status_code == 302 and response["Location"].startswith("/games/"), deal
+
+
+@pytest.mark.django_db
 def test_play_refuses_a_bad_deal(alice):
     response = signed_in(alice).get("/play/ms:0/")
     assert response.status_code == 404
