@@ -781,17 +781,23 @@ def test_a_resigned_game_shows_no_stray_text(browser, site):
         viewer.context.close()
 
 
-def test_closing_the_win_dialog_leaves_the_links_under_the_table(browser, site):
-    token = site.api("POST", "/api/auth/register/", {"username": "finisher", "password": PASSWORD})["token"]
+def one_move_from_the_win(browser, site, username: str) -> tuple[Tab, str]:
+    """A new player's ms:1 game, played over the API to one move before the win, open in a live tab;
+    and that last move."""
+    token = site.api("POST", "/api/auth/register/", {"username": username, "password": PASSWORD})["token"]
     board = Board.from_deal("ms:1")
     board.safe_autoplay()
     line = winning_line(board, MS1_SAFE_LINE)
     game = api_game(site, token, line[:-1])
-    tab = sign_in(new_tab(browser, site), "finisher")
-    page = tab.page
-    tab.goto(f"/games/{game['id']}/")
+    tab = sign_in(new_tab(browser, site), username).goto(f"/games/{game['id']}/")
     tab.wait_live()
-    tab.type_move(line[-1])
+    return tab, line[-1]
+
+
+def test_closing_the_win_dialog_leaves_the_links_under_the_table(browser, site):
+    tab, last = one_move_from_the_win(browser, site, "finisher")
+    page = tab.page
+    tab.type_move(last)
     page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
     assert page.locator("dialog[data-testid=win] .links a").count() == 3
     page.click("dialog[data-testid=win] button.primary")
@@ -941,15 +947,9 @@ def test_a_move_made_elsewhere_first_is_explained_in_a_players_words(browser, si
 
 def test_the_win_shows_soon_after_the_last_move(browser, site):
     """ms:1's last move sends 27 cards home by autoplay: the cascade is quick and says a win is coming."""
-    token = site.api("POST", "/api/auth/register/", {"username": "sprinter", "password": PASSWORD})["token"]
-    board = Board.from_deal("ms:1")
-    board.safe_autoplay()
-    line = winning_line(board, MS1_SAFE_LINE)
-    game = api_game(site, token, line[:-1])
-    tab = sign_in(new_tab(browser, site), "sprinter").goto(f"/games/{game['id']}/")
+    tab, last = one_move_from_the_win(browser, site, "sprinter")
     page = tab.page
-    tab.wait_live()
-    tab.type_move(line[-1])
+    tab.type_move(last)
     page.wait_for_selector("[data-testid=status][data-status=won]")
     # Timed from the won status (the server's answer is in), so only the page's cascade counts: it
     # took 4.5 s at 140 ms a card, and is now capped at 1.2 s.
