@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import User
-from django.db.models import Case, Q, Value, When
+from django.db.models import Q
 
 from accounts.models import Friendship
 
@@ -11,12 +11,10 @@ from accounts.models import Friendship
 def player_named(username: str) -> User | None:
     """The active player whose username is `username` in any case (`alice` finds `Alice`), or None.
 
-    Sign-up keeps new names ASCII and unique in any case, so this is one player. Accounts made before
-    that rule may differ only in case (or, on SQLite, whose iexact folds ASCII only, not match at all
-    but exactly): the exact spelling wins, then the oldest account, so the answer never varies.
+    Names are unique in any case (sign-up's check, and the database's index on LOWER(username), see
+    accounts/migrations/0002), so this is at most one player.
     """
-    exact_first = Case(When(username=username, then=Value(0)), default=Value(1))
-    return User.objects.filter(username__iexact=username, is_active=True).order_by(exact_first, "pk").first()
+    return User.objects.filter(username__iexact=username, is_active=True).first()
 
 
 def friend_ids(user) -> set[int]:

@@ -286,6 +286,15 @@ class TestTokenRevocation:
 class TestUsernames:
     """New names are ASCII (no look-alikes, exact case folding); a typed name finds its player in any case."""
 
+    def test_the_database_keeps_names_unique_in_any_case_when_the_check_is_raced(self, alice):
+        # Two sign-ups at the same instant both pass the serializer's check; the index stops the second.
+        from accounts import services
+        from freecell_site.errors import ServiceError
+
+        with pytest.raises(ServiceError, match="taken"):
+            services.register(username="ALICE", password=PASSWORD)
+        assert User.objects.filter(username__iexact="alice").count() == 1
+
     # Accents, the sharp s (which upper-cases to SS), a Cyrillic "а" and a fullwidth "ａ" before "lice".
     @pytest.mark.parametrize("name", ["Ünïcødée0ae", "Straße1x", "\u0430lice", "\uff41lice"])
     def test_sign_up_refuses_a_name_outside_ascii(self, anon_client, db, name):
@@ -331,15 +340,12 @@ class TestUsernames:
         alice_client.post("/api/friends/requests/", {"username": "charlie"}, format="json")
         assert charlie_client.post("/api/friends/requests/ALICE/decline/").status_code == 200
 
-    def test_among_old_names_that_differ_only_in_case_the_exact_one_then_the_oldest_is_found(self, db):
-        from accounts.selectors import player_named
+    def test_the_database_refuses_two_names_that_differ_only_in_case(self, db):
+        from django.db import IntegrityError, transaction
 
-        first = User.objects.create_user(username="Twin")
-        second = User.objects.create_user(username="twin")
-        assert player_named("twin") == second and player_named("Twin") == first
-        assert player_named("TWIN") == first
-        User.objects.filter(pk=first.pk).update(is_active=False)
-        assert player_named("Twin") == second and player_named("nobody") is None
+        User.objects.create_user(username="Twin")
+        with pytest.raises(IntegrityError), transaction.atomic():
+            User.objects.create_user(username="twin")
 
 
 class TestEmailLength:
