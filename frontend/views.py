@@ -140,17 +140,19 @@ def password_reset_request(request):
 
     errors: list[str] = []
     email = ""
+    status = 200
     if request.method == "POST":
         email = request.POST.get("email", "").strip()
         form = PasswordResetSerializer(data={"email": email})
         if not AnonRateThrottle().allow_request(request, None):
             errors.append("Too many requests from your address: wait a minute and try again.")
+            status = 429
         elif not form.is_valid():
             errors.extend(str(message) for messages in form.errors.values() for message in messages)
+            status = 400
         else:
             accounts.send_reset_links(form.validated_data["email"], lambda uid, token: reset_link(request, uid, token))
             return render(request, "frontend/reset_sent.html", {"page": "reset", "email": email})
-    status = 429 if errors and errors[0].startswith("Too many") else 400 if errors else 200
     return render(request, "frontend/reset_request.html", {"page": "reset", "errors": errors, "email": email}, status=status)
 
 
@@ -186,7 +188,7 @@ def _deal_from_path(text: str) -> str:
     """A deal id from the URL: `ms:N`, `seed:S`, a bare Microsoft number, or `random` (a fresh seed),
     in any case (`MS:1` typed or pasted is `ms:1`)."""
     text = text.strip().lower()
-    if text.lower() == "random":
+    if text == "random":
         return f"seed:{secrets.randbits(64)}"
     if text.isdigit():
         text = f"ms:{text}"
@@ -309,10 +311,11 @@ def daily_day(request, date: str):
 
 @ensure_csrf_cookie
 def race(request, code: str):
-    from games.models import Race
-    from games.races import normalize_code
+    from games.races import get_race
 
-    if not Race.objects.filter(code=normalize_code(code)).exists():
+    try:
+        get_race(code)
+    except ServiceError:
         return render(
             request, "frontend/error.html", {"title": "No such race", "message": f"No race has the code {code}."}, status=404
         )

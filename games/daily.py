@@ -12,7 +12,6 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
-import re
 import time
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from freecell_site.errors import ServiceError
+from games.engine import parse_day
 from games.models import DailyChallenge, Deal, Game
 
 logger = logging.getLogger(__name__)
@@ -213,10 +213,7 @@ def get_daily(date: dt.date) -> DailyChallenge:
 def parse_date(text: str) -> dt.date:
     """A `YYYY-MM-DD` path parameter; 400 when it is not a calendar date."""
     try:
-        # fromisoformat alone also takes 20261201 and week dates such as 2026-W49-2
-        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
-            raise ValueError
-        return dt.date.fromisoformat(text)
+        return parse_day(text)
     except ValueError:
         raise ServiceError("invalid_request", f"{text!r} is not a date: write it as YYYY-MM-DD") from None
 

@@ -245,11 +245,8 @@ def _check_race_clock(game: Game) -> None:
     """Refuses an action on a race's game past the race's time limit. The limit is applied by
     `races.refresh`, which a race's sockets call at the end; a racer playing over REST with no socket
     open must not win after it (the action is refused before anything is written)."""
-    try:
-        race = game.race_entry.race
-    except RaceEntry.DoesNotExist:
-        return
-    if race.status == Race.Status.RUNNING and race.starts_at is not None:
+    race = _race_of(game)
+    if race is not None and race.status == Race.Status.RUNNING and race.starts_at is not None:
         from games import races  # races call back into this module
 
         if timezone.now() >= races.ends_at(race):
@@ -318,11 +315,16 @@ def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str, k
 def _progress_only(game: Game) -> bool:
     """Whether a change of the game that does not end it needs no lock beyond its own row: the game is in
     no race, or in a running race against people (then only the racer's progress is pushed)."""
+    race = _race_of(game)
+    return race is None or (race.status == Race.Status.RUNNING and race.ghost_of_id is None)
+
+
+def _race_of(game: Game) -> Race | None:
+    """The race the game is played in, read with the game (games.store): no query."""
     try:
-        race = game.race_entry.race
+        return game.race_entry.race
     except RaceEntry.DoesNotExist:
-        return True
-    return race.status == Race.Status.RUNNING and race.ghost_of_id is None
+        return None
 
 
 @transaction.atomic

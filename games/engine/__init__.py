@@ -2,7 +2,7 @@
 
 from .board import AUTOPLAY_MODES, Board, Played
 from .cards import CARDS, RANKS, SUITS, Card
-from .deals import MS_MAX, SEED_MAX, DealId, deal_columns, parse_deal
+from .deals import MS_MAX, SEED_MAX, DealId, deal_columns, parse_day, parse_deal
 from .errors import BadBoardText, BadNotation, EngineError, IllegalMove, InvalidDeal
 from .notation import Move, format_moves, parse_moves
 from .replay import Verification, replay, verify
@@ -27,6 +27,7 @@ __all__ = [
     "Verification",
     "deal_columns",
     "format_moves",
+    "parse_day",
     "parse_deal",
     "parse_moves",
     "replay",

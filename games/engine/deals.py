@@ -32,6 +32,14 @@ class DealId:
         return f"{self.kind}:{self.value}"
 
 
+def parse_day(text: str) -> date:
+    """A calendar date written YYYY-MM-DD, and nothing else (``date.fromisoformat`` alone also takes
+    ``20261201`` and week dates such as ``2026-W49-2``); raises ValueError."""
+    if not _DATE_RE.fullmatch(text):
+        raise ValueError(f"{text!r} is not written YYYY-MM-DD")
+    return date.fromisoformat(text)
+
+
 def parse_deal(text: str | DealId) -> DealId:
     """Parse a deal id; raises ``InvalidDeal`` with a clear message for anything else.
 
@@ -50,7 +58,7 @@ def parse_deal(text: str | DealId) -> DealId:
         if not _DATE_RE.fullmatch(rest):
             raise InvalidDeal(f"{shown(text)} is not a deal id: a daily deal is daily:YYYY-MM-DD")
         try:
-            return DealId("daily", date.fromisoformat(rest))
+            return DealId("daily", parse_day(rest))
         except ValueError:
             raise InvalidDeal(f"{shown(text)} is not a deal id: {rest} is not a calendar date") from None
     if not _DIGITS_RE.fullmatch(rest):

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from freecell_site.errors import ServiceError
 from games import daily, leaderboard
+from games.engine import parse_day
 from games.engine.solver_cli import positive_seconds
 from games.models import DailyChallenge
 
@@ -21,7 +22,7 @@ def _date(text: str) -> dt.date:
     """An argparse type: argparse turns its ArgumentTypeError into a usage error (a CommandError
     raised here would escape the parser as a traceback)."""
     try:
-        return dt.date.fromisoformat(text)
+        return parse_day(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date: write YYYY-MM-DD") from None
 
