@@ -16,6 +16,7 @@ from rest_framework.authtoken.models import Token
 
 from accounts.models import Friendship, Profile
 from accounts.selectors import player_named
+from accounts.signals import credentials_changed
 from freecell_site.errors import ServiceError
 
 
@@ -47,6 +48,13 @@ def set_password(user: User, password: str) -> None:
     user.set_password(password)
     user.save(update_fields=["password"])
     Token.objects.filter(user=user).delete()
+    sign_ins_changed(user)
+
+
+def sign_ins_changed(user: User) -> None:
+    """Tells the rest of the service, once the transaction commits, that some of the player's sign-ins
+    (sessions, the API token) may have ended: their open sockets are checked and closed if so."""
+    transaction.on_commit(lambda: credentials_changed.send(sender=User, user_id=user.pk))
 
 
 def user_of_reset_link(uid: str, token: str) -> User | None:

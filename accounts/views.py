@@ -106,9 +106,12 @@ class LogoutView(APIView):
         summary="Log out: end the session, or revoke the API token the request is made with",
     )
     def post(self, request):
+        user = request.user
         if signed_in_with_token(request):
             Token.objects.filter(key=request.auth.key).delete()
         logout(request._request)
+        if user.is_authenticated:
+            services.sign_ins_changed(user)  # after the session is flushed: its sockets close
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -137,7 +140,8 @@ class PasswordChangeView(APIView):
             # The client asked with the token just revoked: it gets the new one, to keep working
             # (get_or_create: two changes at once both answer the one token that then stands).
             return Response({"token": Token.objects.get_or_create(user=user)[0].key})
-        update_session_auth_hash(request._request, user)  # this session stays signed in; others end
+        # This session stays signed in under a new key (its sockets close, and reconnect); others end.
+        update_session_auth_hash(request._request, user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

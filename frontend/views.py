@@ -122,7 +122,12 @@ def login_page(request):
 def logout_page(request):
     # Signing out changes state, so it takes a POST (the header's button); a GET shows that button.
     if request.method == "POST":
+        from accounts.services import sign_ins_changed
+
+        user = request.user
         logout(request)
+        if user.is_authenticated:
+            sign_ins_changed(user)  # after the session is flushed: its sockets close
         return redirect("home")
     return render(request, "frontend/logout.html", {"page": "logout"})
 

@@ -27,7 +27,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from accounts.authentication import user_of_token
+from accounts.authentication import still_signed_in, user_of_token
 from freecell_site.errors import ServiceError
 from games import events, races, services
 from games.engine import EngineError
@@ -253,6 +253,10 @@ class Socket(AsyncWebsocketConsumer):
 
     async def connect(self):
         self.user = self.scope.get("user") or AnonymousUser()
+        # How this socket signed in, ("session" or "token", key), checked again when it may have ended.
+        self.sign_in: tuple[str, str] | None = None
+        if self.user.is_authenticated:
+            self.sign_in = ("session", self.scope["session"].session_key)
         loop = asyncio.get_running_loop()
         self.last_seen = loop.time()
         self.buckets = {
@@ -261,6 +265,8 @@ class Socket(AsyncWebsocketConsumer):
         }
         self.bus_generation = _bus_failures
         await self.accept()
+        if self.user.is_authenticated:
+            await self.join_group(events.account_group(self.user.pk))
         self.tasks.append(asyncio.create_task(self._heartbeat()))
         try:
             await self.open()
@@ -309,7 +315,8 @@ class Socket(AsyncWebsocketConsumer):
             await _probe_bus(self.channel_layer, setting("WS_BUS_CHECK_S", 5) * 0.9)
         elif await _bus_is_back(self.channel_layer) and _bus_failures == generation:
             self.bus_generation = generation
-            await self.resync()
+            if await self.check_sign_in():  # a sign-out may have been lost with the bus, too
+                await self.resync()
 
     # --- frames -----------------------------------------------------------------------------
 
@@ -387,12 +394,24 @@ class Socket(AsyncWebsocketConsumer):
         if self.user.is_authenticated and self.user.pk != user.pk:
             await self.send_error(frame_id, "forbidden", "this socket is already signed in as someone else")
             return
-        self.user = user
+        self.user, self.sign_in = user, ("token", token)
+        await self.join_group(events.account_group(user.pk))
         body = {"type": "auth_ok", "username": user.username}
         if frame_id is not None:
             body["id"] = frame_id
         await self.send_json(body)
         await self.authenticated()
+
+    async def account_sign_ins(self, event):
+        """The player signed out somewhere or changed their password (accounts.signals)."""
+        await self.check_sign_in()
+
+    async def check_sign_in(self) -> bool:
+        """Whether this socket's sign-in still holds; if not, it is closed (4401)."""
+        if self.sign_in is None or await db(still_signed_in)(*self.sign_in, self.user.pk):
+            return True
+        await self.close_with(None, "authentication_failed", "signed out: this socket's session or token has ended; connect again", 4401)
+        return False
 
     def check_rate(self, bucket: str = "moves") -> None:
         """Per-socket token buckets: `moves` (moves and undos) and `reads` (other frames that cost a

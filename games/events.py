@@ -28,6 +28,11 @@ def race_group(code: str) -> str:
     return f"race.{code}"
 
 
+def account_group(user_id: int) -> str:
+    """Every socket a player is signed in on."""
+    return f"account.{user_id}"
+
+
 async def apublish(group: str, event: dict) -> bool:
     layer = get_channel_layer()
     if layer is None:
@@ -182,3 +187,8 @@ def publish_race(payload: dict) -> bool:
 def publish_race_progress(progress: dict) -> bool:
     """Pushes one racer's new progress ({code, racer}) to everyone in the race."""
     return publish(race_group(progress["code"]), {"type": "race.progress", "progress": progress})
+
+
+def publish_sign_ins_changed(sender, *, user_id: int, **kwargs) -> bool:
+    """Tells a player's sockets to check that their sign-in still holds (accounts.signals)."""
+    return publish(account_group(user_id), {"type": "account.sign_ins"})

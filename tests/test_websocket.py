@@ -259,6 +259,119 @@ def test_someone_else_cannot_play_your_game(charlie_token, alice, charlie):
     run(scenario)
 
 
+def _session_client(cookie: str):
+    from django.test import Client
+
+    client = Client()
+    client.cookies["sessionid"] = cookie
+    return client
+
+
+def _token_client(token: str):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+NEW_PASSWORD = {"old_password": "correct horse battery 9", "new_password": "another horse battery 10"}
+
+
+def _token_logout(token, cookie, other_cookie):
+    return _token_client(token).post("/api/auth/logout/")
+
+
+def _page_logout(token, cookie, other_cookie):
+    return _session_client(cookie).post("/logout/")
+
+
+def _api_logout(token, cookie, other_cookie):
+    return _session_client(cookie).post("/api/auth/logout/")
+
+
+def _password_change_elsewhere(token, cookie, other_cookie):
+    return _session_client(other_cookie).post("/api/auth/password/change/", NEW_PASSWORD, content_type="application/json")
+
+
+def _password_change_with_the_token(token, cookie, other_cookie):
+    return _token_client(token).post("/api/auth/password/change/", NEW_PASSWORD, format="json")
+
+
+def _deactivated(token, cookie, other_cookie):
+    from django.contrib.auth.models import User
+
+    from accounts.services import sign_ins_changed
+
+    user = User.objects.get(username="alice")
+    User.objects.filter(pk=user.pk).update(is_active=False)
+    sign_ins_changed(user)
+
+
+@pytest.mark.parametrize(
+    ("signed_in_by", "sign_out", "closed"),
+    [
+        ("token", _token_logout, True),
+        ("token", _password_change_elsewhere, True),
+        ("token", _password_change_with_the_token, True),
+        ("token", _page_logout, False),  # another sign-in of the same player ended
+        ("session", _page_logout, True),
+        ("session", _api_logout, True),
+        ("session", _password_change_elsewhere, True),
+        ("session", _deactivated, True),
+        ("session", _token_logout, False),
+    ],
+)
+def test_a_socket_whose_sign_in_ends_is_told_and_closed(alice_token, alice, signed_in_by, sign_out, closed):
+    """A logout, a new password or a revoked token ends the sockets signed in with it (close code 4401),
+    not only the next REST request; the player's other sign-ins stay."""
+    game = new_game(alice)
+    cookie, other_cookie = session_cookie(alice), session_cookie(alice)
+
+    async def scenario():
+        if signed_in_by == "token":
+            socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+            await next_of(socket, "auth_ok")  # after the state: the game is public
+        else:
+            socket = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
+            await next_of(socket, "state")
+        response = await database_sync_to_async(sign_out)(alice_token, cookie, other_cookie)
+        assert response is None or response.status_code < 400, response.content
+        if closed:
+            error = await next_of(socket, "error")
+            assert error["code"] == "authentication_failed" and "signed out" in error["message"], error
+            assert await socket.receive_output(timeout=10) == {"type": "websocket.close", "code": 4401}
+        else:
+            await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
+            assert (await next_of(socket, "ack"))["ply"] == 1
+            await socket.disconnect()
+
+    run(scenario)
+
+
+def test_the_session_that_changes_the_password_is_signed_in_again_on_reconnect(alice):
+    """Django gives the session a new key with the new password's hash: its sockets close, like every
+    other sign-in's, and a reconnect with the new cookie (the page reconnects by itself) is signed in."""
+    game = new_game(alice)
+    cookie = session_cookie(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
+        await next_of(socket, "state")
+        response = await database_sync_to_async(_password_change_elsewhere)(None, None, cookie)
+        assert response.status_code == 204, response.content
+        assert (await next_of(socket, "error"))["code"] == "authentication_failed"
+        new_cookie = response.cookies["sessionid"].value
+        assert new_cookie != cookie
+        socket = await open_socket(f"/ws/games/{game.pk}/", cookie=new_cookie)
+        await next_of(socket, "state")
+        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
+        assert (await next_of(socket, "ack"))["ply"] == 1
+        await socket.disconnect()
+
+    run(scenario)
+
+
 def test_a_foreign_origin_is_refused(alice):
     from freecell_site.asgi import application
 
