@@ -23,6 +23,7 @@ from games.engine import Board, EngineError, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
 from games.models import Action, Deal, Game, Race, RaceEntry
 from games.payloads import game_payload, iso
+from games.selectors import can_view_game
 
 logger = logging.getLogger(__name__)
 
@@ -131,6 +132,8 @@ def _lock(game_id) -> Game:
 
 def _check_player(game: Game, user) -> None:
     if not getattr(user, "is_authenticated", False) or user.pk != game.player_id:
+        if not can_view_game(user, game):  # a game hidden from the caller does not exist for them
+            raise ServiceError("not_found", f"no game {game.pk}", status=404)
         raise ServiceError("forbidden", "only the game's player can play it", status=403)
 
 

@@ -303,6 +303,11 @@ def test_a_ranked_game_of_today_stays_hidden_on_every_read_until_the_viewer_has_
     world = World()
     for path in (f"/api/games/{world.ranked.pk}/", f"/api/games/{world.ranked.pk}/history/", f"/api/games/{world.ranked.pk}/history/?format=text"):
         assert world.client("friend").get(path).status_code == 404
+    # Nor does playing it tell a stranger that it exists; staff, who may see it, may not play it.
+    for action, body in (("moves", {"move": "1a", "ply": 0}), ("undo", {"ply": 0}), ("resign", {})):
+        for role, expected in (("friend", 404), ("stranger", 404), ("staff", 403)):
+            response = world.client(role).post(f"/api/games/{world.ranked.pk}/{action}/", body, format="json")
+            assert (response.status_code, response.json()["error"]["code"]) == (expected, {404: "not_found", 403: "forbidden"}[expected]), (action, role)
     # Once bob has finished his own ranked game of today, he may look.
     game, _ = __import__("games.daily", fromlist=["x"]).start_ranked_game(world.bob)
     services.play_move(game_id=game.pk, user=world.bob, move="1b", ply=0)
