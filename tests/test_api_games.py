@@ -346,6 +346,7 @@ class TestExport:
             assert "page_size" in response.json()["error"]["message"]
         assert alice_client.get(url, {"page_size": "200"}).status_code == 200
         assert alice_client.get(url, {"page": "1"}).status_code == 200  # page 1 of an empty list is empty, not 404
+        assert alice_client.get(url, {"page": "last"}).status_code == 200
 
     def test_the_player_is_found_in_any_case(self, alice, anon_client):
         assert anon_client.get("/api/users/ALICE/games/").status_code == 200

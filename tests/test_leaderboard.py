@@ -113,6 +113,9 @@ def test_pages_follow_one_another_with_ranks_continuing(alice, today_daily):
     assert [e["rank"] for e in third["entries"]] == [5] and third["next"] is None
     past = client.get(f"/api/daily/{today_daily.date.isoformat()}/leaderboard/", {"page": 9, "page_size": 2})
     assert past.status_code == 404 and past.json()["error"]["code"] == "not_found"  # as on every list
+    for scope in ("all", "friends"):
+        last = client.get(f"/api/daily/{today_daily.date.isoformat()}/leaderboard/", {"page": "last", "page_size": 2, "scope": scope}).json()
+        assert last["page"] == (3 if scope == "all" else 1) and last["next"] is None, (scope, last)
 
 
 @pytest.mark.parametrize("bad", [{"page": "0"}, {"page_size": "500"}, {"page": "x"}, {"scope": "world"}])

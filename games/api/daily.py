@@ -136,17 +136,15 @@ class ShareSerializer(serializers.Serializer):
 # --- helpers ------------------------------------------------------------------------------------
 
 
-def _paging(request) -> tuple[int, int]:
-    """`page` and `page_size` by the rules of every list (freecell_site/pagination.py)."""
-    page = whole_number(request, "page", 1)
+def _paging(request, total: int) -> tuple[int, int]:
+    """`page` (from 1, or `last`) and `page_size` of a list of `total` rows, by the rules of every
+    list (freecell_site/pagination.py): a page past the last is 404; page 1 of an empty list is empty."""
     size = whole_number(request, "page_size", DEFAULT_PAGE_SIZE, high=MAX_PAGE_SIZE)
+    last = max(1, -(-total // size))
+    page = last if request.query_params.get("page") == "last" else whole_number(request, "page", 1)
+    if page > last:
+        raise ServiceError("not_found", f"there is no page {page}: the last is {last}", status=404)
     return page, size
-
-
-def _check_page(page: int, size: int, total: int) -> None:
-    """A page past the last is 404, as on every list; page 1 of an empty list is just empty."""
-    if page > 1 and (page - 1) * size >= total:
-        raise ServiceError("not_found", f"there is no page {page}: the last is {max(1, -(-total // size))}", status=404)
 
 
 def _links(request, page: int, size: int, total: int) -> tuple[str | None, str | None]:
@@ -236,10 +234,9 @@ class DailyArchiveView(APIView):
 
     @extend_schema(parameters=[PAGE, PAGE_SIZE], responses={200: ArchiveSerializer, **E400}, summary="Past dailies", operation_id="daily_archive")
     def get(self, request):
-        page, size = _paging(request)
         past = DailyChallenge.objects.filter(date__lt=daily.today()).order_by("-date")
         total = past.count()
-        _check_page(page, size, total)
+        page, size = _paging(request, total)
         rows = list(past[(page - 1) * size : page * size])
         best = leaderboard.winners([row.date for row in rows])
         items = []
@@ -291,20 +288,18 @@ class LeaderboardView(APIView):
         scope = request.query_params.get("scope") or "all"
         if scope not in ("all", "friends"):
             raise ServiceError("invalid_request", "scope must be all or friends")
-        page, size = _paging(request)
-        offset = (page - 1) * size
         if scope == "friends":
             if not request.user.is_authenticated:
                 raise ServiceError("not_authenticated", "sign in to see your friends' board", status=401)
             board = leaderboard.friends_board(found.date, request.user)
             total = len(board)
-            _check_page(page, size, total)
-            entries = board[offset : offset + size]
+            page, size = _paging(request, total)
+            entries = board[(page - 1) * size : page * size]
             me = next((entry for entry in board if entry.username == request.user.username), None)
         else:
             total = leaderboard.count(found.date)
-            _check_page(page, size, total)
-            entries = leaderboard.page(found.date, offset=offset, limit=size) if total else []
+            page, size = _paging(request, total)
+            entries = leaderboard.page(found.date, offset=(page - 1) * size, limit=size) if total else []
             me = leaderboard.entry_of(found.date, request.user)
         nxt, prev = _links(request, page, size, total)
         body = {
