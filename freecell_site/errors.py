@@ -122,7 +122,7 @@ _PLAIN_CODES = {
 
 
 def _wants_json(request) -> bool:
-    return request.path.startswith("/api/")
+    return request.path == "/api" or request.path.startswith("/api/")
 
 
 def has_nul(request) -> bool:
@@ -140,6 +140,21 @@ class RejectNulMiddleware:
     def __call__(self, request):
         if has_nul(request):
             return JsonResponse(error_body("bad_request", "the URL contains a NUL character"), status=400)
+        return self.get_response(request)
+
+
+class ApiSlashMiddleware:
+    """An API URL without its trailing slash, in a request other than GET or HEAD, is 404 with a JSON
+    error that names the URL to use. Django's CommonMiddleware would redirect it (a 301 that makes
+    clients resend a POST as a GET, without its body) or, with DEBUG on, fail with a 500."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if _wants_json(request) and not request.path.endswith("/") and request.method not in ("GET", "HEAD"):
+            message = f"no such endpoint: {request.path}; the API's URLs end with a slash: {request.path}/"
+            return JsonResponse(error_body("not_found", message), status=404)
         return self.get_response(request)
 
 

@@ -1,4 +1,5 @@
-"""Content negotiation that answers an unknown `?format=` with the spec's 400, not DRF's bare 404."""
+"""Content negotiation: an explicit `?format=` wins over the Accept header, and an unknown one is the
+spec's 400, not DRF's bare 404."""
 
 from __future__ import annotations
 
@@ -16,3 +17,12 @@ class ContentNegotiation(DefaultContentNegotiation):
             known = ", ".join(dict.fromkeys(renderer.format for renderer in renderers))
             raise ValidationError({"format": [f"{format!r} is not a format of this endpoint: use one of {known}"]})
         return kept
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        # A client that asks for ?format=text but always sends `Accept: application/json` (many HTTP
+        # libraries do) meant the format it named; DRF would answer 406.
+        format = format_suffix or request.query_params.get(self.settings.URL_FORMAT_OVERRIDE)
+        if format:
+            renderer = self.filter_renderers(renderers, format)[0]
+            return renderer, renderer.media_type
+        return super().select_renderer(request, renderers, format_suffix)

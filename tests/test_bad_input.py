@@ -214,6 +214,38 @@ def test_a_move_body_that_is_not_an_object_is_a_json_400(alice_client, game, bod
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("body", ["[" * 5000 + "]" * 5000, '{"a":' * 5000 + "1" + "}" * 5000])
+@pytest.mark.parametrize("path", ["/api/solutions/verify/", "/api/auth/token/"])
+def test_json_nested_too_deeply_for_python_is_a_400_not_a_server_error(anon_client, body, path):
+    anon_client.raise_request_exception = False
+    answer = anon_client.post(path, body, content_type="application/json")
+    assert (answer.status_code, error_code(answer)) == (400, "bad_request"), answer.content[:200]
+    assert "nested too deeply" in answer.json()["error"]["message"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.parametrize("method", ["post", "put", "delete"])
+@pytest.mark.parametrize("path", ["/api/solutions/verify", "/api/auth/register", "/api/games/1/moves", "/api", "/api/nothing"])
+def test_an_api_url_without_its_trailing_slash_is_a_json_404_that_names_the_url(anon_client, settings, debug, method, path):
+    """Not Django's redirect (which turns a POST into a GET without its body) nor, in DEBUG, its 500."""
+    settings.DEBUG = debug
+    anon_client.raise_request_exception = False
+    answer = getattr(anon_client, method)(path, {"deal": "ms:1", "moves": "5a"}, format="json")
+    assert (answer.status_code, error_code(answer)) == (404, "not_found"), answer.content[:300]
+    assert f"{path}/" in answer.json()["error"]["message"]
+
+
+@pytest.mark.django_db
+def test_a_get_of_an_api_url_without_its_slash_is_redirected_and_an_unknown_one_is_a_json_404(anon_client):
+    assert anon_client.get("/api/daily").status_code == 301
+    answer = anon_client.get("/api")
+    assert answer.status_code in (301, 404)
+    if answer.status_code == 404:
+        assert error_code(answer) == "not_found"
+
+
+@pytest.mark.django_db
 @FAST
 @given(deal=st.one_of(dealish, st.just("ms:1")), moves=st.one_of(st.lists(garbage, max_size=8).map(" ".join), st.integers(), st.none()),
        autoplay=st.sampled_from(["none", "safe", "SAFE", "", "all", None]))
@@ -453,6 +485,17 @@ def test_an_unknown_format_is_a_400_that_names_the_formats(alice_client, game):
     message = answer.json()["error"]["message"]
     assert "xml" in message and "text" in message and "json" in message, message
     assert alice_client.get(f"/api/games/{game.pk}/history/?format=text").status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_format_named_in_the_url_wins_over_the_accept_header(alice_client, game):
+    """Many HTTP clients send `Accept: application/json` on every request; ?format= says what they want."""
+    assert alice_client.post(f"/api/games/{game.pk}/moves/", {"move": "5a", "ply": 0}, format="json").status_code == 200
+    answer = alice_client.get(f"/api/games/{game.pk}/history/?format=text", HTTP_ACCEPT="application/json")
+    assert answer.status_code == 200 and answer["Content-Type"].startswith("text/plain") and answer.content == b"5a\n"
+    browsable = alice_client.get(f"/api/games/{game.pk}/history/?format=api")
+    assert browsable.status_code == 200 and browsable["Content-Type"].startswith("text/html")
+    assert alice_client.get(f"/api/games/{game.pk}/history/", HTTP_ACCEPT="text/csv").status_code == 406  # no format named
 
 
 @pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.db.models import Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, status
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -170,7 +170,7 @@ class ResignView(APIView):
 
 class HistoryView(APIView):
     permission_classes = [permissions.AllowAny]
-    renderer_classes = [JSONRenderer, PlainTextRenderer]
+    renderer_classes = [JSONRenderer, PlainTextRenderer, BrowsableAPIRenderer]
 
     @extend_schema(
         parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "text"], description="text: the line of play")],
