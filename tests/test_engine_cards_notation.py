@@ -96,6 +96,13 @@ def test_a_move_accepts_upper_case_and_surrounding_space():
     assert Move.parse("1H") == Move("1", "h")
 
 
+def test_a_v_count_is_hex_of_at_most_4_digits_leading_zeros_aside():
+    assert Move.parse("24v00003") == Move.parse("24v3") == Move("2", "4", 3)
+    assert Move.parse("24v000000000000ffff").count == 0xFFFF  # parses: a wrong count is illegal, not malformed
+    with pytest.raises(BadNotation, match="more than 4 hex digits"):
+        Move.parse("24v010000")
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -71,8 +71,10 @@ def _parse_slow(text: str) -> Move:
     source, dest, hex_count = match.groups()
     if hex_count is None:
         return MOVES[source, dest, None]
-    if len(hex_count) > 4:
-        raise BadNotation(f"{shown(text)} is not a move: the v count {hex_count!r} is far too large")
+    # A count is a hex number of at most 4 digits, leading zeros aside (v0003 is v3): within that any
+    # count parses, and one other than the implied count is an illegal move, not a malformed one.
+    if len(hex_count.lstrip("0")) > 4:
+        raise BadNotation(f"{shown(text)} is not a move: the v count {shown(hex_count)} has more than 4 hex digits")
     count = int(hex_count, 16)
     if count < 1:
         raise BadNotation(f"{shown(text)} is not a move: the v count must be at least 1")
