@@ -208,6 +208,39 @@ class TestPlaying:
         assert all(a["at"].endswith("Z") for a in history["actions"]) and history["line"] == ""
 
 
+class TestBoardText:
+    """Spec 3: any position can be pasted into or out of other FreeCell tools."""
+
+    def test_a_game_gives_its_position_as_board_text_and_verify_takes_it_back(self, alice_client, anon_client):
+        from games.engine import solve
+
+        game = new_game(alice_client, "ms:5")
+        for ply, notation in enumerate(["5a", "5b"]):
+            assert move(alice_client, game["id"], notation, ply).status_code == 200
+        shown = alice_client.get(f"/api/games/{game['id']}/").json()
+        assert "Freecells:" in shown["board"]
+        position = Board.from_text(shown["board"])
+        assert position.state() == Board.from_state(shown["state"]).state()
+        line = [str(m) for m in solve(position, autoplay="none").moves]
+        answer = anon_client.post("/api/solutions/verify/", {"board": shown["board"], "moves": line}, format="json")
+        assert answer.json() == {"valid": True, "won": True, "moves": len(line)}
+        # The same line from the deal itself is not a win: verify did start from the pasted position.
+        assert anon_client.post("/api/solutions/verify/", {"deal": "ms:5", "moves": line}, format="json").json()["won"] is False
+
+    @pytest.mark.parametrize(
+        ("body", "code"),
+        [
+            ({"board": "KS KH\n", "moves": "1a"}, "bad_board"),
+            ({"board": 5, "moves": "1a"}, "bad_board"),
+            ({"deal": "ms:1", "board": "x", "moves": "1a"}, "invalid_request"),
+            ({"moves": "1a"}, "invalid_request"),
+        ],
+    )
+    def test_verify_wants_a_valid_board_or_a_deal(self, anon_client, db, body, code):
+        answer = anon_client.post("/api/solutions/verify/", body, format="json")
+        assert (answer.status_code, code_of(answer)) == (400, code), answer.json()
+
+
 class TestVerify:
     def test_it_accepts_a_winning_line_without_an_account(self, anon_client, db):
         line = " ".join(winning_line("ms:1"))

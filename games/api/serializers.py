@@ -59,6 +59,10 @@ class GameSerializer(serializers.Serializer):
     elapsed_ms = serializers.IntegerField()
 
 
+class GameDetailSerializer(GameSerializer):
+    board = serializers.CharField(help_text="the position as board text (Freecell Solver's format)")
+
+
 class ActionResultSerializer(GameSerializer):
     action = ActionSerializer(required=False)
     repeated = serializers.BooleanField(help_text="true when this answers a resend of the last accepted action")
@@ -136,9 +140,18 @@ class LineField(serializers.Field):
 
 
 class VerifyRequestSerializer(serializers.Serializer):
-    deal = serializers.CharField()
+    deal = serializers.CharField(required=False, help_text="the deal the moves start from; or give `board`")
+    board = serializers.CharField(
+        required=False, trim_whitespace=False, max_length=4000,
+        help_text="instead of `deal`: any position as board text (Freecell Solver's format)",
+    )
     moves = LineField(help_text="moves separated by white space, or a list of moves")
     autoplay = serializers.ChoiceField(choices=["none", "safe"], default="none")
+
+    def validate(self, data):
+        if ("deal" in data) == ("board" in data):
+            raise serializers.ValidationError({"deal": ["give a deal or a board, not both"] if "deal" in data else ["give a deal or a board"]})
+        return data
 
 
 class VerifyErrorSerializer(serializers.Serializer):

@@ -16,7 +16,7 @@ from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
 from games import hints, selectors, services
 from games.api import serializers as s
-from games.engine import parse_deal, verify
+from games.engine import Board, parse_deal, verify
 from games.models import Game, Race, RaceEntry
 from games.payloads import game_payload
 
@@ -121,9 +121,13 @@ class GameListView(APIView):
 class GameView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses={200: s.GameSerializer, **errors(404)}, summary="A game")
+    @extend_schema(responses={200: s.GameDetailSerializer, **errors(404)}, summary="A game")
     def get(self, request, game_id: int):
-        return Response(game_payload(visible_game(request, game_id)))
+        game = {**game_payload(visible_game(request, game_id))}
+        # The position as board text too, to paste into other FreeCell tools (spec 3); not in the
+        # pushes, which every move sends to every watcher.
+        game["board"] = Board.from_state(game["state"]).to_text()
+        return Response(game)
 
 
 class MoveView(APIView):
@@ -200,11 +204,14 @@ class VerifyView(APIView):
         body = s.VerifyRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        deal_id = parse_deal(data["deal"])
-        if deal_id.kind == "daily":
-            deal_response(str(deal_id))  # refuses a daily whose day is not over
-        deal = services.get_deal(str(deal_id))
-        result = verify(services.board_of_deal(deal), data["moves"], autoplay=data["autoplay"])
+        if data.get("board") is not None:
+            start = Board.from_text(data["board"])  # any position, pasted from another tool
+        else:
+            deal_id = parse_deal(data["deal"])
+            if deal_id.kind == "daily":
+                deal_response(str(deal_id))  # refuses a daily whose day is not over
+            start = services.board_of_deal(services.get_deal(str(deal_id)))
+        result = verify(start, data["moves"], autoplay=data["autoplay"])
         answer = {"valid": result.valid, "won": result.won, "moves": result.moves}
         if result.error:
             answer["error"] = result.error
