@@ -258,3 +258,32 @@ def test_racers_on_two_processes_see_each_others_moves_and_a_reconnect_resyncs(d
                     await a.until(progress("mp_bob", 2))
 
         asyncio.run(scenario())
+
+
+def test_a_logout_on_one_process_closes_the_players_socket_on_the_other(database):
+    """The sign-out check rides on Redis: a token revoked through one process closes the socket signed
+    in with it on the other (4401), while a socket of another player stays."""
+    env = server_env(database, os.environ["REDIS_URL"])
+    with servers(2, env) as (one, two):
+        carol, dan = register(one, "mp_carol"), register(one, "mp_dan")
+        status, game = one.call("POST", "/api/games/", {"deal": "ms:2", "autoplay": "none"}, carol)
+        assert status == 201
+
+        async def scenario():
+            from websockets.exceptions import ConnectionClosed
+
+            async with Client(two, f"/ws/games/{game['id']}/", carol) as mine, Client(two, f"/ws/games/{game['id']}/", dan) as other:
+                await mine.until(kind("auth_ok"))
+                await other.until(kind("auth_ok"))
+                assert one.call("POST", "/api/auth/logout/", token=carol)[0] == 204
+                error = await mine.until(kind("error", code="authentication_failed"))
+                assert "signed out" in error["message"]
+                try:
+                    await asyncio.wait_for(mine.ws.recv(), 10)
+                except ConnectionClosed:
+                    pass
+                assert mine.ws.close_code == 4401
+                await other.send({"type": "ping", "id": "still-here"})
+                await other.until(kind("pong", id="still-here"))
+
+        asyncio.run(scenario())
