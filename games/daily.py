@@ -124,9 +124,9 @@ def deal_for(date: dt.date, index: int) -> Deal:
     return services.get_deal(f"seed:{seed_for(date, index)}")
 
 
-def make_daily(date: dt.date, *, budget: float) -> DailyChallenge:
+def make_daily(date: dt.date, *, budget: float, before_each_seed=lambda: None) -> DailyChallenge:
     """Finds `date`'s daily (first seed proved solvable, its par) and stores it; slow (the solver
-    searches `budget` seconds for the par).
+    searches `budget` seconds for the par). `before_each_seed()` is called before each seed's proof.
 
     Idempotent: when the row appeared meanwhile (another process), that row is returned.
     """
@@ -134,6 +134,7 @@ def make_daily(date: dt.date, *, budget: float) -> DailyChallenge:
     from games.engine import verify
 
     for index in range(max_seeds()):
+        before_each_seed()
         deal = deal_for(date, index)
         started = time.monotonic()
         proof = prove(deal, budget)
@@ -165,23 +166,25 @@ def ensure_daily(date: dt.date, *, wait: float | None = None, budget: float | No
     """The daily of `date`, made now if missing (no check of the date: callers decide who may ask).
 
     One caller makes it under a cache lock (shared by every process when the cache is Redis); the
-    others poll for the row for up to `wait` seconds, then get a 503 `daily_pending` to retry. Should
-    two makers ever run at once (the lock expired, or a per-process cache), `get_or_create` keeps
-    the first row and the seed sequence is deterministic anyway. `budget`: seconds of par search
-    (DAILY_PAR_BUDGET when not given; the command may give more, as no player waits for it).
+    others poll for the row for up to `wait` seconds, then get a 503 `daily_pending` with
+    `retry_after`. The wait is short: a waiting request holds a server thread and a database
+    connection. The lock lasts one seed's proof and is renewed before each, so a maker that dies
+    blocks the day for a minute at most. Should two makers ever run at once (the lock expired, a
+    per-process cache, or the cache down), `get_or_create` keeps the first row and the seed
+    sequence is deterministic anyway. `budget`: seconds of par search (DAILY_PAR_BUDGET when not
+    given; the command may give more, as no player waits for it).
     """
     found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
     if found is not None:
         return found
-    wait = float(setting("DAILY_WAIT_SECONDS", 20.0)) if wait is None else wait
+    wait = float(setting("DAILY_WAIT_SECONDS", 2.0)) if wait is None else wait
     budget = par_budget() if budget is None else budget
-    lock_for = int(max_seeds() * (budget + solve_budget()) + 60)
-    key = _lock_key(date)
-    if cache.add(key, "1", timeout=lock_for):
+    key, lock_for = _lock_key(date), int(budget + solve_budget() + 30)
+    if _cache_call("add", key, "1", timeout=lock_for, failed=True):
         try:
-            return make_daily(date, budget=budget)
+            return make_daily(date, budget=budget, before_each_seed=lambda: _cache_call("touch", key, lock_for, failed=False))
         finally:
-            cache.delete(key)
+            _cache_call("delete", key, failed=None)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         time.sleep(0.05)
@@ -192,8 +195,18 @@ def ensure_daily(date: dt.date, *, wait: float | None = None, budget: float | No
         "daily_pending",
         f"the daily of {date.isoformat()} is being prepared: try again in a few seconds",
         status=503,
-        extra={"retry_after": 5},
+        extra={"retry_after": 2},
     )
+
+
+def _cache_call(method: str, *args, failed, **kwargs):
+    """A call of the cache that answers `failed` when the cache (Redis) is down: the daily is then
+    made without the shared lock, which `get_or_create` makes safe."""
+    try:
+        return getattr(cache, method)(*args, **kwargs)
+    except Exception as exc:
+        logger.warning("daily lock: cache.%s failed (%s: %s); going on without it", method, type(exc).__name__, exc)
+        return failed
 
 
 def get_daily(date: dt.date) -> DailyChallenge:

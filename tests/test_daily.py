@@ -112,6 +112,36 @@ def test_a_request_that_finds_the_daily_being_made_is_told_to_retry(db, anon_cli
     assert answer.json()["error"]["code"] == "daily_pending"
 
 
+def test_the_daily_is_made_without_the_lock_when_the_cache_is_down(db, anon_client, clock, monkeypatch):
+    """Redis down at the day's change: the daily is still made (get_or_create decides), not a 500."""
+
+    def down(*args, **kwargs):
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    for method in ("add", "touch", "delete"):
+        monkeypatch.setattr(cache, method, down)
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: daily.Proof(True, [WIN]))
+    clock.set(dt.date(2026, 3, 1))
+    answer = anon_client.get("/api/daily/")
+    assert answer.status_code == 200 and answer.json()["deal"] == "daily:2026-03-01", answer.json()
+
+
+def test_the_makers_lock_lasts_one_seed_and_is_renewed_before_each(db, monkeypatch, settings):
+    """A maker that dies holds the day for about one seed's proof, not for every seed's."""
+    settings.DAILY_PAR_BUDGET, settings.DAILY_SOLVE_BUDGET = 5.0, 10.0
+    answers = iter([daily.Proof(False, []), None, daily.Proof(True, [WIN])])
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: next(answers))
+    calls = []
+    for method in ("add", "touch"):
+        real = getattr(cache, method)
+        monkeypatch.setattr(cache, method, lambda *a, _real=real, _name=method, **k: calls.append((_name, a, k)) or _real(*a, **k))
+    daily.ensure_daily(dt.date(2026, 3, 1))
+    key = daily._lock_key(dt.date(2026, 3, 1))
+    assert calls[0] == ("add", (key, "1"), {"timeout": 45})
+    assert [c for c in calls[1:]] == [("touch", (key, 45), {})] * 3  # one before each of the 3 seeds
+    assert cache.get(key) is None  # given back once made
+
+
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_first_requests_solve_once_and_all_get_the_daily(monkeypatch, settings):
     name = str(connection.settings_dict["NAME"])
