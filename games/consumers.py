@@ -173,8 +173,14 @@ class Socket(AsyncWebsocketConsumer):
         from channels.utils import await_many_dispatch
 
         sources = [receive]
+        self.channel_name = None
         if self.channel_layer is not None:
-            self.channel_name = await self.channel_layer.new_channel()
+            try:
+                self.channel_name = await asyncio.wait_for(self.channel_layer.new_channel(), 1.0)
+            except Exception as exc:
+                # Redis is down: the socket opens anyway (state and moves come from the database);
+                # _bus_receive makes the channel once it can, and the resync after the outage catches up.
+                _bus_failed("new_channel", exc)
             sources.append(self._bus_receive)
         try:
             await await_many_dispatch(sources, self.dispatch)
@@ -187,6 +193,10 @@ class Socket(AsyncWebsocketConsumer):
     async def _bus_receive(self):
         while True:
             try:
+                if self.channel_name is None:
+                    self.channel_name = await self.channel_layer.new_channel()
+                    for group in list(self.bus_groups):  # asked for before the channel existed
+                        await self.join_group(group)
                 return await self.channel_layer.receive(self.channel_name)
             except asyncio.CancelledError:
                 raise
@@ -214,7 +224,7 @@ class Socket(AsyncWebsocketConsumer):
 
     async def join_group(self, group: str) -> None:
         self.bus_groups.add(group)
-        if self.channel_layer is None:
+        if self.channel_layer is None or self.channel_name is None:
             return
         try:
             await asyncio.wait_for(self.channel_layer.group_add(group, self.channel_name), 1.0)
@@ -222,7 +232,7 @@ class Socket(AsyncWebsocketConsumer):
             _bus_failed("group_add", exc)
 
     async def leave_groups(self) -> None:
-        for group in list(self.bus_groups):
+        for group in list(self.bus_groups if self.channel_name is not None else ()):
             try:
                 await asyncio.wait_for(self.channel_layer.group_discard(group, self.channel_name), 1.0)
             except Exception:
@@ -263,7 +273,8 @@ class Socket(AsyncWebsocketConsumer):
             "moves": [setting("WS_MOVE_BURST", 20), loop.time()],
             "reads": [setting("WS_READ_BURST", 10), loop.time()],
         }
-        self.bus_generation = _bus_failures
+        # A socket that opened without the bus resyncs once it is back (_check_bus).
+        self.bus_generation = _bus_failures if self.channel_name is not None or self.channel_layer is None else -1
         await self.accept()
         if self.user.is_authenticated:
             await self.join_group(events.account_group(self.user.pk))

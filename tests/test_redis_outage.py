@@ -128,3 +128,32 @@ def test_moves_over_rest_are_stored_while_redis_is_down():
             redis.start()
             status, history = one.call("GET", f"/api/games/{game['id']}/history/")
             assert [a["move"] for a in history["actions"]] == ["5a"]
+
+
+def test_sockets_open_while_redis_is_down_and_get_pushes_once_it_is_back():
+    """A client that (re)connects during the outage gets the state and may play (it was an HTTP 500 at
+    the handshake); once Redis is back its socket joins the bus and gets pushes again."""
+    with fresh_database() as database, private_redis() as redis:
+        env = server_env(database, redis.url, WS_BUS_CHECK_S=0.5)
+        with servers(2, env) as (one, two):
+            alice = register(one, "down_alice")
+            status, game = one.call("POST", "/api/games/", {"deal": "ms:1", "autoplay": "none"}, alice)
+            assert status == 201
+            redis.stop()
+
+            async def scenario():
+                async with Client(one, f"/ws/games/{game['id']}/", alice) as player, Client(two, f"/ws/games/{game['id']}/", None) as watcher:
+                    assert (await watcher.until(kind("state"), timeout=15))["version"] == 0
+                    await player.until(kind("auth_ok"), timeout=15)
+                    await player.send({"type": "move", "move": "5a", "ply": 0, "id": "down"})
+                    assert (await player.until(kind("ack", id="down"), timeout=15))["ply"] == 1
+
+                    redis.start()
+                    # The watcher missed the push: it is resynced once the bus is back...
+                    assert (await watcher.until(lambda f: f["type"] == "state" and f["game"]["ply"] >= 1, timeout=20))["game"]["ply"] == 1
+                    # ...and gets live pushes from the other process again.
+                    await player.send({"type": "move", "move": "5b", "ply": 1})
+                    await player.until(kind("ack"))
+                    await watcher.until(lambda f: f["type"] == "state" and f["game"]["ply"] == 2, timeout=10)
+
+            asyncio.run(scenario())
