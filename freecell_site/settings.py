@@ -103,6 +103,8 @@ if _database_url:
         if _pool_size:
             # `timeout`: how long a request waits for a free connection before failing.
             options["pool"] = {"min_size": 1, "max_size": _pool_size, "timeout": 10}
+            # Django's backend, but the pool hands out no connection PostgreSQL has closed (a restart).
+            DATABASES["default"]["ENGINE"] = "freecell_site.postgresql"
 else:
     DATABASES = {
         "default": {

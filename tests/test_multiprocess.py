@@ -287,3 +287,36 @@ def test_a_logout_on_one_process_closes_the_players_socket_on_the_other(database
                 await other.until(kind("pong", id="still-here"))
 
         asyncio.run(scenario())
+
+
+def test_no_request_fails_after_postgresql_ends_the_pools_connections(database):
+    """After a restart or failover every pooled connection is dead; the pool's check replaces them
+    (freecell_site.dbpool), so requests and socket moves go on without a 500."""
+    import psycopg
+
+    env = server_env(database, os.environ["REDIS_URL"], DB_POOL_SIZE=6, HTTP_THREADS=6)
+    with servers(1, env) as (one,):
+        erin = register(one, "mp_erin")
+        status, game = one.call("POST", "/api/games/", {"deal": "ms:3", "autoplay": "none"}, erin)
+        assert status == 201
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(6) as pool:  # every pooled connection in use once
+            assert set(pool.map(lambda _: one.call("GET", f"/api/games/{game['id']}/")[0], range(30))) == {200}
+        name = urlsplit(database).path.lstrip("/")
+        admin = with_database(os.environ["DATABASE_URL"], "postgres").replace("postgres://", "postgresql://", 1)
+        with psycopg.connect(admin, autocommit=True) as conn:
+            ended = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s", [name]).fetchone()[0]
+        assert ended >= 2
+        time.sleep(0.5)
+
+        async def scenario():
+            async with Client(one, f"/ws/games/{game['id']}/", erin) as socket:
+                await socket.until(kind("auth_ok"))
+                await socket.send({"type": "move", "move": "5a", "ply": 0, "id": "after"})
+                assert (await socket.until(lambda f: f.get("id") == "after"))["type"] == "ack"
+
+        asyncio.run(scenario())
+        with ThreadPoolExecutor(6) as pool:
+            statuses = list(pool.map(lambda _: one.call("GET", f"/api/games/{game['id']}/")[0], range(30)))
+        assert statuses == [200] * 30, statuses
