@@ -6,6 +6,7 @@ import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db import OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.renderers import JSONRenderer
@@ -184,5 +185,16 @@ class ApiErrorMiddleware:
     def process_exception(self, request, exception):
         if not _wants_json(request):
             return None
+        if isinstance(exception, OperationalError):
+            logger.warning("database unavailable on %s %s: %s", request.method, request.path, exception)
+            response = JsonResponse(error_body(*DATABASE_UNAVAILABLE, retry_after=RETRY_AFTER_S), status=503)
+            response["Retry-After"] = str(RETRY_AFTER_S)
+            return response
         logger.exception("unhandled error on %s %s", request.method, request.path)
         return JsonResponse(error_body("server_error", "the server failed; the error was logged"), status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+
+
+#: The answer when the database cannot be reached (down, restarting, or every pooled connection busy
+#: past the pool's timeout): the request did nothing, and the same request may be sent again.
+DATABASE_UNAVAILABLE = ("unavailable", "the database cannot be reached right now: try again in a few seconds")
+RETRY_AFTER_S = 2

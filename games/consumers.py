@@ -24,11 +24,11 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.db import close_old_connections, connection
+from django.db import OperationalError, close_old_connections, connection
 from django.utils import timezone
 
 from accounts.authentication import still_signed_in, user_of_token
-from freecell_site.errors import ServiceError
+from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, ServiceError
 from games import events, races, services
 from games.engine import EngineError
 from games.models import Game, Race
@@ -384,6 +384,9 @@ class Socket(AsyncWebsocketConsumer):
             await self.send_error(frame_id, exc.code, exc.message, **exc.extra)
         elif isinstance(exc, EngineError):
             await self.send_error(frame_id, exc.code, str(exc))
+        elif isinstance(exc, OperationalError):  # as REST answers it (freecell_site.errors)
+            logger.warning("database unavailable: %s", exc)
+            await self.send_error(frame_id, *DATABASE_UNAVAILABLE, retry_after=RETRY_AFTER_S)
         else:
             logger.error("frame failed", exc_info=exc)
             await self.send_error(frame_id, "server_error", "the server failed; the error was logged")

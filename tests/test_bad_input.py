@@ -508,3 +508,18 @@ def test_a_form_with_more_fields_than_django_takes_is_a_400_not_a_server_error(a
     answer = alice_client.post(path, body, content_type="application/x-www-form-urlencoded")
     assert answer.status_code == 400, (path, answer.status_code, answer.content[:200])
     assert error_code(answer) == "bad_request"
+
+
+@pytest.mark.django_db
+def test_a_database_that_cannot_be_reached_is_a_503_to_retry_not_a_500(alice_client, game, monkeypatch):
+    """Every pooled connection busy past the pool's timeout, or PostgreSQL restarting."""
+    from django.db import OperationalError
+
+    def unreachable(*args, **kwargs):
+        raise OperationalError("couldn't get a connection after 10.00 sec")
+
+    monkeypatch.setattr("games.api.views.visible_game", unreachable)
+    alice_client.raise_request_exception = False
+    answer = alice_client.get(f"/api/games/{game.pk}/")
+    assert (answer.status_code, error_code(answer)) == (503, "unavailable"), answer.content[:200]
+    assert answer.json()["error"]["retry_after"] == 2 and answer["Retry-After"] == "2"

@@ -372,6 +372,28 @@ def test_the_session_that_changes_the_password_is_signed_in_again_on_reconnect(a
     run(scenario)
 
 
+def test_a_database_that_cannot_be_reached_is_unavailable_on_the_socket_too(alice_token, alice, monkeypatch):
+    from django.db import OperationalError
+
+    from games import services
+
+    game = new_game(alice)
+
+    def unreachable(**kwargs):
+        raise OperationalError("couldn't get a connection after 10.00 sec")
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        monkeypatch.setattr(services, "play_move", unreachable)
+        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0, "id": "m"})
+        error = await next_of(socket, "error")
+        assert (error["code"], error["id"], error["retry_after"]) == ("unavailable", "m", 2), error
+        await socket.disconnect()
+
+    run(scenario)
+
+
 def test_a_foreign_origin_is_refused(alice):
     from freecell_site.asgi import application
 
