@@ -80,6 +80,12 @@ async def nothing_more(socket, wait: float = 0.15) -> bool:
     return await socket.receive_nothing(timeout=wait)
 
 
+async def plays_the_first_move(socket) -> None:
+    """Plays 5a on a fresh game (ms:1) over the socket: it is acked at ply 1."""
+    await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
+    assert (await next_of(socket, "ack"))["ply"] == 1
+
+
 def new_game(user, deal="ms:1", autoplay="none"):
     from games import services
 
@@ -223,8 +229,7 @@ def test_the_session_cookie_signs_the_socket_in(alice):
     async def scenario():
         socket = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
         await next_of(socket, "state")
-        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
-        assert (await next_of(socket, "ack"))["ply"] == 1
+        await plays_the_first_move(socket)
         await socket.disconnect()
 
     run(scenario)
@@ -342,8 +347,7 @@ def test_a_socket_whose_sign_in_ends_is_told_and_closed(alice_token, alice, sign
             assert error["code"] == "authentication_failed" and "signed out" in error["message"], error
             assert await socket.receive_output(timeout=10) == {"type": "websocket.close", "code": 4401}
         else:
-            await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
-            assert (await next_of(socket, "ack"))["ply"] == 1
+            await plays_the_first_move(socket)
             await socket.disconnect()
 
     run(scenario)
@@ -365,8 +369,7 @@ def test_the_session_that_changes_the_password_is_signed_in_again_on_reconnect(a
         assert new_cookie != cookie
         socket = await open_socket(f"/ws/games/{game.pk}/", cookie=new_cookie)
         await next_of(socket, "state")
-        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
-        assert (await next_of(socket, "ack"))["ply"] == 1
+        await plays_the_first_move(socket)
         await socket.disconnect()
 
     run(scenario)
@@ -517,8 +520,7 @@ def test_malformed_frames_get_error_frames_and_the_socket_lives_on(alice_token, 
             assert error["code"] == code, (frame, error)
         await socket.send_json_to({"type": "ping", "id": 3})
         assert await next_of(socket, "pong") == {"type": "pong", "id": 3}
-        await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
-        assert (await next_of(socket, "ack"))["ply"] == 1
+        await plays_the_first_move(socket)
         await socket.disconnect()
 
     run(scenario)
