@@ -49,6 +49,29 @@ def env_float(name: str, default: float, *, minimum: float | None = None) -> flo
     return value
 
 
+def env_rate(name: str, default: str) -> str:
+    """A throttle rate as DRF reads it: a whole number, a slash, a period (`120/min`, `5/s`, `1000/day`:
+    DRF reads only the period's first letter, s m h or d)."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    count, _, period = raw.strip().partition("/")
+    if not (count.isascii() and count.isdigit() and period[:1] in ("s", "m", "h", "d")):
+        raise ImproperlyConfigured(f"{name} must be a rate such as 120/min (a number, then /s, /min, /hour or /day), not {raw!r}")
+    return raw.strip()
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of `choices`, in any case."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    chosen = next((choice for choice in choices if choice.lower() == raw.strip().lower()), None)
+    if chosen is None:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, not {raw!r}")
+    return chosen
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """A comma-separated list; empty items are dropped."""
     raw = os.environ.get(name)

@@ -9,7 +9,16 @@ from urllib.parse import urlparse
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from freecell_site.env import env_bool, env_float, env_int, env_list, env_origins, env_url
+from freecell_site.env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_origins,
+    env_rate,
+    env_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -244,10 +253,10 @@ REST_FRAMEWORK = {
     ],
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_RATES": {
-        "anon": os.environ.get("THROTTLE_ANON", "120/min"),
-        "user": os.environ.get("THROTTLE_USER", "1200/min"),
-        "verify": os.environ.get("THROTTLE_VERIFY", "60/min"),
-        "hint": os.environ.get("THROTTLE_HINT", "20/min"),
+        "anon": env_rate("THROTTLE_ANON", "120/min"),
+        "user": env_rate("THROTTLE_USER", "1200/min"),
+        "verify": env_rate("THROTTLE_VERIFY", "60/min"),
+        "hint": env_rate("THROTTLE_HINT", "20/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -273,7 +282,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))},
     "loggers": {
         # Django's own handler would print each line twice beside the root one.
         "django": {"handlers": ["console"], "level": "INFO", "propagate": False},

@@ -108,6 +108,10 @@ class TestSettings:
             ("REDIS_URL", "http://localhost:6379"),
             ("CSRF_TRUSTED_ORIGINS", "freecell.example"),
             ("DB_POOL_SIZE", "many"),
+            ("THROTTLE_ANON", "lots"),
+            ("THROTTLE_USER", "5/fortnight"),
+            ("THROTTLE_HINT", "x/min"),
+            ("LOG_LEVEL", "LOUD"),
         ],
     )
     def test_it_fails_loudly_naming_a_bad_variable(self, variable, value):
