@@ -1,9 +1,19 @@
 """Page-number pagination for every list, with a client-chosen page size up to a limit."""
 
-from drf_spectacular.utils import inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
+
+MAX_PAGE_SIZE = 200
+DEFAULT_PAGE_SIZE = 50
+
+#: The paging parameters of every list, for views that declare their schema by hand.
+PAGING = [
+    OpenApiParameter("page", OpenApiTypes.STR, description="1-based page number, or `last` (default 1)"),
+    OpenApiParameter("page_size", OpenApiTypes.INT, description=f"entries per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE})"),
+]
 
 
 class Pagination(PageNumberPagination):
@@ -13,7 +23,8 @@ class Pagination(PageNumberPagination):
     page past the last is 404 `not_found`, except page 1 of an empty list."""
 
     page_size_query_param = "page_size"
-    max_page_size = 200
+    page_size = DEFAULT_PAGE_SIZE
+    max_page_size = MAX_PAGE_SIZE
 
     def get_page_number(self, request, paginator):
         raw = request.query_params.get(self.page_query_param) or "1"

@@ -59,3 +59,14 @@ def test_the_schema_is_valid_openapi_without_generator_warnings(tmp_path):
     out = tmp_path / "schema.yml"
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
     assert "/api/games/{game_id}/moves/" in out.read_text()
+
+
+def test_every_paged_list_declares_its_paging_parameters():
+    """The README says every list is paged with `page` and `page_size`; so does the schema."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    paths = SchemaGenerator().get_schema(request=None, public=True)["paths"]
+    lists = ["/api/games/", "/api/users/{username}/games/", "/api/daily/archive/", "/api/daily/{date}/leaderboard/"]
+    for path in lists:
+        names = {parameter["name"] for parameter in paths[path]["get"].get("parameters", [])}
+        assert {"page", "page_size"} <= names, (path, names)

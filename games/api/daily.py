@@ -13,14 +13,11 @@ from rest_framework.views import APIView
 
 from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
-from freecell_site.pagination import whole_number
+from freecell_site.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING, whole_number
 from games import daily, leaderboard, selectors
 from games.api import serializers as s
 from games.models import DailyChallenge, Game
 from games.payloads import game_payload
-
-MAX_PAGE_SIZE = 200
-DEFAULT_PAGE_SIZE = 50
 
 
 def _err(description: str) -> OpenApiResponse:
@@ -35,10 +32,6 @@ E409 = {409: _err("game_not_finished: the daily game is still being played")}
 E503 = {503: _err("daily_pending (being prepared: retry) or daily_unavailable")}
 
 DATE = OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="a UTC date, YYYY-MM-DD")
-PAGE = OpenApiParameter("page", OpenApiTypes.INT, description="1-based page number (default 1)")
-PAGE_SIZE = OpenApiParameter(
-    "page_size", OpenApiTypes.INT, description=f"entries per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE})"
-)
 
 
 # --- shapes -------------------------------------------------------------------------------------
@@ -232,7 +225,7 @@ class DailyPlayView(APIView):
 class DailyArchiveView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(parameters=[PAGE, PAGE_SIZE], responses={200: ArchiveSerializer, **E400}, summary="Past dailies", operation_id="daily_archive")
+    @extend_schema(parameters=PAGING, responses={200: ArchiveSerializer, **E400}, summary="Past dailies", operation_id="daily_archive")
     def get(self, request):
         past = DailyChallenge.objects.filter(date__lt=daily.today()).order_by("-date")
         total = past.count()
@@ -277,8 +270,7 @@ class LeaderboardView(APIView):
         parameters=[
             DATE,
             OpenApiParameter("scope", OpenApiTypes.STR, enum=["all", "friends"], description="friends: you and your friends"),
-            PAGE,
-            PAGE_SIZE,
+            *PAGING,
         ],
         responses={200: LeaderboardSerializer, **E400, **E401, **E404},
         summary="A daily's leaderboard", operation_id="daily_leaderboard",

@@ -8,12 +8,12 @@ from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.views import APIView
 
 from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
-from freecell_site.pagination import Pagination, paginated
+from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import NDJSONRenderer
 from games import selectors
 from games.api.serializers import ErrorSerializer
@@ -34,10 +34,13 @@ class ExportRowSerializer(serializers.Serializer):
 
 class UserGamesExportView(APIView):
     permission_classes = [permissions.AllowAny]
-    renderer_classes = [JSONRenderer, NDJSONRenderer]
+    renderer_classes = [JSONRenderer, NDJSONRenderer, BrowsableAPIRenderer]
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "ndjson"], description="ndjson: one game a line, streamed")],
+        parameters=[
+            OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "ndjson", "api"], description="ndjson: one game a line, streamed (not paged)"),
+            *PAGING,
+        ],
         responses={
             (200, "application/json"): paginated(ExportRowSerializer, "PaginatedExport"),
             (200, "application/x-ndjson"): OpenApiTypes.STR,

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from freecell_site.errors import ServiceError
-from freecell_site.pagination import Pagination, paginated
+from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
 from games import hints, selectors, services
@@ -28,6 +28,7 @@ ERRORS = {
     409: OpenApiResponse(s.ErrorSerializer, description="ply_conflict (with the current game) or game_over"),
     422: OpenApiResponse(s.ErrorSerializer, description="illegal_move"),
     429: OpenApiResponse(s.ErrorSerializer, description="rate_limited"),
+    503: OpenApiResponse(s.ErrorSerializer, description="hint_unavailable (the solver worker failed: ask again)"),
 }
 
 
@@ -83,7 +84,10 @@ class GameListView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
-        parameters=[OpenApiParameter("status", OpenApiTypes.STR, enum=["playing", "won", "resigned"], description="only games in this status")],
+        parameters=[
+            OpenApiParameter("status", OpenApiTypes.STR, enum=["playing", "won", "resigned"], description="only games in this status"),
+            *PAGING,
+        ],
         responses={200: paginated(s.GameSerializer, "PaginatedGames"), **errors(400, 401)},
         summary="Your games, newest first",
         operation_id="games_list",
@@ -223,7 +227,7 @@ class HintView(APIView):
     throttle_scope = "hint"
     throttle_classes = [ScopedRateThrottle]
 
-    @extend_schema(responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429)}, summary="A hint (casual games)")
+    @extend_schema(responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429, 503)}, summary="A hint (casual games)")
     def get(self, request, game_id: int):
         game = visible_game(request, game_id)
         if request.user.pk != game.player_id:
