@@ -182,11 +182,19 @@ def _ghost_racer(race: Race, timeline: GhostTimeline, ranks: dict) -> dict:
         "game": None,  # the recorded game (its whole line) stays out of sight while racing it
         "moves": done.moves if done else 0,
         "cards_home": done.cards_home if done else timeline.start_cards_home,
-        "status": "won" if finished else ("waiting" if race.status in (Race.Status.OPEN, Race.Status.COUNTDOWN) else "playing"),
+        "status": "won" if finished else _unfinished_ghost_status(race),
         "rank": ranks.get("ghost") if finished else None,
         "elapsed_ms": timeline.elapsed_ms if finished else None,
         "ghost": True,
     }
+
+
+def _unfinished_ghost_status(race: Race) -> str:
+    """A ghost that has not won: waiting before the start, playing while the race runs, and resigned
+    once the race is over without it (as the time limit resigns every racer still playing)."""
+    if race.status in (Race.Status.OPEN, Race.Status.COUNTDOWN):
+        return "waiting"
+    return "resigned" if race.status == Race.Status.FINISHED else "playing"
 
 
 _GAME_BODY = ("game__state", "game__line", "player__password")

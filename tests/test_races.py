@@ -425,6 +425,16 @@ def test_a_ghost_that_finishes_first_takes_first_place(alice, bob):
     assert racer(done, "alice")["rank"] == 2 and done["status"] == "finished"
 
 
+def test_a_ghost_left_behind_when_the_race_ends_is_resigned_not_playing(alice, bob):
+    ghost = recorded_win(bob, step_ms=2, slow_after=5)
+    race = client_for(alice).post("/api/races/ghost/", {"game": ghost.pk}, format="json").json()
+    act(alice, race["code"], "start")
+    act(alice, race["code"], "resign")
+    done = read(race["code"])
+    shadow = racer(done, "bob", ghost=True)
+    assert done["status"] == "finished" and (shadow["status"], shadow["rank"]) == ("resigned", None), shadow
+
+
 def test_a_ghost_race_has_no_rematch_on_a_new_deal(alice, bob):
     ghost = recorded_win(bob)
     race = client_for(alice).post("/api/races/ghost/", {"game": ghost.pk}, format="json").json()
