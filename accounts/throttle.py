@@ -1,4 +1,5 @@
-"""Login throttling: after 10 failures in a minute for one account or address, refuse until it passes.
+"""Login throttling: failures a minute are counted per account and address, and past a limit refused
+until the minute passes.
 
 Counters are atomic and shared by every server process: Redis INCR when REDIS_URL is set, else an
 UPDATE ... SET count = count + 1 on a database row. While Redis is unreachable the database counts, so
@@ -20,8 +21,12 @@ from accounts.models import LoginFailure
 
 logger = logging.getLogger(__name__)
 
-LIMIT = 10
 WINDOW_S = 60
+#: Failures a minute before a key is refused, by the key's kind: one account tried from one address,
+#: one address over every account, one account from everywhere (a guess spread over many machines).
+#: An account is refused to everyone only past the last, which one address alone cannot reach (it is
+#: stopped at 10), so nobody can lock another player out from one machine.
+LIMITS = {"user+addr": 10, "addr": 10, "user": 100}
 
 
 def _window() -> int:
@@ -29,10 +34,15 @@ def _window() -> int:
 
 
 def keys_for(username: str, address: str | None) -> list[str]:
-    keys = [f"user:{username.strip().lower()[:150]}"]
+    name = username.strip().lower()[:150]
+    keys = [f"user:{name}"]
     if address:
-        keys.append(f"addr:{address}")
+        keys += [f"user+addr:{address} {name}", f"addr:{address}"]
     return keys
+
+
+def _limit(key: str) -> int:
+    return LIMITS[key.partition(":")[0]]
 
 
 def seconds_left() -> int:
@@ -75,7 +85,7 @@ def failures(key: str) -> int:
 
 
 def is_limited(keys: list[str]) -> bool:
-    return any(failures(key) >= LIMIT for key in keys)
+    return any(failures(key) >= _limit(key) for key in keys)
 
 
 def record_failure(keys: list[str]) -> None:

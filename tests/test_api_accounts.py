@@ -101,7 +101,7 @@ class TestLoginThrottling:
             warnings.simplefilter("always")
             for _ in range(10):
                 anon_client.post("/api/auth/token/", {"username": name, "password": "wrong"}, format="json")
-            assert throttle.is_limited(throttle.keys_for(name, None))
+            assert throttle.is_limited(throttle.keys_for(name, "127.0.0.1"))
         assert [w for w in caught if issubclass(w.category, CacheKeyWarning)] == []
 
     def test_counting_is_atomic_on_the_database(self, db, monkeypatch, settings):
@@ -322,9 +322,26 @@ class TestUsernames:
         from accounts import throttle
 
         monkeypatch.setattr(throttle.time, "time", lambda: 5_000_000.0)
-        for i in range(10):
-            APIClient(REMOTE_ADDR=f"10.9.0.{i}").post("/api/auth/token/", {"username": "aLiCe", "password": "wrong"}, format="json")
-        locked = APIClient(REMOTE_ADDR="10.9.1.1").post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
+        for name in ("aLiCe", "ALICE", "Alice", "alice", "alicE") * 2:
+            APIClient(REMOTE_ADDR="10.9.0.1").post("/api/auth/token/", {"username": name, "password": "wrong"}, format="json")
+        locked = APIClient(REMOTE_ADDR="10.9.0.1").post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
+        assert locked.status_code == 429
+
+    def test_one_address_cannot_lock_a_player_out_but_a_guess_spread_over_many_can_be_stopped(self, alice, monkeypatch, settings):
+        from accounts import throttle
+
+        settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # a hundred logins, fast
+        alice.set_password(PASSWORD)
+        alice.save()
+        monkeypatch.setattr(throttle.time, "time", lambda: 6_000_000.0)
+        for _ in range(12):  # an attacker's machine: stopped after 10
+            APIClient(REMOTE_ADDR="10.8.0.1").post("/api/auth/token/", {"username": "alice", "password": "wrong"}, format="json")
+        mine = APIClient(REMOTE_ADDR="10.8.9.9").post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
+        assert mine.status_code == 200  # alice, elsewhere, still signs in
+        for machine in range(1, 10):  # ten machines, ten guesses each: the account's own limit
+            for _ in range(10):
+                APIClient(REMOTE_ADDR=f"10.8.1.{machine}").post("/api/auth/token/", {"username": "alice", "password": "wrong"}, format="json")
+        locked = APIClient(REMOTE_ADDR="10.8.9.9").post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
         assert locked.status_code == 429
 
     def test_a_profile_is_found_in_any_case(self, anon_client, alice):
