@@ -51,7 +51,7 @@ class TestSettings:
         )
         assert result.returncode == 0, result.stderr
         assert result.stdout.split() == [
-            "django.db.backends.postgresql",
+            "freecell_site.postgresql",  # Django's, replacing pooled connections PostgreSQL closed
             "fc",
             "db.example",
             "5433",
