@@ -61,6 +61,8 @@ class Game(models.Model):
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games")
     autoplay = models.CharField(max_length=4, choices=Autoplay.choices, default=Autoplay.SAFE)
     daily = models.ForeignKey(DailyChallenge, null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    # A casual game asked for as `daily:DATE` (a past daily): shown under that id, not its `seed:` one.
+    past_daily = models.ForeignKey(DailyChallenge, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
     # Player actions so far (moves + undos): the spec's `ply`, and also the score `moves`.
     ply = models.PositiveIntegerField(default=0)
@@ -147,6 +149,8 @@ class Race(models.Model):
 
     code = models.CharField(max_length=12, unique=True)
     deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="races")
+    # A race on a past daily (`daily:DATE`): shown, and its games made, under that id.
+    past_daily = models.ForeignKey(DailyChallenge, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="owned_races")
     autoplay = models.CharField(max_length=4, choices=Game.Autoplay.choices, default=Game.Autoplay.SAFE)
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.OPEN)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from games.models import Game
+from games.models import Game, Race
 
 
 def iso(moment) -> str | None:
@@ -12,11 +12,11 @@ def iso(moment) -> str | None:
     return moment.isoformat().replace("+00:00", "Z") if moment else None
 
 
-def deal_label(game: Game) -> str:
-    """The deal id a player knows the game by: `daily:DATE` for a daily, else the deal's own id."""
-    if game.daily_id is not None:
-        return f"daily:{game.daily_id.isoformat()}"
-    return game.deal_id
+def deal_label(game_or_race: Game | Race) -> str:
+    """The deal id a player knows a game or race by: `daily:DATE` for a daily (ranked, or a past one
+    asked for by that id), else the deal's own id."""
+    day = getattr(game_or_race, "daily_id", None) or game_or_race.past_daily_id
+    return f"daily:{day.isoformat()}" if day is not None else game_or_race.deal_id
 
 
 def elapsed_ms(game: Game) -> int:

@@ -25,8 +25,8 @@ from django.utils import timezone
 
 from freecell_site.errors import ServiceError
 from games import events
-from games.models import Action, Deal, Game, Race, RaceEntry, RaceInvite
-from games.payloads import iso
+from games.models import Action, DailyChallenge, Deal, Game, Race, RaceEntry, RaceInvite
+from games.payloads import deal_label, iso
 
 # No 0/O, 1/I/L: codes are read aloud and typed from phones.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -218,7 +218,7 @@ def race_payload(race: Race) -> dict:
     return {
         "code": race.code,
         "link": join_link(race.code),
-        "deal": race.deal_id,
+        "deal": deal_label(race),
         "status": race.status,
         "owner": race.owner.username,
         "autoplay": race.autoplay,
@@ -318,12 +318,12 @@ def random_deal() -> str:
     return f"seed:{secrets.randbits(64)}"
 
 
-def resolve_deal(deal: str | None) -> Deal:
-    """The Deal row for a race: any `ms:`/`seed:` deal, a past daily, or a fresh seed when none is given."""
+def resolve_deal(deal: str | None) -> tuple[Deal, DailyChallenge | None]:
+    """The Deal row for a race: any `ms:`/`seed:` deal, a past daily (with its challenge, which names
+    the race), or a fresh seed when none is given."""
     from games import services
     from games.daily import today
     from games.engine import parse_deal
-    from games.models import DailyChallenge
 
     deal_id = parse_deal(deal if deal else random_deal())  # InvalidDeal carries the spec's code
     if deal_id.kind == "daily":
@@ -332,8 +332,8 @@ def resolve_deal(deal: str | None) -> Deal:
         daily = DailyChallenge.objects.select_related("deal").filter(date=deal_id.value).first()
         if daily is None:
             raise ServiceError("not_found", f"there was no daily challenge on {deal_id.value.isoformat()}", status=404)
-        return daily.deal
-    return services.get_deal(str(deal_id))
+        return daily.deal, daily
+    return services.get_deal(str(deal_id)), None
 
 
 def _new_race(**fields) -> Race:
@@ -352,8 +352,9 @@ def create_race(*, owner, deal: str | None = None, autoplay: str = "safe", time_
     """An open race on `deal` (a fresh random seed when none), with its owner as the first racer."""
     if autoplay not in Game.Autoplay.values:
         raise ServiceError("invalid_request", "autoplay must be one of: none, safe")
+    deal_row, past_daily = resolve_deal(deal)
     race = _new_race(
-        deal=resolve_deal(deal), owner=owner, autoplay=autoplay, time_limit_s=time_limit_s or default_time_limit_s()
+        deal=deal_row, past_daily=past_daily, owner=owner, autoplay=autoplay, time_limit_s=time_limit_s or default_time_limit_s()
     )
     RaceEntry.objects.create(race=race, player=owner)
     _publish_after_commit(race)
@@ -378,6 +379,7 @@ def create_ghost_race(*, owner, game_id, time_limit_s: int | None = None) -> Rac
         raise ServiceError("forbidden", "a daily game can be raced as a ghost once its day is over", status=403)
     race = _new_race(
         deal=game.deal,
+        past_daily_id=game.daily_id or game.past_daily_id,  # raced under the id the game shows
         owner=owner,
         autoplay=game.autoplay,
         ghost_of=game,
@@ -460,7 +462,9 @@ def _reveal(race: Race) -> None:
 
     for entry in race.entries.select_related("player").order_by("joined_at", "id"):
         if entry.game_id is None:
-            entry.game = services.create_game(player=entry.player, deal=race.deal, autoplay=race.autoplay, started_at=race.starts_at)
+            entry.game = services.create_game(
+                player=entry.player, deal=race.deal, past_daily_id=race.past_daily_id, autoplay=race.autoplay, started_at=race.starts_at
+            )
             entry.save(update_fields=["game"])
     race.status = Race.Status.RUNNING
     _bump(race, "status")
@@ -647,7 +651,7 @@ def rematch(*, code, user) -> tuple[Race, bool]:
     if race.ghost_of_id is not None:
         raise ServiceError("invalid_request", "a ghost race has no rematch on a new deal: race the ghost again")
     new = _new_race(
-        deal=resolve_deal(None),
+        deal=resolve_deal(None)[0],
         owner=user,
         autoplay=race.autoplay,
         time_limit_s=race.time_limit_s,

@@ -21,7 +21,7 @@ from freecell_site.errors import ServiceError
 from games import events, ratelimit, store
 from games.engine import Board, EngineError, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
-from games.models import Action, Deal, Game, Race, RaceEntry
+from games.models import Action, DailyChallenge, Deal, Game, Race, RaceEntry
 from games.payloads import game_payload, iso
 from games.selectors import can_view_game
 
@@ -59,18 +59,24 @@ def action_payload(action: Action) -> dict:
 
 def get_deal(deal: str) -> Deal:
     """The stored Deal for a deal id (`ms:N`, `seed:S`, `daily:DATE` of a day that has begun)."""
+    return deal_and_daily(deal)[0]
+
+
+def deal_and_daily(deal: str) -> tuple[Deal, DailyChallenge | None]:
+    """The stored Deal for a deal id, and the daily challenge when the id is `daily:DATE`."""
     deal_id = parse_deal(deal)
     if deal_id.kind == "daily":
         from games import daily  # dailies depend on the solver; loaded only when asked for
 
-        return daily.get_daily(deal_id.value).deal
+        challenge = daily.get_daily(deal_id.value)
+        return challenge.deal, challenge
     key = str(deal_id)
     found = Deal.objects.filter(pk=key).first()
     if found is not None:
-        return found
+        return found, None
     columns = [[str(card) for card in column] for column in engine_deal_columns(deal_id)]
     found, _ = Deal.objects.get_or_create(pk=key, defaults={"columns": columns})
-    return found
+    return found, None
 
 
 def board_of_deal(deal: Deal) -> Board:
@@ -91,11 +97,14 @@ def board_of(game: Game) -> Board:
 # --- creating games ---------------------------------------------------------------------------
 
 
-def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None, started_at=None) -> Game:
-    """A new game of `deal` for `player`; the clock starts at `started_at` (default: now)."""
+def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None, past_daily_id=None, started_at=None) -> Game:
+    """A new game of `deal` for `player`; the clock starts at `started_at` (default: now).
+
+    `daily`: the ranked game of that daily. A casual game asked for as `daily:DATE`, or given the
+    `past_daily_id` (the date of the daily) a race was asked for by, is shown under that id."""
     if autoplay not in Game.Autoplay.values:
         raise ServiceError("invalid_request", f"autoplay must be one of: {', '.join(Game.Autoplay.values)}")
-    deal_row = deal if isinstance(deal, Deal) else get_deal(deal)
+    deal_row, asked_daily = (deal, None) if isinstance(deal, Deal) else deal_and_daily(deal)
     board = board_of_deal(deal_row)
     with transaction.atomic():
         game = Game.objects.create(
@@ -103,6 +112,7 @@ def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None,
             player=player,
             autoplay=autoplay,
             daily=daily,
+            past_daily_id=None if daily is not None else (past_daily_id or (asked_daily and asked_daily.pk)),
             state=board.state(),
             created_at=started_at or timezone.now(),
         )

@@ -325,3 +325,27 @@ def test_the_admin_actions_clear_or_reject_flagged_games(alice, bob, today_daily
     assert list(DailyResult.objects.values_list("game_id", flat=True)) == [fast[0].pk]
     assert Game.objects.get(pk=fast[1].pk).review == "rejected"
     assert admin.message_user.call_count == 2
+
+
+def test_a_past_daily_played_or_raced_casually_is_shown_by_its_daily_id_not_its_seed(db, alice, clock, settings):
+    """A casual game or race asked for as daily:DATE keeps that id in every answer (it showed the
+    daily's stored seed: id), and so do the race's games and a ghost race of such a game."""
+    settings.RACE_COUNTDOWN_S = 0
+    clock.set(dt.date(2026, 3, 1))
+    make_test_daily(dt.date(2026, 3, 1))
+    clock.advance()
+    client, label = client_for(alice), "daily:2026-03-01"
+    game = client.post("/api/games/", {"deal": label, "autoplay": "safe"}, format="json").json()
+    assert game["deal"] == label
+    assert client.get(f"/api/games/{game['id']}/").json()["deal"] == label
+    assert client.get(f"/api/games/{game['id']}/history/").json()["deal"] == label
+    race = client.post("/api/races/", {"deal": label}, format="json").json()
+    assert race["deal"] == label
+    started = client.post(f"/api/races/{race['code']}/start/").json()
+    raced = next(r["game"] for r in started["racers"] if r["username"] == "alice")
+    assert raced is not None and client.get(f"/api/games/{raced}/").json()["deal"] == label
+    services.play_move(game_id=game["id"], user=alice, move=WIN, ply=0)  # the trivial deal's one move
+    ghost = client.post("/api/races/ghost/", {"game": game["id"]}, format="json")
+    assert ghost.status_code == 201 and ghost.json()["deal"] == label, ghost.json()
+    # An ms: or seed: game is shown by its own id, as ever.
+    assert client.post("/api/games/", {"deal": "ms:7"}, format="json").json()["deal"] == "ms:7"
