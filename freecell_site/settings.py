@@ -259,6 +259,10 @@ REST_FRAMEWORK = {
         "hint": env_rate("THROTTLE_HINT", "20/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Throttles key anonymous clients by REMOTE_ADDR only. DRF's default (None) believes any
+    # X-Forwarded-For a client sends, so each made-up address got a fresh allowance. Behind a proxy,
+    # Daphne's --proxy-headers sets REMOTE_ADDR from the header the proxy sets (README, Deploying).
+    "NUM_PROXIES": 0,
 }
 
 SPECTACULAR_SETTINGS = {

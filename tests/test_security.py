@@ -681,3 +681,14 @@ def test_privileges_cannot_be_given_through_sign_up_or_the_profile():
     client.patch("/api/me/", {"username": "alice", "is_staff": True, "is_active": False, "date_joined": "2000-01-01T00:00:00Z"}, format="json")
     user = User.objects.get(pk=User.objects.get(username="mallory").pk)
     assert (user.username, user.is_staff, user.is_superuser, user.is_active) == ("mallory", False, False, True)
+
+
+def test_a_made_up_x_forwarded_for_does_not_give_a_client_a_fresh_throttle_allowance():
+    """Anonymous throttles (sign-up, reset e-mails, verify) key a client by its address: the one the
+    connection came from, not one the client writes in a header."""
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+    from rest_framework.throttling import AnonRateThrottle
+
+    raw = APIRequestFactory().post("/api/solutions/verify/", REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR="10.0.0.42")
+    assert AnonRateThrottle().get_ident(Request(raw)) == "203.0.113.7"
