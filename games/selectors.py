@@ -48,20 +48,34 @@ def finished_games_of(user) -> QuerySet[Game]:
     )
 
 
+def exported_games(user, viewer) -> QuerySet[Game]:
+    """A player's finished games that the viewer may see, oldest first: a query, so that a page of
+    them reads that page only (a player may have thousands)."""
+    games = finished_games_of(user)
+    # Only ranked games of today or later can be hidden (one a day per player): they are checked one
+    # by one, the rest are visible to all.
+    candidates = games.filter(daily_id__gte=today()).select_related(None).only("id", "player_id", "daily_id")
+    hidden = [game.pk for game in candidates if not can_view_game(viewer, game)]
+    return games.exclude(pk__in=hidden) if hidden else games
+
+
+def export_row(game: Game) -> dict:
+    """One exported game with its line."""
+    return {
+        "id": game.pk,
+        "deal": deal_label(game),
+        "status": game.status,
+        "moves": game.ply,
+        "undos": game.undos,
+        "autoplay": game.autoplay,
+        "elapsed_ms": game.elapsed_ms,
+        "created_at": iso(game.created_at),
+        "finished_at": iso(game.finished_at),
+        "line": line_text(game),
+    }
+
+
 def export_rows(user, viewer) -> Iterator[dict]:
-    """A player's finished games with their lines, oldest first, as the viewer may see them."""
-    for game in finished_games_of(user).iterator(chunk_size=200):
-        if not can_view_game(viewer, game):
-            continue
-        yield {
-            "id": game.pk,
-            "deal": deal_label(game),
-            "status": game.status,
-            "moves": game.ply,
-            "undos": game.undos,
-            "autoplay": game.autoplay,
-            "elapsed_ms": game.elapsed_ms,
-            "created_at": iso(game.created_at),
-            "finished_at": iso(game.finished_at),
-            "line": line_text(game),
-        }
+    """Every exported game of a player, as the viewer may see them (the NDJSON export streams them)."""
+    for game in exported_games(user, viewer).iterator(chunk_size=200):
+        yield export_row(game)

@@ -52,11 +52,11 @@ class UserGamesExportView(APIView):
         player = player_named(username)
         if player is None:
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
-        rows = selectors.export_rows(player, request.user)
         if request.accepted_renderer.format == "ndjson":
+            rows = selectors.export_rows(player, request.user)
             response = StreamingHttpResponse((json.dumps(row) + "\n" for row in rows), content_type="application/x-ndjson")
             response["Content-Disposition"] = f'inline; filename="{player.username}-games.ndjson"'
             return response
         paginator = Pagination()
-        page = paginator.paginate_queryset(list(rows), request, view=self)
-        return paginator.get_paginated_response(page)
+        page = paginator.paginate_queryset(selectors.exported_games(player, request.user), request, view=self)
+        return paginator.get_paginated_response([selectors.export_row(game) for game in page])
