@@ -13,7 +13,8 @@ from games.payloads import deal_label, iso
 
 def can_view_game(user, game: Game) -> bool:
     """Anyone may watch casual games and see finished ones; a ranked daily game of someone else
-    stays hidden until that day is over, unless the viewer has finished that daily themselves."""
+    stays hidden until that day is over, unless the viewer has won that daily themselves (a resign
+    is not enough: a second account could resign at once, then copy the best line to the first)."""
     if getattr(user, "is_authenticated", False) and (user.pk == game.player_id or user.is_staff):
         return True
     if game.daily_id is None:
@@ -21,7 +22,7 @@ def can_view_game(user, game: Game) -> bool:
     if game.daily_id < today():
         return True
     if getattr(user, "is_authenticated", False):
-        return Game.objects.filter(daily_id=game.daily_id, player=user).exclude(status=Game.Status.PLAYING).exists()
+        return Game.objects.filter(daily_id=game.daily_id, player=user, status=Game.Status.WON).exists()
     return False
 
 

@@ -308,8 +308,13 @@ def test_a_ranked_game_of_today_stays_hidden_on_every_read_until_the_viewer_has_
         for role, expected in (("friend", 404), ("stranger", 404), ("staff", 403)):
             response = world.client(role).post(f"/api/games/{world.ranked.pk}/{action}/", body, format="json")
             assert (response.status_code, response.json()["error"]["code"]) == (expected, {404: "not_found", 403: "forbidden"}[expected]), (action, role)
-    # Once bob has finished his own ranked game of today, he may look.
-    game, _ = __import__("games.daily", fromlist=["x"]).start_ranked_game(world.bob)
+    # Resigning one's own ranked game of today is not enough (a second account would do it at once).
+    dailies = __import__("games.daily", fromlist=["x"])
+    resigned, _ = dailies.start_ranked_game(world.charlie)
+    services.resign(game_id=resigned.pk, user=world.charlie)
+    assert world.client("stranger").get(f"/api/games/{world.ranked.pk}/history/?format=text").status_code == 404
+    # Once bob has won his own ranked game of today, he may look.
+    game, _ = dailies.start_ranked_game(world.bob)
     services.play_move(game_id=game.pk, user=world.bob, move="1b", ply=0)
     assert world.client("friend").get(f"/api/games/{world.ranked.pk}/").status_code == 200
     exported = world.client("stranger").get("/api/users/alice/games/").json()["results"]
