@@ -1,8 +1,25 @@
-"""Admin pages for profiles, friendships and login-failure counters."""
+"""Admin pages for profiles, friendships and login-failure counters, and the admin's counted sign-in."""
 
 from django.contrib import admin
+from django.http import HttpResponse
 
+from accounts import throttle
 from accounts.models import Friendship, LoginFailure, Profile
+
+
+def admin_login(request, extra_context=None):
+    """Django's admin sign-in page, its failures counted and refused like every other login's
+    (accounts.throttle): otherwise the admin was the one place to guess a staff password at will."""
+    if request.method != "POST":
+        return admin.site.login(request, extra_context)
+    keys = throttle.keys_for(request.POST.get("username", ""), request.META.get("REMOTE_ADDR"))
+    if throttle.is_limited(keys):
+        text = "Too many failed sign-ins: wait a minute and try again."
+        return HttpResponse(text, status=429, content_type="text/plain; charset=utf-8")
+    response = admin.site.login(request, extra_context)
+    if response.status_code == 200:  # the form again, with its error: not signed in
+        throttle.record_failure(keys)
+    return response
 
 
 @admin.register(Profile)

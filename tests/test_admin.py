@@ -87,3 +87,21 @@ def _request(client):
     request = RequestFactory().get("/admin/")
     request.user = User.objects.get(username="root")
     return request
+
+
+def test_the_admin_sign_in_is_throttled_like_every_login(db, monkeypatch):
+    """Ten wrong passwords from one address, then even the right one is refused there (429)."""
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from accounts import throttle
+
+    monkeypatch.setattr(throttle.time, "time", lambda: 7_000_000.0)
+    User.objects.create_superuser("boss", password="a long staff password 1")
+    client = Client(REMOTE_ADDR="10.7.0.1")
+    for _ in range(10):
+        assert client.post("/admin/login/", {"username": "boss", "password": "wrong"}).status_code == 200
+    refused = client.post("/admin/login/", {"username": "boss", "password": "a long staff password 1"})
+    assert refused.status_code == 429
+    elsewhere = Client(REMOTE_ADDR="10.7.0.2").post("/admin/login/", {"username": "boss", "password": "a long staff password 1"})
+    assert elsewhere.status_code == 302  # signed in: the lock is that address's

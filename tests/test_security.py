@@ -200,6 +200,7 @@ PAGES = {
     "races/<str:code>/": row(lambda w, r: f"/races/{w.open_race.code}/", 200),
     "u/<str:username>/": row(lambda w, r: "/u/alice/", 200),
     "admin/": row(lambda w, r: "/admin/", (302, 302, 302, 302, 200)),
+    "admin/login/": row(lambda w, r: "/admin/login/", (200, 200, 200, 200, 302)),  # staff: on to the admin
 }
 
 
