@@ -608,7 +608,7 @@ def test_a_throttled_login_says_nothing_about_whether_the_account_exists(monkeyp
     make_player("alice")
     answers = {}
     for name in ("alice", "nobody"):
-        for i in range(11):
+        for _ in range(11):
             response = APIClient().post("/api/auth/token/", {"username": name, "password": "wrong"}, format="json", REMOTE_ADDR=f"10.1.{len(answers)}.1")
         answers[name] = (response.status_code, response.json()["error"]["code"])
     assert answers["alice"] == answers["nobody"] == (429, "rate_limited")
