@@ -214,7 +214,14 @@ WS_MOVE_RATE = env_float("WS_MOVE_RATE", 10, minimum=0.1)  # moves a second a so
 WS_READ_BURST = env_float("WS_READ_BURST", 10, minimum=1)  # auth/sync/start/resign frames a socket may send at once
 WS_READ_RATE = env_float("WS_READ_RATE", 5, minimum=0.1)
 
+# Password-reset mail. The console backend (the default, for development) writes each mail, reset link
+# and token included, to the server's log: `check --deploy` flags it (accounts.checks).
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "FreeCell Online <noreply@freecell.invalid>")
 
 LOGIN_URL = "/login/"

@@ -135,8 +135,17 @@ class TestDeployCheck:
         result = manage(
             "check", "--deploy", "--fail-level", "WARNING",
             DEBUG="0", SECRET_KEY="k8$" + "q7Zp" * 16, ALLOWED_HOSTS="freecell.example",
+            EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend",
         )
         assert result.returncode == 0, result.stdout + result.stderr
+
+    def test_it_flags_reset_mail_written_to_the_log(self):
+        result = manage(
+            "check", "--deploy", "--fail-level", "WARNING",
+            DEBUG="0", SECRET_KEY="k8$" + "q7Zp" * 16, ALLOWED_HOSTS="freecell.example",
+        )
+        assert result.returncode != 0
+        assert "accounts.W001" in result.stdout + result.stderr
 
     def test_it_flags_the_development_secret_key(self):
         result = manage("check", "--deploy", "--fail-level", "WARNING", DEBUG="0", ALLOWED_HOSTS="freecell.example")
@@ -287,6 +296,13 @@ class TestCompose:
         monkeypatch.setattr(daily, "prove", lambda deal, budget: budgets.append(budget) or daily.Proof(True, [WIN]))
         call_command(*words[2:])  # the job's own arguments, as the command parses them
         assert DailyChallenge.objects.count() == 7 and set(budgets) == {30.0}
+
+    def test_the_deployment_mails_reset_links_rather_than_logging_them(self):
+        from accounts.checks import CONSOLE_MAIL
+
+        env = self.compose()["services"]["web"]["environment"]
+        assert env["EMAIL_BACKEND"] != CONSOLE_MAIL and env["EMAIL_BACKEND"].endswith("smtp.EmailBackend")
+        assert env["EMAIL_HOST"].startswith("${EMAIL_HOST:?")  # required, as the secrets are
 
     def test_the_dockerfile_builds_what_compose_runs(self):
         dockerfile = (ROOT / "Dockerfile").read_text()
