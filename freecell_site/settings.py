@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "accounts",
     "games",
@@ -273,6 +274,11 @@ REST_FRAMEWORK = {
 }
 
 SPECTACULAR_SETTINGS = {
+    # /api/docs/ serves Swagger UI from our own static files, not from a CDN (whose script would run
+    # on this site's origin, with the visitor's session).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "TITLE": "FreeCell Online API",
     "DESCRIPTION": "Play FreeCell, the daily challenge and live races. Every error is "
     '`{"error": {"code": ..., "message": ...}}`.',

@@ -244,6 +244,20 @@ class TestErrorShape:
         assert client.get("/api/schema/").status_code == 200
         assert client.get("/api/docs/").status_code == 200
 
+    def test_the_docs_page_loads_nothing_from_another_site(self, client, db):
+        """Swagger UI comes from our static files (the sidecar package), not a CDN whose script would
+        run on this site's origin with the visitor's session."""
+        import re
+
+        from django.contrib.staticfiles import finders
+
+        page = client.get("/api/docs/").content.decode()
+        links = re.findall(r'(?:src|href)="([^"]+)"', page)
+        assert any(link.endswith("swagger-ui-bundle.js") for link in links), links
+        assert all(link.startswith("/static/") for link in links), links
+        assert "cdn." not in page and "https://" not in page.split("<body", 1)[0]
+        assert finders.find("drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")
+
 
 class TestCompose:
     def compose(self) -> dict:
