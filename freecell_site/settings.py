@@ -63,6 +63,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "freecell_site.csp.ContentSecurityPolicyMiddleware",
     "freecell_site.errors.ApiErrorMiddleware",
 ]
 

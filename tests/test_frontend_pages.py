@@ -508,3 +508,20 @@ def test_forgot_password_is_throttled_like_the_api(alice, monkeypatch):
     answers = [Client().post("/reset/", {"email": "x@example.com"}).status_code for _ in range(3)]
     cache.clear()
     assert answers == [200, 200, 429]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/", "/login/", "/signup/", "/races/new/", "/play/ms:1/", "/u/nobody-here/"])
+def test_pages_carry_a_content_security_policy_with_nothing_inline(client, path):
+    """An injected script or style attribute would not run (the pages build their DOM from /static/)."""
+    response = client.get(path)
+    policy = response.get("Content-Security-Policy", "")
+    assert "script-src 'self'" in policy and "style-src 'self'" in policy, (path, response.status_code, policy)
+    assert "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
+
+
+@pytest.mark.django_db
+def test_the_api_and_its_docs_keep_their_own_scripts(client):
+    """DRF's browsable API and Swagger UI have inline scripts: no page policy on /api/."""
+    for path in ("/api/docs/", "/api/ping/?format=api"):
+        assert "Content-Security-Policy" not in client.get(path), path

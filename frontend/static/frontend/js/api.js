@@ -63,6 +63,8 @@ export function el(tag, attrs = {}, ...children) {
     else if (key === "text") node.textContent = value;
     else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
     else if (key === "dataset") Object.assign(node.dataset, value);
+    // Styles through the CSSOM: the Content-Security-Policy (freecell_site/csp.py) refuses style attributes.
+    else if (key === "style") Object.assign(node.style, value);
     else node.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat()) {

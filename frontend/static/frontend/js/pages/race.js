@@ -144,7 +144,7 @@ function renderRacers() {
         el("span", { "data-testid": "racer-moves", text: `${r.moves} move${r.moves === 1 ? "" : "s"}` }), " · ",
         el("span", { "data-testid": "racer-status", text: label })),
       el("div", { class: "progress", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 52, "aria-valuenow": r.cards_home, "aria-label": `${r.username}: ${r.cards_home} of 52 cards home`, "data-testid": "progress" },
-        el("span", { style: `width: ${pct}%` })),
+        el("span", { style: { width: `${pct}%` } })),
     );
   }));
 }
@@ -155,7 +155,7 @@ function renderFinish() {
   finishBox.hidden = !done.length && race.status !== "finished";
   finishBox.querySelector("[data-testid=finish-order]").replaceChildren(
     ...done.map((r) => el("li", { "data-username": r.username }, el("strong", { text: r.username }), ` ${r.moves} moves, ${formatClock(r.elapsed_ms || 0)}`)),
-    ...out.map((r) => el("li", { class: "muted", style: "list-style: none", text: `${r.username}: resigned` })),
+    ...out.map((r) => el("li", { class: "muted", style: { listStyle: "none" }, text: `${r.username}: resigned` })),
   );
   const after = finishBox.querySelector("[data-after-race]");
   after.replaceChildren();
