@@ -4,7 +4,8 @@ a worker process, at most HINT_CONCURRENCY at a time in each server process.
 A hint is the one request with which a player can make the server think for seconds (a position
 of ms:11982 takes the solver 2-3 s of CPU to prove lost). So:
 - an answer the solver settled (solved or unsolvable) is cached by position, for every game that
-  reaches it;
+  reaches it; one it gave up on, for a few minutes (asking again at once would only give up again,
+  and one player repeating a hard position kept the solver busy for everyone);
 - the solver runs in a worker process: run in a server thread, its pure-Python search held the
   interpreter lock that the threads validating everybody's moves wait for (a REST move took
   95 ms at the median while one hint was solving, against 6 ms);
@@ -31,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 #: How long a settled hint is remembered (a position's answer never changes).
 CACHE_SECONDS = 7 * 24 * 3600
+GAVE_UP_SECONDS = 300
 #: A worker that has not answered this long after its budget is taken for dead.
 WORKER_GRACE_SECONDS = 30.0
 
@@ -98,8 +100,10 @@ def _cached(key: str) -> dict | None:
 
 
 def _remember(key: str, answer: dict) -> None:
+    # Giving up depends on the budget and the load: a later try may settle it.
+    timeout = GAVE_UP_SECONDS if answer["result"] == "gave_up" else CACHE_SECONDS
     try:
-        cache.set(key, answer, timeout=CACHE_SECONDS)
+        cache.set(key, answer, timeout=timeout)
     except Exception as exc:
         logger.warning("hint cache unavailable: %s: %s", type(exc).__name__, exc)
 
@@ -123,6 +127,5 @@ def hint(board: Board, autoplay: str) -> dict:
     finally:
         slots.release()
     answer = {"move": move, "result": result}
-    if result != "gave_up":  # giving up depends on the budget and the load: ask again later
-        _remember(key, answer)
+    _remember(key, answer)
     return answer

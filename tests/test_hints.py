@@ -111,13 +111,22 @@ def test_a_settled_hint_is_remembered_for_every_game_at_that_position(alice, bob
     assert counted_solver.runs == 2  # a new position is a new question
 
 
-def test_a_hint_the_solver_gave_up_on_is_asked_again(alice, alice_client, counted_solver):
+def test_a_hint_the_solver_gave_up_on_is_remembered_for_minutes_not_a_week(alice, alice_client, counted_solver, monkeypatch):
+    """Asking again at once would give up again: one player repeating a hard position kept the one
+    solver slot busy for everyone. After a few minutes it is asked again (the load may be lighter)."""
+    from games import hints
+
+    timeouts = []
+    real_set = hints.cache.set
+    monkeypatch.setattr(
+        hints.cache, "set", lambda key, value, timeout: (key.startswith("hint:") and timeouts.append(timeout)) or real_set(key, value, timeout)
+    )
     counted_solver.result = "gave_up"
     game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
     for _ in range(2):
         body = alice_client.get(f"/api/games/{game.pk}/hint/").json()
         assert body == {"move": None, "result": "gave_up"}
-    assert counted_solver.runs == 2
+    assert counted_solver.runs == 1 and timeouts == [hints.GAVE_UP_SECONDS] and hints.GAVE_UP_SECONDS <= 600
 
 
 def test_a_hint_that_finds_the_solver_busy_is_rate_limited_not_queued(alice, alice_client, counted_solver, settings):
