@@ -70,6 +70,10 @@ class PasswordResetConfirmSerializer(serializers.Serializer):
 class ProfileSerializer(serializers.Serializer):
     username = serializers.CharField(read_only=True)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=EMAIL_MAX)
+    password = serializers.CharField(
+        write_only=True, required=False, max_length=256, trim_whitespace=False,
+        help_text="your current password: needed to change `email` (where password resets are sent)",
+    )
     display_name = serializers.CharField(max_length=40, required=False, allow_blank=True)
     bio = serializers.CharField(max_length=280, required=False, allow_blank=True)
     date_joined = serializers.DateTimeField(read_only=True)

@@ -50,6 +50,18 @@ def check_credentials(request, username: str, password: str) -> User:
     return user
 
 
+def check_own_password(request, password: str, field: str) -> None:
+    """The signed-in player's current password, given to confirm a change; wrong ones are counted and
+    refused like failed logins (a stolen session must not guess it at will)."""
+    keys = throttle.keys_for(request.user.username, client_address(request))
+    if throttle.is_limited(keys):
+        raise ServiceError("rate_limited", "too many wrong passwords: wait a minute and try again", status=429, extra={"retry_after": throttle.seconds_left()})
+    if not password or not request.user.check_password(password):
+        throttle.record_failure(keys)
+        message = "your current password is needed" if not password else "wrong password"
+        raise ServiceError("invalid_request", f"{field}: {message}", extra={"fields": {field: [message]}})
+
+
 class RegisterView(APIView):
     permission_classes = [permissions.AllowAny]
     throttle_classes = [AnonRateThrottle]
@@ -133,8 +145,7 @@ class PasswordChangeView(APIView):
         body = s.PasswordChangeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         user = request.user
-        if not user.check_password(body.validated_data["old_password"]):
-            raise ServiceError("invalid_request", "the old password is wrong", extra={"fields": {"old_password": ["wrong password"]}})
+        check_own_password(request, body.validated_data["old_password"], "old_password")
         services.set_password(user, body.validated_data["new_password"])  # revokes the API token
         if signed_in_with_token(request):
             # The client asked with the token just revoked: it gets the new one, to keep working
@@ -203,7 +214,9 @@ class MeView(APIView):
         body.is_valid(raise_exception=True)
         user = request.user
         profile, _ = Profile.objects.get_or_create(user=user)
-        if "email" in body.validated_data:
+        if "email" in body.validated_data and body.validated_data["email"] != user.email:
+            # Resets are mailed there: with a stolen session or token alone, the address is not theirs to move.
+            check_own_password(request, body.validated_data.get("password", ""), "password")
             user.email = body.validated_data["email"]
             user.save(update_fields=["email"])
         for field in ("display_name", "bio"):

@@ -380,7 +380,29 @@ class TestEmailLength:
         assert "email" in response.json()["error"]["fields"]
         alice.refresh_from_db()
         assert alice.email == ""
-        assert alice_client.patch("/api/me/", {"email": self.FITS}, format="json").json()["email"] == self.FITS
+        assert alice_client.patch("/api/me/", {"email": self.FITS, "password": PASSWORD}, format="json").json()["email"] == self.FITS
+
+    def test_changing_the_address_needs_the_current_password(self, alice, alice_client):
+        """Resets are mailed there: a stolen session or token alone must not move it (then reset the
+        password and keep the account)."""
+        for body, message in (({"email": "thief@example.com"}, "needed"), ({"email": "thief@example.com", "password": "guess"}, "wrong")):
+            response = alice_client.patch("/api/me/", body, format="json")
+            assert response.status_code == 400 and message in response.json()["error"]["fields"]["password"][0], response.json()
+        alice.refresh_from_db()
+        assert alice.email == ""
+        # Other fields, or the same address again, need no password.
+        assert alice_client.patch("/api/me/", {"bio": "hi", "email": ""}, format="json").status_code == 200
+        moved = alice_client.patch("/api/me/", {"email": "alice@new.example", "password": PASSWORD}, format="json")
+        assert moved.status_code == 200 and moved.json()["email"] == "alice@new.example" and "password" not in moved.json()
+
+    def test_wrong_current_passwords_are_counted_like_failed_logins(self, alice, alice_client, monkeypatch):
+        from accounts import throttle
+
+        monkeypatch.setattr(throttle.time, "time", lambda: 8_000_000.0)
+        for _ in range(10):
+            alice_client.post("/api/auth/password/change/", {"old_password": "guess", "new_password": "a fresh password 7"}, format="json")
+        refused = alice_client.patch("/api/me/", {"email": "x@example.com", "password": PASSWORD}, format="json")
+        assert refused.status_code == 429 and code_of(refused) == "rate_limited"
 
     def test_sign_up_refuses_an_address_too_long(self, anon_client, db):
         response = anon_client.post("/api/auth/register/", {"username": "dora", "password": PASSWORD, "email": self.LONG}, format="json")
