@@ -99,6 +99,13 @@ class TestSettings:
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == "False ['a.example', 'b.example'] ['https://a.example']"
 
+    def test_hsts_preload_and_subdomains_are_on_in_production_unless_turned_off(self):
+        show = "from django.conf import settings as s\nprint(s.SECURE_HSTS_INCLUDE_SUBDOMAINS, s.SECURE_HSTS_PRELOAD)"
+        production = {"DEBUG": "0", "SECRET_KEY": "x" * 60}
+        assert run_django(show, **production).stdout.split() == ["True", "True"]
+        off = run_django(show, **production, SECURE_HSTS_INCLUDE_SUBDOMAINS="0", SECURE_HSTS_PRELOAD="no")
+        assert off.stdout.split() == ["False", "False"], off.stderr
+
     @pytest.mark.parametrize(
         ("variable", "value"),
         [
