@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import logging
+
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
+from django.core.cache import cache
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
@@ -18,6 +22,8 @@ from accounts.models import Friendship, Profile
 from accounts.selectors import player_named
 from accounts.signals import credentials_changed
 from freecell_site.errors import ServiceError
+
+logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -70,10 +76,27 @@ def user_of_reset_link(uid: str, token: str) -> User | None:
     return user if default_token_generator.check_token(user, token) else None
 
 
+#: Reset mails one address gets in an hour at most: the request needs no account, so without a
+#: limit anyone could fill a player's mailbox (the request's own throttle is per client address).
+RESET_MAILS_PER_HOUR = 3
+
+
+def _reset_mail_allowed(email: str) -> bool:
+    key = "reset-mail:" + hashlib.sha256(email.strip().lower().encode("utf-8", "surrogatepass")).hexdigest()
+    try:
+        cache.add(key, 0, timeout=3600)
+        return cache.incr(key) <= RESET_MAILS_PER_HOUR
+    except Exception as exc:  # the cache (Redis) is away: a mail too many beats none
+        logger.warning("reset mail limit skipped, cache unavailable: %s: %s", type(exc).__name__, exc)
+        return True
+
+
 def send_reset_links(email: str, link_for) -> None:
     """E-mails a password-reset link to every active player with this address; `link_for(uid, token)`
     gives the link's absolute URL. The caller answers the same whether or not anyone has the address,
-    so the answer reveals no accounts."""
+    so the answer reveals no accounts; past RESET_MAILS_PER_HOUR for the address nothing is sent."""
+    if not _reset_mail_allowed(email):
+        return
     for user in User.objects.filter(email__iexact=email, is_active=True):
         uid = urlsafe_base64_encode(force_bytes(user.pk))
         token = default_token_generator.make_token(user)

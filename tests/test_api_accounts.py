@@ -126,6 +126,16 @@ class TestPasswords:
         alice.refresh_from_db()
         assert alice.check_password("a fresh password 7")
 
+    def test_one_address_gets_at_most_three_reset_mails_an_hour(self, alice, monkeypatch):
+        """The request needs no account and its throttle is per client: without this, anyone could
+        fill a player's mailbox. The answer stays 202 (it says nothing about the address)."""
+        alice.email = "alice@example.com"
+        alice.save()
+        for i in range(5):
+            answer = APIClient(REMOTE_ADDR=f"10.6.0.{i}").post("/api/auth/password/reset/", {"email": "ALICE@example.com"}, format="json")
+            assert answer.status_code == 202
+        assert len(mail.outbox) == 3
+
     def test_reset_by_email_sets_a_new_password(self, alice, anon_client):
         alice.email = "alice@example.com"
         alice.save()
