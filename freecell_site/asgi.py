@@ -24,6 +24,7 @@ from django.conf import settings  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from freecell_site import server_loop  # noqa: E402
+from freecell_site.origin import SameOriginValidator  # noqa: E402
 from freecell_site.wsgi_bridge import WSGIBridge  # noqa: E402
 from games.routing import websocket_router  # noqa: E402
 
@@ -43,7 +44,7 @@ application = RememberLoop(
     ProtocolTypeRouter(
         {
             "http": WSGIBridge(django_wsgi_app, workers=settings.HTTP_THREADS),
-            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(websocket_router)),
+            "websocket": AllowedHostsOriginValidator(SameOriginValidator(AuthMiddlewareStack(websocket_router))),
         }
     )
 )

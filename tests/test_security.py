@@ -467,6 +467,34 @@ def test_a_socket_from_a_foreign_or_missing_origin_is_refused(path, origin):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("host", "origin", "accepted"),
+    [
+        (b"testserver", b"https://testserver", True),
+        (b"localhost:8000", b"http://localhost:8000", True),
+        (b"localhost:8000", b"http://localhost:3000", False),  # another server on the same host
+        (b"localhost:8000", b"http://localhost", False),
+        (b"127.0.0.1:8000", b"http://localhost:8000", False),
+    ],
+)
+def test_a_socket_must_come_from_the_page_of_the_same_host_and_port(host, origin, accepted):
+    """The session cookie is not scoped by port: a page of another port of the same host (anyone's
+    dev server) must not open sockets as the player."""
+    from freecell_site.asgi import application
+    from games import services
+
+    game = services.create_game(player=make_player("alice"), deal="ms:1")
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=[(b"origin", origin), (b"host", host)])
+        connected, _ = await socket.connect(timeout=3)
+        await socket.disconnect()
+        return connected
+
+    assert async_to_sync(scenario)() is accepted
+
+
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("origin", [b"http://testserver", b"http://localhost:8000", b"https://127.0.0.1"])
 def test_a_socket_from_an_allowed_host_is_accepted(origin):
     from freecell_site.asgi import application
