@@ -471,6 +471,19 @@ def _reveal(race: Race) -> None:
     _publish_after_commit(race)
 
 
+def settled(game: Game) -> Game:
+    """`game` as a read should show it: a racer's game still playing past its race's time limit is
+    resigned first (the limit is otherwise applied by the race's sockets, or by a read of the race,
+    and a game read alone showed `playing` after the race had ended)."""
+    if game.status != Game.Status.PLAYING:
+        return game
+    entry = RaceEntry.objects.select_related("race").filter(game=game).first()
+    if entry is None or entry.race.status != Race.Status.RUNNING or timezone.now() < ends_at(entry.race):
+        return game
+    refresh(entry.race)
+    return Game.objects.select_related("player", "deal").get(pk=game.pk)
+
+
 def refresh(race: Race | str) -> Race:
     """Applies what is due: the reveal at the start instant, the ghost's recorded actions, the time limit."""
     if not isinstance(race, Race):

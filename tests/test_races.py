@@ -314,6 +314,17 @@ def test_a_move_or_undo_after_the_time_limit_is_refused_even_with_no_one_watchin
     assert Game.objects.get(pk=racer(race, "bob")["game"]).status == Game.Status.RESIGNED
 
 
+def test_a_racers_game_read_after_the_time_limit_shows_the_limit_applied(alice, bob, anon_client):
+    """Nothing read the race: a read of the game alone applies the limit (it showed `playing`)."""
+    from games.models import Race
+
+    race = running_race(alice, bob)
+    game_id = racer(race, "alice")["game"]
+    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
+    assert anon_client.get(f"/api/games/{game_id}/").json()["status"] == "resigned"
+    assert Race.objects.get(code=race["code"]).status == Race.Status.FINISHED
+
+
 def test_leaving_an_open_race_and_the_owner_leaving_cancels_it(alice, bob):
     race = open_race(alice)
     act(bob, race["code"], "join")
