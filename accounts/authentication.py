@@ -10,16 +10,10 @@ from __future__ import annotations
 
 import functools
 from importlib import import_module
+from types import SimpleNamespace
 
 from django.conf import settings
-from django.contrib.auth import (
-    BACKEND_SESSION_KEY,
-    HASH_SESSION_KEY,
-    SESSION_KEY,
-    get_user_model,
-    load_backend,
-)
-from django.utils.crypto import constant_time_compare
+from django.contrib.auth import get_user, get_user_model
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
@@ -67,12 +61,7 @@ def still_signed_in(how: str, key: str, user_id: int) -> bool:
     logout, a new password, a revoked token, a deactivated account)."""
     if how == "token":
         user = user_of_token(key)
-        return user is not None and user.pk == user_id
-    session = import_module(settings.SESSION_ENGINE).SessionStore(key)
-    if not key or str(session.get(SESSION_KEY)) != str(user_id) or BACKEND_SESSION_KEY not in session:
-        return False
-    # As django.contrib.auth.get_user: the session holds the hash of the password it signed in with.
-    user = load_backend(session[BACKEND_SESSION_KEY]).get_user(user_id)
-    if user is None or not user.is_active:
-        return False
-    return constant_time_compare(session.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash())
+    else:
+        # Django's own check of a request's session (its user, backend and password hash).
+        user = get_user(SimpleNamespace(session=import_module(settings.SESSION_ENGINE).SessionStore(key)))
+    return user is not None and user.is_authenticated and user.is_active and user.pk == user_id

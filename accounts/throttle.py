@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from accounts.models import LoginFailure
+from freecell_site.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +87,12 @@ def failures(key: str) -> int:
 
 def is_limited(keys: list[str]) -> bool:
     return any(failures(key) >= _limit(key) for key in keys)
+
+
+def refuse_if_limited(keys: list[str], message: str) -> None:
+    """429 `rate_limited` with `retry_after` when any of `keys` is over its limit."""
+    if is_limited(keys):
+        raise ServiceError("rate_limited", message, status=429, extra={"retry_after": seconds_left()})
 
 
 def record_failure(keys: list[str]) -> None:

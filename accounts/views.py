@@ -33,13 +33,7 @@ def check_credentials(request, username: str, password: str) -> User:
     The name is taken in any case (`alice` signs in `Alice`), as the failures are counted.
     """
     keys = throttle.keys_for(username, client_address(request))
-    if throttle.is_limited(keys):
-        raise ServiceError(
-            "rate_limited",
-            "too many failed logins: wait a minute and try again",
-            status=429,
-            extra={"retry_after": throttle.seconds_left()},
-        )
+    throttle.refuse_if_limited(keys, "too many failed logins: wait a minute and try again")
     # An unknown name goes on to authenticate as typed: it fails there after the same password hashing,
     # so the time taken does not tell which names exist.
     player = selectors.player_named(username)
@@ -54,8 +48,7 @@ def check_own_password(request, password: str, field: str) -> None:
     """The signed-in player's current password, given to confirm a change; wrong ones are counted and
     refused like failed logins (a stolen session must not guess it at will)."""
     keys = throttle.keys_for(request.user.username, client_address(request))
-    if throttle.is_limited(keys):
-        raise ServiceError("rate_limited", "too many wrong passwords: wait a minute and try again", status=429, extra={"retry_after": throttle.seconds_left()})
+    throttle.refuse_if_limited(keys, "too many wrong passwords: wait a minute and try again")
     if not password or not request.user.check_password(password):
         throttle.record_failure(keys)
         message = "your current password is needed" if not password else "wrong password"
