@@ -10,7 +10,11 @@ of ms:11982 takes the solver 2-3 s of CPU to prove lost). So:
   interpreter lock that the threads validating everybody's moves wait for (a REST move took
   95 ms at the median while one hint was solving, against 6 ms);
 - a request that finds every worker busy waits HINT_WAIT_SECONDS at most, then gets 429
-  `rate_limited`, rather than queueing solver runs behind each other.
+  `rate_limited`, rather than queueing solver runs behind each other;
+- each player may keep the solver busy HINT_SECONDS_PER_MINUTE at most (wall time of their solves in
+  a minute that starts with their first solve): the request throttle counts hints, not their cost,
+  and 20 hard positions a minute would hold a process's only worker the whole time. Cached answers
+  are free.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import hashlib
 import logging
 import multiprocessing
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -108,12 +113,49 @@ def _remember(key: str, answer: dict) -> None:
         logger.warning("hint cache unavailable: %s: %s", type(exc).__name__, exc)
 
 
-def hint(board: Board, autoplay: str) -> dict:
-    """`{"move": first move or None, "result": "solved" | "unsolvable" | "gave_up"}` for `board`."""
+def _solver_time_keys(player_id: int) -> tuple[str, str]:
+    return f"hint-ms:{player_id}", f"hint-ms-since:{player_id}"
+
+
+def _refuse_if_out_of_solver_time(player_id: int) -> None:
+    spent_key, since_key = _solver_time_keys(player_id)
+    try:
+        spent_ms, since = cache.get(spent_key, 0), cache.get(since_key)
+    except Exception as exc:  # the cache (Redis) is away: the slots still bound the solver
+        logger.warning("hint solver time unavailable: %s: %s", type(exc).__name__, exc)
+        return
+    limit = settings.HINT_SECONDS_PER_MINUTE
+    if spent_ms < limit * 1000 or since is None:
+        return
+    raise ServiceError(
+        "rate_limited",
+        f"your hints have kept the solver busy for {limit:g} s this minute: try again later",
+        status=429,
+        extra={"retry_after": max(1, round(since + 60 - time.time()))},
+    )
+
+
+def _charge_solver_time(player_id: int, seconds: float) -> None:
+    spent_key, since_key = _solver_time_keys(player_id)
+    try:
+        if cache.add(since_key, time.time(), timeout=60):
+            cache.set(spent_key, 0, timeout=60)  # a new minute: what an earlier one spent is gone
+        try:
+            cache.incr(spent_key, max(1, round(seconds * 1000)))
+        except ValueError:  # expired between the two calls
+            cache.add(spent_key, max(1, round(seconds * 1000)), timeout=60)
+    except Exception as exc:
+        logger.warning("hint solver time unavailable: %s: %s", type(exc).__name__, exc)
+
+
+def hint(board: Board, autoplay: str, player_id: int) -> dict:
+    """`{"move": first move or None, "result": "solved" | "unsolvable" | "gave_up"}` for `board`,
+    asked by the player `player_id` (whose solver time it costs when not cached)."""
     key = cache_key(board, autoplay)
     answer = _cached(key)
     if answer is not None:
         return answer
+    _refuse_if_out_of_solver_time(player_id)
     slots = solver_slots()
     if not slots.acquire(timeout=settings.HINT_WAIT_SECONDS):
         raise ServiceError(
@@ -122,10 +164,12 @@ def hint(board: Board, autoplay: str) -> dict:
             status=429,
             extra={"retry_after": 2},
         )
+    started = time.monotonic()
     try:
         result, move = _solve(board, autoplay, settings.HINT_BUDGET)
     finally:
         slots.release()
+        _charge_solver_time(player_id, time.monotonic() - started)
     answer = {"move": move, "result": result}
     _remember(key, answer)
     return answer

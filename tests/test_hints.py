@@ -47,11 +47,15 @@ class CountedSolver:
     def __init__(self, result="solved"):
         self.runs = 0
         self.result = result
+        self.seconds = 0.0  # how long each run takes
 
     def __call__(self, board, autoplay, budget):
+        import time
+
         from games.engine.solver import Solution
 
         self.runs += 1
+        time.sleep(self.seconds)
         moves = board.legal_moves()[:1] if self.result == "solved" else []
         return Solution(self.result, moves, 0.0, 0, autoplay, 0.0)
 
@@ -160,6 +164,20 @@ def test_hints_have_their_own_throttle(alice, alice_client, counted_solver, sett
     finally:
         ScopedRateThrottle.THROTTLE_RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
     assert codes == [200, 200, 429] and verify.status_code == 200  # verify keeps its own budget
+
+
+def test_a_player_whose_hints_kept_the_solver_busy_waits_and_others_do_not(alice, bob, alice_client, bob_client, counted_solver, settings):
+    """The throttle counts hints, not their cost: 20 hard positions a minute would hold the worker."""
+    settings.HINT_SECONDS_PER_MINUTE = 0.25
+    counted_solver.seconds = 0.15
+    games = [services.create_game(player=alice, deal=f"ms:{n}", autoplay="safe") for n in (5, 6, 7)]
+    answers = [alice_client.get(f"/api/games/{game.pk}/hint/") for game in games]
+    assert [a.status_code for a in answers] == [200, 200, 429] and counted_solver.runs == 2
+    error = answers[2].json()["error"]
+    assert error["code"] == "rate_limited" and 1 <= error["retry_after"] <= 60, error
+    assert alice_client.get(f"/api/games/{games[0].pk}/hint/").status_code == 200  # remembered: free
+    other = services.create_game(player=bob, deal="ms:7", autoplay="safe")
+    assert bob_client.get(f"/api/games/{other.pk}/hint/").status_code == 200 and counted_solver.runs == 3
 
 
 def test_a_hint_works_while_the_cache_is_away(alice, alice_client, counted_solver, monkeypatch):

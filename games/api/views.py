@@ -241,4 +241,4 @@ class HintView(APIView):
             raise ServiceError("forbidden", "no hints in races: every racer plays on their own", status=403)
         if game.status != Game.Status.PLAYING:
             raise ServiceError("game_over", f"the game is over ({game.status})", status=409)
-        return Response(hints.hint(services.board_of(game), game.autoplay))
+        return Response(hints.hint(services.board_of(game), game.autoplay, request.user.pk))
