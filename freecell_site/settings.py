@@ -198,7 +198,7 @@ ACTIONS_PER_SECOND = env_int("ACTIONS_PER_SECOND", 20, minimum=0)
 DAILY_PAR_BUDGET = env_float("DAILY_PAR_BUDGET", 5.0, minimum=0)  # seconds of par search per daily
 DAILY_SOLVE_BUDGET = env_float("DAILY_SOLVE_BUDGET", 10.0, minimum=0)  # seconds to prove a seed solvable
 DAILY_MAX_SEEDS = env_int("DAILY_MAX_SEEDS", 20, minimum=1)  # seeds of a date tried before giving up
-DAILY_WAIT_SECONDS = env_float("DAILY_WAIT_SECONDS", 20.0, minimum=0)  # how long a request waits for a daily being made
+DAILY_WAIT_SECONDS = env_float("DAILY_WAIT_SECONDS", 2.0, minimum=0)  # how long a request waits for a daily being made
 DAILY_MIN_MS_PER_MOVE = env_int("DAILY_MIN_MS_PER_MOVE", 150, minimum=0)  # faster ranked wins are held for review
 HINT_BUDGET = env_float("HINT_BUDGET", 3.0, minimum=0.1)  # seconds the solver may think for one hint
 HINT_CONCURRENCY = env_int("HINT_CONCURRENCY", 1, minimum=1)  # solver workers for hints, per process

@@ -106,6 +106,32 @@ class TestSettings:
         off = run_django(show, **production, SECURE_HSTS_INCLUDE_SUBDOMAINS="0", SECURE_HSTS_PRELOAD="no")
         assert off.stdout.split() == ["False", "False"], off.stderr
 
+    def test_the_readme_names_every_variable_the_settings_read_with_the_default_they_use(self):
+        import ast
+        import re
+
+        rows = [line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `")]
+        documented = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", "\n".join(rows)))  # named anywhere in the table
+        # Every env_*("NAME", default) and os.environ.get("NAME", default) in the settings.
+        calls = [node for node in ast.walk(ast.parse((ROOT / "freecell_site" / "settings.py").read_text())) if isinstance(node, ast.Call)]
+        read = {
+            call.args[0].value: call.args[1].value if len(call.args) > 1 and isinstance(call.args[1], ast.Constant) else None
+            for call in calls
+            if call.args and isinstance(call.args[0], ast.Constant) and str(call.args[0].value).isupper()
+            and getattr(call.func, "id", getattr(call.func, "attr", "")).startswith(("env_", "get"))
+        }
+        assert set(read) - documented == set() and len(read) > 40
+        # A number given as the default must be the code's (DAILY_WAIT_SECONDS said 2 in the docs and
+        # was 20 in settings.py).
+        checked = 0
+        for names, defaults in (row.split("|")[1:3] for row in rows):
+            names, defaults = re.findall(r"`([A-Z][A-Z0-9_]+)`", names), re.findall(r"`([^`]*)`", defaults)
+            for name, default in zip(names, defaults, strict=True) if len(names) == len(defaults) else ():
+                if re.fullmatch(r"[0-9.]+", default) and isinstance(read.get(name), (int, float)) and not isinstance(read[name], bool):
+                    assert float(default) == read[name], (name, default, read[name])
+                    checked += 1
+        assert checked > 20
+
     @pytest.mark.parametrize(
         ("variable", "value"),
         [
