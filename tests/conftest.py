@@ -105,3 +105,22 @@ def _fresh_cache():
 
     cache.clear()
     yield
+
+
+def sent_mail() -> list:
+    """The test's outbox once the mail sender thread has sent what was queued (accounts/mail.py)."""
+    from django.core import mail
+
+    from accounts.mail import wait_until_sent
+
+    wait_until_sent()
+    return mail.outbox
+
+
+@pytest.fixture(autouse=True)
+def _no_mail_left_queued():
+    """A reset mail still queued when a test ends would land in the next test's outbox."""
+    yield
+    from accounts.mail import wait_until_sent
+
+    wait_until_sent()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 from django.contrib.auth.models import User
-from django.core import mail
+from django.core.mail.backends import locmem
 from rest_framework.test import APIClient
 
-from tests.conftest import PASSWORD, client_for
+from tests.conftest import PASSWORD, client_for, sent_mail
 
 
 def code_of(response) -> str:
@@ -134,15 +135,35 @@ class TestPasswords:
         for i in range(5):
             answer = APIClient(REMOTE_ADDR=f"10.6.0.{i}").post("/api/auth/password/reset/", {"email": "ALICE@example.com"}, format="json")
             assert answer.status_code == 202
-        assert len(mail.outbox) == 3
+        assert len(sent_mail()) == 3
+
+    def test_the_reset_mail_is_sent_after_the_answer_so_its_timing_reveals_no_account(self, alice, anon_client, settings):
+        """Sent in the request, an SMTP round trip made the answer slower exactly when the address
+        was a player's. The mail goes out from the sender thread, not the request's."""
+        alice.email = "alice@example.com"
+        alice.save()
+        settings.EMAIL_BACKEND = "tests.test_api_accounts.ThreadNotingBackend"
+        ThreadNotingBackend.threads.clear()
+        assert anon_client.post("/api/auth/password/reset/", {"email": "alice@example.com"}, format="json").status_code == 202
+        assert len(sent_mail()) == 1
+        assert ThreadNotingBackend.threads and threading.current_thread().name not in ThreadNotingBackend.threads
+        assert all(name.startswith("mail") for name in ThreadNotingBackend.threads)
+
+    def test_a_mail_server_that_fails_is_logged_not_a_server_error(self, alice, anon_client, settings, caplog):
+        alice.email = "alice@example.com"
+        alice.save()
+        settings.EMAIL_BACKEND = "tests.test_api_accounts.RefusingBackend"
+        assert anon_client.post("/api/auth/password/reset/", {"email": "alice@example.com"}, format="json").status_code == 202
+        sent_mail()
+        assert "could not send 1 mail(s) to [['alice@example.com']]" in caplog.text
 
     def test_reset_by_email_sets_a_new_password(self, alice, anon_client):
         alice.email = "alice@example.com"
         alice.save()
         assert anon_client.post("/api/auth/password/reset/", {"email": "alice@example.com"}, format="json").status_code == 202
         assert anon_client.post("/api/auth/password/reset/", {"email": "nobody@example.com"}, format="json").status_code == 202
-        assert len(mail.outbox) == 1
-        uid, token = re.search(r"uid=(\S+) token=(\S+)", mail.outbox[0].body).groups()
+        assert len(sent_mail()) == 1
+        uid, token = re.search(r"uid=(\S+) token=(\S+)", sent_mail()[0].body).groups()
         bad = anon_client.post("/api/auth/password/reset/confirm/", {"uid": uid, "token": "x-y", "new_password": "another good one 5"}, format="json")
         assert bad.status_code == 400
         good = anon_client.post("/api/auth/password/reset/confirm/", {"uid": uid, "token": token, "new_password": "another good one 5"}, format="json")
@@ -223,7 +244,7 @@ def reset_link_of(user) -> tuple[str, str]:
     user.email = f"{user.username}@example.com"
     user.save()
     APIClient().post("/api/auth/password/reset/", {"email": user.email}, format="json")
-    return re.search(r"uid=(\S+) token=(\S+)", mail.outbox[-1].body).groups()
+    return re.search(r"uid=(\S+) token=(\S+)", sent_mail()[-1].body).groups()
 
 
 NEW = "a fresh password 7"
@@ -442,3 +463,18 @@ class TestFriendRequestAnswers:
         client_for(alice).post("/api/friends/requests/", {"username": "charlie"}, format="json")
         response = client_for(charlie).post("/api/friends/requests/", {"username": "alice"}, format="json")
         assert response.status_code == 200 and [f["username"] for f in response.json()["friends"]] == ["alice"]
+
+
+class ThreadNotingBackend(locmem.EmailBackend):
+    """Django's test backend, noting the thread each mail was sent from."""
+
+    threads: list[str] = []
+
+    def send_messages(self, messages):
+        self.threads.append(threading.current_thread().name)
+        return super().send_messages(messages)
+
+
+class RefusingBackend(locmem.EmailBackend):
+    def send_messages(self, messages):
+        raise ConnectionRefusedError("the mail server is down")

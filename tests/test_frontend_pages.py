@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from games import services
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, sent_mail
 
 STATIC_JS = Path(__file__).resolve().parent.parent / "frontend" / "static" / "frontend" / "js"
 
@@ -392,13 +392,12 @@ def test_every_page_script_exists():
 
 def reset_path_of(user) -> str:
     """The page link of the reset e-mail sent to `user`, as a path."""
-    from django.core import mail
     from rest_framework.test import APIClient
 
     user.email = "reset@example.com"
     user.save()
     assert APIClient().post("/api/auth/password/reset/", {"email": user.email}, format="json").status_code == 202
-    link = re.search(r"https?://testserver(/reset/\S+/\S+/)", mail.outbox[-1].body)
+    link = re.search(r"https?://testserver(/reset/\S+/\S+/)", sent_mail()[-1].body)
     assert link, "the e-mail links to the reset page"
     return link.group(1)
 
@@ -477,8 +476,6 @@ def test_sign_up_refuses_a_name_outside_ascii():
 
 @pytest.mark.django_db
 def test_forgot_password_sends_the_reset_e_mail_from_the_sign_in_page(alice):
-    from django.core import mail
-
     alice.email = "alice@example.com"
     alice.save()
     login_page = Client().get("/login/")
@@ -487,12 +484,12 @@ def test_forgot_password_sends_the_reset_e_mail_from_the_sign_in_page(alice):
     assert form.status_code == 200 and b'name="email"' in form.content
     sent = Client().post("/reset/", {"email": "ALICE@example.com"})
     assert sent.status_code == 200 and b"Check your e-mail" in sent.content
-    assert len(mail.outbox) == 1 and mail.outbox[0].to == ["alice@example.com"]
-    link = re.search(r"https?://testserver(/reset/\S+/\S+/)", mail.outbox[0].body).group(1)
+    assert len(sent_mail()) == 1 and sent_mail()[0].to == ["alice@example.com"]
+    link = re.search(r"https?://testserver(/reset/\S+/\S+/)", sent_mail()[0].body).group(1)
     assert Client().get(link).status_code == 200  # the link opens the form of the test above
     unknown = Client().post("/reset/", {"email": "nobody@example.com"})
     assert unknown.status_code == 200 and b"Check your e-mail" in unknown.content  # reveals no accounts
-    assert len(mail.outbox) == 1
+    assert len(sent_mail()) == 1
     bad = Client().post("/reset/", {"email": "not an address"})
     assert bad.status_code == 400 and b"valid email" in bad.content
 
