@@ -27,12 +27,18 @@ def friend_ids(user) -> set[int]:
     return {b if a == user.pk else a for a, b in rows}
 
 
-def are_friends(a, b) -> bool:
-    if not getattr(a, "is_authenticated", False) or a.pk == b.pk:
-        return False
-    return Friendship.objects.filter(
-        Q(from_user=a, to_user=b) | Q(from_user=b, to_user=a), status=Friendship.Status.ACCEPTED
-    ).exists()
+def friendship_between(viewer, other) -> str | None:
+    """What `other` is to the signed-in `viewer`: "friends", "request_sent" (the viewer's request
+    awaits an answer), "request_received" (other's request awaits the viewer's), "none"; None for
+    an anonymous viewer or oneself."""
+    if not getattr(viewer, "is_authenticated", False) or viewer.pk == other.pk:
+        return None
+    row = Friendship.objects.filter(Q(from_user=viewer, to_user=other) | Q(from_user=other, to_user=viewer)).first()
+    if row is None:
+        return "none"
+    if row.status == Friendship.Status.ACCEPTED:
+        return "friends"
+    return "request_sent" if row.from_user_id == viewer.pk else "request_received"
 
 
 def friends_overview(user) -> dict:

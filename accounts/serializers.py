@@ -108,4 +108,9 @@ class PublicProfileSerializer(serializers.Serializer):
     bio = serializers.CharField()
     date_joined = serializers.DateTimeField()
     is_friend = serializers.BooleanField()
+    friendship = serializers.ChoiceField(
+        choices=["none", "friends", "request_sent", "request_received"],
+        allow_null=True,
+        help_text="what this player is to you: friends, your request awaiting them, theirs awaiting you, or none; null signed out or on your own profile",
+    )
     stats = StatsSerializer()

@@ -228,13 +228,15 @@ class UserView(APIView):
         if user is None:
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
         profile, _ = Profile.objects.get_or_create(user=user)
+        friendship = selectors.friendship_between(request.user, user)
         return Response(
             {
                 "username": user.username,
                 "display_name": profile.display_name,
                 "bio": profile.bio,
                 "date_joined": user.date_joined,
-                "is_friend": selectors.are_friends(request.user, user),
+                "is_friend": friendship == "friends",
+                "friendship": friendship,
                 "stats": player_statistics(user),
             }
         )

@@ -29,9 +29,15 @@ from games.payloads import game_payload
 MS_MAX = 8_589_934_591
 
 
+#: Pages that are no place to land after signing in (the header's links carry the page they are on).
+_ACCOUNT_PAGES = ("/login/", "/signup/", "/logout/", "/reset/")
+
+
 def _next_url(request, default: str = "/") -> str:
-    """The `next` target of a sign-in form, kept on this site."""
+    """The `next` target of a sign-in form, kept on this site and off the account pages."""
     target = request.POST.get("next") or request.GET.get("next") or ""
+    if target.startswith(_ACCOUNT_PAGES):
+        return default
     if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return target
     return default
@@ -61,6 +67,8 @@ def signup(request):
     from accounts import services as accounts
     from accounts.serializers import RegisterSerializer
 
+    if request.method == "GET" and request.user.is_authenticated:
+        return redirect(_next_url(request))  # already signed in: nothing to do here
     errors: list[str] = []
     username = ""
     if request.method == "POST":
@@ -95,6 +103,8 @@ def signup(request):
 def login_page(request):
     from accounts.views import check_credentials
 
+    if request.method == "GET" and request.user.is_authenticated:
+        return redirect(_next_url(request))  # already signed in: nothing to do here
     errors: list[str] = []
     username = ""
     status = 200
@@ -192,7 +202,7 @@ def password_reset(request, uid: str, token: str):
 def _deal_from_path(text: str) -> str:
     """A deal id from the URL: `ms:N`, `seed:S`, a bare Microsoft number, or `random` (a fresh seed),
     in any case (`MS:1` typed or pasted is `ms:1`)."""
-    text = text.strip().lower()
+    text = "".join(text.split()).lower()  # "ms: 617" as typed is ms:617
     if text == "random":
         return f"seed:{secrets.randbits(64)}"
     if text.isdigit():
@@ -202,7 +212,7 @@ def _deal_from_path(text: str) -> str:
 
 def play_form(request):
     """The home page's "start a game" form without script: `?deal=` (a number, ms:N, seed:S or random)."""
-    deal = request.GET.get("deal", "").strip() or "random"
+    deal = "".join(request.GET.get("deal", "").split()) or "random"
     autoplay = request.GET.get("autoplay")
     try:
         target = reverse("page-play", kwargs={"deal": deal})

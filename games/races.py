@@ -159,7 +159,7 @@ def next_ghost_at(race: Race) -> dt.datetime | None:
 # --- the race object --------------------------------------------------------------------------
 
 
-def _racer(entry: RaceEntry) -> dict:
+def _racer(entry: RaceEntry, limit: dt.datetime | None) -> dict:
     game = entry.game
     return {
         "username": entry.player.username,
@@ -170,6 +170,8 @@ def _racer(entry: RaceEntry) -> dict:
         "rank": entry.rank,
         "elapsed_ms": game.elapsed_ms if game else None,
         "ghost": False,
+        # resigned by the time limit, not by the player (the page says "out of time")
+        "out_of_time": bool(game and game.status == Game.Status.RESIGNED and limit and game.finished_at >= limit),
     }
 
 
@@ -186,6 +188,7 @@ def _ghost_racer(race: Race, timeline: GhostTimeline, ranks: dict) -> dict:
         "rank": ranks.get("ghost") if finished else None,
         "elapsed_ms": timeline.elapsed_ms if finished else None,
         "ghost": True,
+        "out_of_time": bool(not finished and race.finished_at and ends_at(race) and race.finished_at >= ends_at(race)),
     }
 
 
@@ -205,7 +208,7 @@ def race_payload(race: Race) -> dict:
     {username, game, moves, cards_home, status, rank}; more fields for the page."""
     # Sent on every racer's move: the racers' positions and lines (the big columns) are not needed.
     entries = list(race.entries.select_related("player", "game").defer(*_GAME_BODY).order_by("joined_at", "id"))
-    racers = [_racer(entry) for entry in entries]
+    racers = [_racer(entry, ends_at(race)) for entry in entries]
     timeline = _ghost_of(race)
     if timeline is not None:
         racers.append(_ghost_racer(race, timeline, {"ghost": _ghost_rank(race, entries, timeline)}))
@@ -613,7 +616,7 @@ def _publish_progress(entry: RaceEntry, game: Game) -> None:
     resign and everything else that changes the race still send the whole race with a new version.
     """
     entry.player, entry.game = game.player, game  # the same rows, already read: no query
-    progress = {"code": entry.race.code, "racer": _racer(entry)}
+    progress = {"code": entry.race.code, "racer": _racer(entry, None)}  # still playing: not out of time
     transaction.on_commit(lambda: events.publish_race_progress(progress))
 
 

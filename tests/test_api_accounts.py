@@ -181,6 +181,18 @@ class TestProfile:
         body = charlie_client.get("/api/users/alice/").json()
         assert body["is_friend"] is False and "stats" in body and "email" not in body
 
+    def test_the_profile_says_whose_friend_request_is_waiting(self, alice, charlie, alice_client, charlie_client, anon_client):
+        """The page shows a sent request as pending rather than offering to send it again."""
+        assert alice_client.get("/api/users/charlie/").json()["friendship"] == "none"
+        assert alice_client.post("/api/friends/requests/", {"username": "charlie"}, format="json").status_code in (200, 201)
+        assert alice_client.get("/api/users/charlie/").json()["friendship"] == "request_sent"
+        assert charlie_client.get("/api/users/alice/").json()["friendship"] == "request_received"
+        assert charlie_client.post("/api/friends/requests/alice/accept/").status_code in (200, 204)
+        body = charlie_client.get("/api/users/alice/").json()
+        assert body["friendship"] == "friends" and body["is_friend"] is True
+        assert anon_client.get("/api/users/alice/").json()["friendship"] is None
+        assert alice_client.get("/api/users/alice/").json()["friendship"] is None  # oneself
+
     def test_an_unknown_player_is_not_found(self, anon_client, db):
         assert code_of(anon_client.get("/api/users/nobody/")) == "not_found"
 

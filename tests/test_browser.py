@@ -578,9 +578,9 @@ def test_a_race_in_two_browsers(browser, site):
         tab.context.close()
 
 
-def test_the_daily_from_start_to_leaderboard(browser, site):
-    # Another player's ranked result first, so the board has two rows and the histogram two bars.
-    dan = site.api("POST", "/api/auth/register/", {"username": "dan", "password": PASSWORD})["token"]
+def win_the_daily_over_the_api(site, username: str) -> None:
+    """A new player who wins today's daily over REST at a human pace, with two undos."""
+    dan = site.api("POST", "/api/auth/register/", {"username": username, "password": PASSWORD})["token"]
     started = time.monotonic()
     game = None
     while game is None:
@@ -606,6 +606,10 @@ def test_the_daily_from_start_to_leaderboard(browser, site):
         ply += 1
         time.sleep(0.06)  # under the API's per-account rate of moves
 
+
+def test_the_daily_from_start_to_leaderboard(browser, site):
+    # Another player's ranked result first, so the board has two rows and the histogram two bars.
+    win_the_daily_over_the_api(site, "dan")
     carol = new_tab(browser, site).sign_up("carol")
     page = carol.page
     carol.goto("/daily/")
@@ -647,6 +651,48 @@ def test_the_daily_from_start_to_leaderboard(browser, site):
     carol.assert_clean()
     carol.context.close()
 
+
+
+def test_a_player_who_resigned_the_daily_sees_the_board_without_others_replays_and_on_a_phone(browser, site):
+    """Others' ranked games open to those who WON the day (docs/daily.md); the page offered their replay
+    links after a resign, and they answered 404. On a phone the table scrolls in its own box."""
+    win_the_daily_over_the_api(site, "winnie")
+    tab = new_tab(browser, site, viewport={"width": 375, "height": 740}).sign_up("quinn")
+    page = tab.page
+    tab.goto("/daily/")
+    page.wait_for_selector("[data-game-panel]:not([hidden])", timeout=90000)
+    tab.wait_live()
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=resign]")
+    page.wait_for_selector("[data-leaderboard-section]:not([hidden]) tr[data-username=winnie]")
+    assert page.locator("[data-testid=leaderboard] a[href^='/replay/']").count() == 0
+    assert page.locator("[data-testid=leaderboard] .table-scroll table.board").count() == 1
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    tab.assert_clean()
+    tab.context.close()
+
+
+def test_a_profile_offers_ghost_races_and_friend_requests_only_as_they_can_be_made(browser, site):
+    token = site.api("POST", "/api/auth/register/", {"username": "ghostly", "password": PASSWORD})["token"]
+    board = Board.from_deal("ms:1")
+    board.safe_autoplay()
+    api_game(site, token, winning_line(board, MS1_SAFE_LINE))
+    visitor = new_tab(browser, site).sign_up("visitor")
+    page = visitor.page
+    visitor.goto("/u/ghostly/")
+    page.locator("[data-testid=games] tbody tr").first.wait_for()
+    assert page.locator("[data-testid=games] button", has_text="race this ghost").count() == 0  # not a friend
+    page.click("button:has-text('Add ghostly as a friend')")
+    page.wait_for_selector("text=Friend request sent.")
+    visitor.goto("/u/ghostly/")  # after a reload: pending, not offered again
+    page.wait_for_selector("text=Friend request sent: waiting for ghostly to accept.")
+    assert page.locator("button:has-text('Add ghostly as a friend')").count() == 0
+    site.api("POST", "/api/friends/requests/visitor/accept/", {}, token=token)
+    visitor.goto("/u/ghostly/")
+    page.wait_for_selector("text=ghostly is your friend.")
+    page.locator("[data-testid=games] button", has_text="race this ghost").first.wait_for()
+    visitor.assert_clean()
+    visitor.context.close()
 
 
 def test_the_profile_lists_the_newest_finished_games_first_even_when_the_last_page_is_short(browser, site):

@@ -67,6 +67,20 @@ def test_sign_up_follows_next_on_this_site_only():
 
 
 @pytest.mark.django_db
+def test_signing_in_from_an_account_page_lands_on_the_home_page_not_back_on_it(alice):
+    """The header's links carry the page they are on; from /signup/ that sent you back to a sign-up form."""
+    for page in ("/signup/", "/login/", "/logout/", "/reset/"):
+        header = Client().get(page).content.decode()
+        assert f"?next={page}" not in header, page
+    answer = Client().post("/login/", {"username": "alice", "password": PASSWORD, "next": "/signup/"})
+    assert answer.status_code == 302 and answer["Location"] == "/"
+    client = signed_in(alice)
+    assert client.get("/login/?next=/daily/")["Location"] == "/daily/"  # already signed in: go on
+    assert client.get("/signup/")["Location"] == "/"
+    assert Client().get("/u/alice/").content.decode().count("?next=/u/alice/") == 2  # other pages keep it
+
+
+@pytest.mark.django_db
 def test_sign_up_refuses_a_taken_name_and_a_weak_password(alice):
     client = Client()
     taken = client.post("/signup/", {"username": "alice", "password": PASSWORD, "password2": PASSWORD})
@@ -149,6 +163,12 @@ def test_the_home_forms_work_without_script(alice):
     assert client.get("/play/?deal=617&autoplay=none")["Location"] == "/play/617/?autoplay=none"
     assert client.get("/play/")["Location"] == "/play/random/"
     assert client.get("/races/?code=ab-c12")["Location"] == "/races/ABC12/"
+    # The script sends every deal through this form too: spaces typed inside it are dropped, and one
+    # that cannot be a path is the "No such deal" page, not the site's plain 404.
+    assert client.get("/play/?deal=ms:%20617")["Location"] == "/play/ms:617/"
+    assert client.get("/play/ms:%20617/")["Location"].startswith("/games/")
+    odd = client.get("/play/?deal=a/b")
+    assert odd.status_code == 404 and b"No such deal" in odd.content
 
 
 @pytest.mark.django_db

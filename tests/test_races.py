@@ -75,7 +75,7 @@ def test_a_player_opens_a_race_on_a_fresh_seed_and_gets_a_short_code_and_a_link(
     assert race["deal"].startswith("seed:") and 0 <= int(race["deal"][5:]) < 2**64
     assert race["status"] == "open" and race["owner"] == "alice"
     assert race["racers"] == [
-        {"username": "alice", "game": None, "moves": 0, "cards_home": 0, "status": "waiting", "rank": None, "elapsed_ms": None, "ghost": False}
+        {"username": "alice", "game": None, "moves": 0, "cards_home": 0, "status": "waiting", "rank": None, "elapsed_ms": None, "ghost": False, "out_of_time": False}
     ]
 
 
@@ -292,6 +292,27 @@ def test_a_race_past_its_time_limit_is_finished_and_racers_still_playing_are_res
     done = read(race["code"])
     assert done["status"] == "finished"
     assert racer(done, "alice")["status"] == "resigned" and racer(done, "bob")["status"] == "won"
+
+
+def test_racers_the_time_limit_resigned_are_out_of_time_and_those_who_resigned_are_not(alice, bob, charlie):
+    """The page said "You resigned" to a racer whose time had run out."""
+    from games.models import Game, Race
+
+    race = running_race(alice, bob, charlie)
+    act(charlie, race["code"], "resign")
+    win(bob, racer(race, "bob")["game"])
+    assert racer(read(race["code"]), "alice")["out_of_time"] is False  # still playing
+    # The race began time_limit_s + 1 s ago; charlie and bob were done 10 s after the start.
+    starts_at = timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1)
+    Race.objects.filter(code=race["code"]).update(starts_at=starts_at)
+    done_early = [racer(race, "bob")["game"], racer(race, "charlie")["game"]]
+    Game.objects.filter(pk__in=done_early).update(finished_at=starts_at + dt.timedelta(seconds=10))
+    done = read(race["code"])
+    assert [(racer(done, n)["status"], racer(done, n)["out_of_time"]) for n in ("alice", "bob", "charlie")] == [
+        ("resigned", True),
+        ("won", False),
+        ("resigned", False),
+    ]
 
 
 def test_a_move_or_undo_after_the_time_limit_is_refused_even_with_no_one_watching_the_race(alice, bob):

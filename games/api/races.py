@@ -35,6 +35,7 @@ class RacerSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, help_text="finish position by server time to win; null until won")
     elapsed_ms = serializers.IntegerField(allow_null=True, help_text="time to win (or to resign) from the start instant")
     ghost = serializers.BooleanField(help_text="a recorded game replayed at its recorded pace")
+    out_of_time = serializers.BooleanField(help_text="resigned by the race's time limit rather than by the racer")
 
 
 class GhostSerializer(serializers.Serializer):

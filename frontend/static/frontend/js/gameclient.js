@@ -49,6 +49,7 @@ export class GameClient {
     this.options = options;
     this.me = options.me || "";
     this.par = options.par ?? null;
+    this.endsAt = options.endsAt ?? null; // a race's time limit: a resign from then on is the limit's
     this.confirmed = game;
     this.display = game.state;
     this.pending = [];
@@ -302,10 +303,18 @@ export class GameClient {
     this.finishSequence();
     this.display = this.confirmed.state;
     this.table.render(this.display);
-    if (index >= 0 || !hadPending) this.say(this.refusalText(frame), "error", frame.code);
+    if (frame.code === "not_authenticated") this.signedOut(); // says why
+    else if (index >= 0 || !hadPending) this.say(this.refusalText(frame), "error", frame.code);
     if (frame.code === "ply_conflict" && !frame.game) this.sync();
     this.flushStash();
     this.refresh();
+  }
+
+  /** The page's sign-in has ended: from now on it only watches (the socket comes back as a watcher's). */
+  signedOut() {
+    this.me = null;
+    this.refresh();
+    this.say("You were signed out (in another tab or on another device): sign in again to play.", "error", "signed_out");
   }
 
   /** What to tell the player about a refusal: the server's reason, except where it is an API's advice. */
@@ -397,6 +406,7 @@ export class GameClient {
 
   onSocketDown(info) {
     this.panel.dataset.live = "off";
+    if (info.code === 4401) this.signedOut(); // the sign-in ended (another tab signed out, a password change)
     for (const p of this.pending.filter((q) => q.via === "ws")) clearTimeout(p.timer);
     if (this.pending.some((p) => p.via === "ws")) {
       this.pending = this.pending.filter((p) => p.via === "rest");
@@ -566,7 +576,9 @@ export class GameClient {
     const parText = this.par ? ` against a par of ${this.par} (${diff > 0 ? "+" : ""}${diff})` : "";
     const headline = game.status === "won"
       ? `${game.player === this.me ? "You won" : `${game.player} won`} in ${plural(game.moves, "move")}${parText}, ${game.undos} undo${game.undos === 1 ? "" : "s"}, ${formatClock(game.elapsed_ms || 0)}.`
-      : `${game.player === this.me ? "You resigned" : `${game.player} resigned`} after ${plural(game.moves, "move")}.`;
+      : this.endsAt && game.finished_at && Date.parse(game.finished_at) >= Date.parse(this.endsAt)
+        ? `Time ran out after ${plural(game.moves, "move")}.`
+        : `${game.player === this.me ? "You resigned" : `${game.player} resigned`} after ${plural(game.moves, "move")}.`;
     // A fresh row each time it is asked for: the panel and the dialog each need their own nodes (one
     // node appended to both would move into the dialog and leave the panel without links).
     const linksRow = () => el(
@@ -575,8 +587,8 @@ export class GameClient {
       el("a", { href: `/replay/${game.id}/`, text: "Watch the replay" }),
       game.ranked
         ? el("a", { href: `/daily/${game.deal.replace("daily:", "")}/`, text: "Leaderboard" })
-        : el("a", { href: `/play/${encodeURIComponent(game.deal)}/`, text: "Play this deal again" }),
-      el("a", { href: "/play/random/", text: "New random deal" }),
+        : el("a", { href: `/play/${encodeURIComponent(game.deal)}/?autoplay=${game.autoplay}`, text: "Play this deal again" }),
+      el("a", { href: `/play/random/?autoplay=${game.autoplay}`, text: "New random deal" }),
     );
     const shareBox = () => {
       const area = el("textarea", { readonly: true, rows: 3, "data-testid": "share", "aria-label": "Shareable result" });

@@ -143,11 +143,12 @@ export class Leaderboard {
   }
 
   canSeeReplays() {
-    // Others' ranked games open once the day is over, or once you have finished it yourself.
+    // Others' ranked games open once the day is over, or once you have won it yourself.
     return (this.today && this.date < this.today) || !!this.finishedMine;
   }
 
   async loadPage() {
+    if (!this.tableBox) return; // asked again before load() has built the page: load() reads the board itself
     let board;
     try {
       board = await get(`/api/daily/${this.date}/leaderboard/?scope=${this.scope}&page=${this.page}&page_size=${PAGE_SIZE}`);
@@ -175,7 +176,7 @@ export class Leaderboard {
       rows.push(row(board.me));
     }
     const table = rows.length
-      ? el("table", { class: "board" },
+      ? el("div", { class: "table-scroll" }, el("table", { class: "board" },
         el("caption", { class: "muted", text: `${board.count} ranked result${board.count === 1 ? "" : "s"}${board.scope === "friends" ? " among you and your friends" : ""}` }),
         el("thead", {}, el("tr", {},
           el("th", { class: "num", scope: "col", text: "Rank" }),
@@ -185,7 +186,7 @@ export class Leaderboard {
           el("th", { class: "num", scope: "col", text: "Undos" }),
           el("th", { class: "num", scope: "col", text: "Time" }),
           el("th", { scope: "col", text: "" }))),
-        el("tbody", {}, rows))
+        el("tbody", {}, rows)))
       : el("p", { class: "muted", text: board.scope === "friends" ? "Nobody among you and your friends has won this one yet." : "Nobody has won this one yet." });
     this.tableBox.replaceChildren(table);
     const pages = Math.max(1, Math.ceil(board.count / PAGE_SIZE));

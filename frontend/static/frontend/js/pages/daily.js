@@ -15,8 +15,8 @@ function showBoard(date) {
     return;
   }
   section.hidden = false;
+  // Others' replays open once the player has WON (the leaderboard sees their entry); a resign is not enough.
   board = new Leaderboard(section.querySelector("[data-leaderboard]"), { date, me: data.me, today: data.date });
-  board.finishedMine = true;
   board.load();
 }
 

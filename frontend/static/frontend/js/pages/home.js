@@ -26,7 +26,7 @@ async function showDaily() {
 /** A deal as typed, in the server's form: deal ids are lower case (`MS:1` is `ms:1`), spaces dropped. */
 function dealFromForm(form) {
   const input = form.querySelector("input[name=deal]");
-  return input.value.trim().toLowerCase();
+  return input.value.replace(/\s+/g, "").toLowerCase();
 }
 
 function wirePlayForm() {
@@ -35,7 +35,9 @@ function wirePlayForm() {
     event.preventDefault();
     const deal = dealFromForm(form) || "random";
     const none = form.querySelector("input[name=autoplay]").checked;
-    location.href = `/play/${encodeURIComponent(deal)}/${none ? "?autoplay=none" : ""}`;
+    // Through the no-script form's address: it answers a deal that cannot be in a path ("a/b") with
+    // the "No such deal" page rather than the site's plain 404.
+    location.href = `/play/?deal=${encodeURIComponent(deal)}${none ? "&autoplay=none" : ""}`;
   });
 }
 

@@ -11,11 +11,14 @@ const PAGE = 20;
 const pct = (x) => (x === null || x === undefined ? "—" : `${Math.round(x * 100)}%`);
 const num = (x, digits = 0) => (x === null || x === undefined ? "—" : Number(x).toFixed(digits));
 
+// Read once: the games list needs it too (ghost races are offered on one's own games and friends').
+const profileRequest = get(`/api/users/${encodeURIComponent(who)}/`);
+
 async function profile() {
   const box = document.querySelector("[data-profile]");
   let p;
   try {
-    p = await get(`/api/users/${encodeURIComponent(who)}/`);
+    p = await profileRequest;
   } catch (err) {
     box.replaceChildren(el("p", { class: "errors", text: err.message }));
     return;
@@ -35,19 +38,20 @@ async function profile() {
     stat("Best daily rank", s.best_rank ?? "—"),
     stat("Games won", `${s.games_won ?? 0} of ${s.games_played ?? 0}`, "games-won"),
   ));
-  if (me && me !== who) {
-    if (p.is_friend) parts.push(el("p", { class: "muted", text: `${who} is your friend.` }));
-    else {
-      const button = el("button", { type: "button", class: "primary", text: `Add ${who} as a friend`, onclick: async () => {
-        try {
-          await post("/api/friends/requests/", { username: who });
-          button.replaceWith(el("p", { class: "muted", text: "Friend request sent." }));
-        } catch (err) {
-          button.replaceWith(el("p", { class: "errors", text: err.message }));
-        }
-      } });
-      parts.push(el("p", {}, button));
-    }
+  if (p.friendship === "friends") parts.push(el("p", { class: "muted", text: `${who} is your friend.` }));
+  else if (p.friendship === "request_sent") parts.push(el("p", { class: "muted", text: `Friend request sent: waiting for ${who} to accept.` }));
+  else if (p.friendship) { // "none", or "request_received": sending a request to someone who asked you accepts theirs
+    const asked = p.friendship === "request_received";
+    const button = el("button", { type: "button", class: "primary", text: asked ? `Accept ${who}'s friend request` : `Add ${who} as a friend`, onclick: async () => {
+      try {
+        const path = asked ? `/api/friends/requests/${encodeURIComponent(who)}/accept/` : "/api/friends/requests/";
+        await post(path, asked ? undefined : { username: who });
+        button.replaceWith(el("p", { class: "muted", text: asked ? `${who} is your friend.` : "Friend request sent." }));
+      } catch (err) {
+        button.replaceWith(el("p", { class: "errors", text: err.message }));
+      }
+    } });
+    parts.push(el("p", {}, button));
   }
   box.replaceChildren(...parts);
 }
@@ -64,7 +68,10 @@ async function ghostRace(gameId) {
 async function games() {
   const box = document.querySelector("[data-games]");
   let rows;
+  let canRaceGhosts = false; // of one's own games and friends' (POST /api/races/ghost/ refuses others)
   try {
+    const p = await profileRequest.catch(() => null);
+    canRaceGhosts = !!me && (me === who || (p && p.friendship === "friends"));
     // The export lists the oldest first: the newest PAGE games are the last page, topped up from the
     // page before it when the last one is short.
     const url = (page) => `/api/users/${encodeURIComponent(who)}/games/?page_size=${PAGE}&page=${page}`;
@@ -98,7 +105,7 @@ async function games() {
       el("td", { class: "num", text: g.undos }),
       el("td", { class: "num", text: g.elapsed_ms === null ? "—" : formatClock(g.elapsed_ms) }),
       el("td", {}, el("a", { href: `/replay/${g.id}/`, text: "replay" }),
-        me && g.status === "won" ? [" · ", el("button", { type: "button", class: "link", text: "race this ghost", onclick: () => ghostRace(g.id) })] : null)))))));
+        canRaceGhosts && g.status === "won" ? [" · ", el("button", { type: "button", class: "link", text: "race this ghost", onclick: () => ghostRace(g.id) })] : null)))))));
 }
 
 async function friendsPanel() {
@@ -132,7 +139,9 @@ async function friendsPanel() {
       await post("/api/friends/requests/", { username: input.value.trim() });
       friendsPanel();
     } catch (err) {
-      form.append(el("p", { class: "errors", text: err.message }));
+      // One message, for the latest try.
+      form.querySelector(".errors")?.remove();
+      form.append(el("p", { class: "errors", role: "alert", text: err.message }));
     }
   } }, el("label", { class: "stack" }, "Add a friend by username", el("input", { name: "username", required: true })), el("button", { type: "submit", text: "Send request" }));
   parts.push(form);

@@ -97,6 +97,10 @@ function renderLobby() {
     else if (!entry) buttons.append(el("button", { type: "button", class: "primary", "data-testid": "join-race", text: "Join the race", onclick: () => act(`/api/races/${code}/join/`) }));
     if (me && me === race.owner) {
       buttons.append(el("button", { type: "button", class: "primary", "data-testid": "start-race", text: "Start the race", onclick: () => act(`/api/races/${code}/start/`) }));
+      // The owner leaving an open race cancels it (docs/races.md).
+      buttons.append(el("button", { type: "button", "data-testid": "cancel-race", text: "Cancel the race", onclick: () => {
+        if (window.confirm("Cancel this race for everyone?")) act(`/api/races/${code}/resign/`);
+      } }));
     } else if (entry) {
       buttons.append(el("button", { type: "button", text: "Leave", onclick: () => act(`/api/races/${code}/resign/`) }));
     }
@@ -136,7 +140,7 @@ function renderRacers() {
   racersList.replaceChildren(...race.racers.map((r) => {
     const pct = Math.round((r.cards_home / 52) * 100);
     const label = r.status === "won" ? `finished #${r.rank ?? "?"}${r.elapsed_ms != null ? ` in ${formatClock(r.elapsed_ms)}` : ""}`
-      : r.status === "resigned" ? "resigned" : r.status === "waiting" ? "ready" : "playing";
+      : r.status === "resigned" ? (r.out_of_time ? "out of time" : "resigned") : r.status === "waiting" ? "ready" : "playing";
     return el("li", { class: `racer${r.username === me && !r.ghost ? " me" : ""}`, "data-username": r.username, "data-status": r.status },
       el("span", { class: "name" }, r.game && r.username !== me ? el("a", { href: `/games/${r.game}/`, text: r.username, title: "Watch this game" }) : r.username, r.ghost ? " (ghost)" : ""),
       el("span", { class: "figures" },
@@ -155,13 +159,13 @@ function renderFinish() {
   finishBox.hidden = !done.length && race.status !== "finished";
   finishBox.querySelector("[data-testid=finish-order]").replaceChildren(
     ...done.map((r) => el("li", { "data-username": r.username }, el("strong", { text: r.username }), ` ${r.moves} moves, ${formatClock(r.elapsed_ms || 0)}`)),
-    ...out.map((r) => el("li", { class: "muted", style: { listStyle: "none" }, text: `${r.username}: resigned` })),
+    ...out.map((r) => el("li", { class: "muted", style: { listStyle: "none" }, text: `${r.username}: ${r.out_of_time ? "out of time" : "resigned"}` })),
   );
   const after = finishBox.querySelector("[data-after-race]");
   after.replaceChildren();
   if (race.status === "finished") {
     if (race.rematch) after.append(el("a", { class: "button primary", href: `/races/${race.rematch}/`, text: "Join the rematch" }));
-    else if (myEntry()) after.append(el("button", { type: "button", class: "primary", text: "Rematch on a new deal", onclick: async () => {
+    else if (myEntry() && !race.ghost) after.append(el("button", { type: "button", class: "primary", text: "Rematch on a new deal", onclick: async () => {
       const next = await act(`/api/races/${code}/rematch/`);
       if (next) location.href = next.link || `/races/${next.code}/`;
     } }));
@@ -197,7 +201,7 @@ async function startMyGame() {
   try {
     const game = await get(`/api/games/${entry.game}/`);
     panel.hidden = false;
-    client = new GameClient(panel, game, { me });
+    client = new GameClient(panel, game, { me, endsAt: race.ends_at });
     window.fc = { client, table: client.table, race: () => race };
     countdown.hidden = true;
   } catch (err) {
