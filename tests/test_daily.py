@@ -4,6 +4,7 @@ until their day, and one ranked game per player."""
 from __future__ import annotations
 
 import datetime as dt
+import io
 import threading
 import time
 
@@ -73,6 +74,10 @@ def test_the_daily_command_makes_a_week_ahead_and_only_once(db, monkeypatch, clo
     assert dates == [dt.date(2026, 3, 1) + dt.timedelta(days=i) for i in range(7)]
     call_command("daily", "--ensure", "--days", "7")
     assert len(calls) == 7
+    listed = io.StringIO()
+    call_command("daily", "--list", stdout=listed)
+    first = DailyChallenge.objects.get(date=dt.date(2026, 3, 1))
+    assert f"daily:2026-03-01  deal {first.deal_id}  par" in listed.getvalue()
 
 
 def test_the_daily_command_may_give_the_par_search_a_longer_budget(db, monkeypatch, clock, settings):

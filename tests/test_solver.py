@@ -224,6 +224,8 @@ def test_a_range_parses_into_deals():
         ("ms:1-999999, ms:1-2", "more than 1,000,000 deals"),
         ("ms:8589934590-8589934599", "no deal ms:8589934599"),
         ("ms:5-3", "empty range"),
+        ("daily:2026-01-01", "daily --list"),  # its deal is not in the id: not "unsolvable" (exit 1)
+        ("ms:1,daily:2026-01-01", "daily --list"),
     ],
 )
 def test_a_range_too_large_or_past_the_deals_is_a_usage_error(text, words, capsys):
@@ -254,6 +256,24 @@ def test_jobs_0_uses_every_core(monkeypatch, capsys):
     monkeypatch.setattr(solver_cli, "solve_range", lambda deals, *a: used.append(a[3]) or real(deals, *a))
     assert main(["ms:1-2", "--jobs", "0", "--no-progress"]) == 0
     assert used == [os.cpu_count()]
+
+
+def test_a_reader_that_goes_away_ends_the_run_without_a_traceback():
+    """`manage.py solve ms:1-40 --json | head -1` printed a BrokenPipeError traceback."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    run = subprocess.Popen(
+        [sys.executable, "manage.py", "solve", "ms:1-40", "--json", "--no-progress"],
+        cwd=Path(__file__).resolve().parent.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert json.loads(run.stdout.readline())["deal"] == "ms:1"
+    run.stdout.close()  # as `head -1` does
+    errors = run.stderr.read().decode()
+    assert run.wait(timeout=120) == 141 and "Traceback" not in errors, errors
 
 
 def test_the_cli_prints_json_and_exits_0_when_solved(capsys):

@@ -49,7 +49,10 @@ def parse_deals(text: str) -> list[str]:
             parts.append((kind, lo, hi))
             total += hi - lo + 1
         else:
-            parts.append(str(parse_deal(part)))
+            deal = parse_deal(part)
+            if deal.kind == "daily":  # its deal is drawn from the service's secret, not from the id
+                raise EngineError(f"{part!r}: a daily's deal is not in its id: `manage.py daily --list` shows its seed: deal to solve")
+            parts.append(str(deal))
             total += 1
         if total > MAX_DEALS:
             raise EngineError(f"{text!r} is more than {MAX_DEALS:,} deals: split it into several runs")
@@ -271,5 +274,15 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if summary["unsolvable"] else 0
 
 
+def run(argv: list[str] | None = None) -> int:
+    """`main`, quiet when the reader of its output goes away (`solve ms:1-40 --json | head -1`)."""
+    try:
+        return main(argv)
+    except BrokenPipeError:
+        # Python would complain again flushing stdout at exit: point it at nothing first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a command ended by SIGPIPE
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -69,9 +69,10 @@ class Command(BaseCommand):
             n = leaderboard.rebuild(rebuild)
             self.stdout.write(f"daily:{rebuild.isoformat()}: {n} ranked results, tallies rebuilt")
         if list:
+            # The deal id is for the operator (to solve or check it with `solve`); players never see it.
             for row in DailyChallenge.objects.order_by("-date")[:60]:
                 self.stdout.write(
-                    f"daily:{row.date.isoformat()}  par {row.par}  seed index {row.seed_index}  players {row.players}"
+                    f"daily:{row.date.isoformat()}  deal {row.deal_id}  par {row.par}  seed index {row.seed_index}  players {row.players}"
                 )
 
     def _ensure(self, day: dt.date, par_budget: float | None) -> None:

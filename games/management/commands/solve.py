@@ -13,9 +13,9 @@ class Command(BaseCommand):
 
     def run_from_argv(self, argv):
         # The solver's own argument parser owns the options, so `--help` and exit codes are its own.
-        from games.engine.solver_cli import main
+        from games.engine.solver_cli import run
 
-        sys.exit(main(argv[2:]))
+        sys.exit(run(argv[2:]))
 
     def handle(self, *args, **options):  # pragma: no cover - run_from_argv handles everything
         from games.engine.solver_cli import main
