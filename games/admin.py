@@ -34,25 +34,32 @@ class ActionInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+class ServiceMadeAdmin(admin.ModelAdmin):
+    """Rows only the services make and change (deals, games, dailies, races): shown with every field
+    read-only and no "Add" (an add form of read-only required fields was a 500; an editable field
+    let the admin put a race or a game in a state the rules never make). Deleting stays possible."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+
 @admin.register(Deal)
-class DealAdmin(admin.ModelAdmin):
+class DealAdmin(ServiceMadeAdmin):
     list_display = ["id", "created_at"]
     search_fields = ["id"]
-    readonly_fields = ["id", "columns", "created_at"]
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(ServiceMadeAdmin):
     list_display = ["id", "player", "deal", "daily", "status", "ply", "undos", "elapsed_ms", "review", "created_at"]
     list_filter = ["status", "autoplay", "review", "daily"]
     search_fields = ["player__username", "deal__id"]
     raw_id_fields = ["player", "deal", "daily"]
     # Everything is derived from the validated history: not editable here. The review verdict is given
     # by the actions below, which also keep the leaderboard in step.
-    readonly_fields = [
-        "deal", "player", "autoplay", "daily", "status", "ply", "undos", "cards_home", "stuck",
-        "version", "state", "line", "created_at", "finished_at", "elapsed_ms", "review",
-    ]
     inlines = [ActionInline]
     actions = [clear_review_action, reject_review_action]
 
@@ -96,9 +103,10 @@ class DailySpanTallyAdmin(ReadOnlyAdmin):
 
 
 @admin.register(DailyChallenge)
-class DailyChallengeAdmin(admin.ModelAdmin):
+class DailyChallengeAdmin(ServiceMadeAdmin):
+    """Made by `manage.py daily --ensure` (or the first request of the day), proven solvable."""
+
     list_display = ["date", "deal", "par", "seed_index", "created_at"]
-    readonly_fields = ["date", "deal", "seed_index", "par", "par_line", "created_at"]
 
 
 class RaceEntryInline(ReadOnlyInline):
@@ -108,7 +116,7 @@ class RaceEntryInline(ReadOnlyInline):
 
 
 @admin.register(Race)
-class RaceAdmin(admin.ModelAdmin):
+class RaceAdmin(ServiceMadeAdmin):
     list_display = ["code", "deal", "owner", "status", "starts_at", "created_at"]
     list_filter = ["status"]
     search_fields = ["code", "owner__username"]
@@ -117,12 +125,12 @@ class RaceAdmin(admin.ModelAdmin):
 
 
 @admin.register(RaceEntry)
-class RaceEntryAdmin(admin.ModelAdmin):
+class RaceEntryAdmin(ServiceMadeAdmin):
     list_display = ["race", "player", "game", "rank"]
     raw_id_fields = ["race", "player", "game"]
 
 
 @admin.register(RaceInvite)
-class RaceInviteAdmin(admin.ModelAdmin):
+class RaceInviteAdmin(ServiceMadeAdmin):
     list_display = ["race", "invited", "invited_by", "created_at"]
     raw_id_fields = ["race", "invited", "invited_by"]

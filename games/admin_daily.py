@@ -15,10 +15,15 @@ from games.models import Game
 
 @admin.action(description="Clear the review: the result is fair, rank it")
 def clear_review_action(modeladmin, request, queryset):
-    games = list(queryset.exclude(review=Game.Review.CLEARED))
+    chosen = list(queryset.exclude(review=Game.Review.CLEARED))
+    # Only won ranked games: one cleared while still playing would skip the bot-speed check on its win.
+    games = [game for game in chosen if game.daily_id is not None and game.status == Game.Status.WON]
     for game in games:
         daily.clear_review(game)
     modeladmin.message_user(request, f"{len(games)} game(s) cleared and ranked", messages.SUCCESS)
+    skipped = len(chosen) - len(games)
+    if skipped:
+        modeladmin.message_user(request, f"{skipped} game(s) skipped: not won ranked games", messages.WARNING)
 
 
 @admin.action(description="Reject the result: keep it off the leaderboard")

@@ -296,10 +296,13 @@ def on_game_changed(game: Game) -> None:
 
 @transaction.atomic
 def clear_review(game: Game) -> Game:
-    """Admin verdict: the flagged game is fair; it is ranked from now on."""
+    """Admin verdict: the flagged game is fair; it is ranked from now on. Only a won ranked game can
+    be cleared: cleared while still playing, its win would skip the check for bot speed."""
     from games import leaderboard
 
     game = Game.objects.select_for_update().get(pk=game.pk)
+    if game.daily_id is None or game.status != Game.Status.WON:
+        raise ServiceError("invalid_request", f"game {game.pk} is not a won ranked game: there is nothing to clear")
     game.review = Game.Review.CLEARED
     game.save(update_fields=["review"])
     if game.daily_id is not None and game.status == Game.Status.WON:

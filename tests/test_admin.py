@@ -44,12 +44,32 @@ def test_histories_cannot_be_added_changed_or_deleted(admin_client, alice):
     assert Action.objects.filter(pk=action.pk).exists()
 
 
-def test_a_flagged_game_is_cleared_by_an_admin_action(admin_client, alice):
+def test_the_clear_action_skips_a_game_that_is_not_a_won_ranked_game(admin_client, alice):
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     Game.objects.filter(pk=game.pk).update(review=Game.Review.FLAGGED)
     response = admin_client.post("/admin/games/game/", {"action": "clear_review_action", "_selected_action": [game.pk]})
     assert response.status_code == 302
-    assert Game.objects.get(pk=game.pk).review == Game.Review.CLEARED
+    assert Game.objects.get(pk=game.pk).review == Game.Review.FLAGGED  # tests/test_daily.py clears a won one
+
+
+def test_rows_the_services_make_have_no_add_form_and_no_editable_field(admin_client, alice, bob):
+    """An add form of read-only required fields was a 500; an editable race status put the race in a
+    state whose endpoints answered 500; an editable past_daily relabelled a game's deal."""
+    from games import races
+    from games.models import Race
+
+    race = races.create_race(owner=alice, deal="ms:5")
+    races.join(code=race.code, user=bob)
+    game = services.create_game(player=alice, deal="ms:7", autoplay="safe")
+    for model in ("deal", "game", "dailychallenge", "race", "raceentry", "raceinvite"):
+        assert admin_client.get(f"/admin/games/{model}/add/").status_code == 403, model
+        assert admin_client.post(f"/admin/games/{model}/add/", {}).status_code == 403, model
+    admin_client.post(f"/admin/games/race/{race.pk}/change/", {"status": "running", "code": race.code, "time_limit_s": 30})
+    assert Race.objects.get(pk=race.pk).status == "open"
+    admin_client.post(f"/admin/games/game/{game.pk}/change/", {"past_daily": "2026-11-29", "actions-TOTAL_FORMS": 0, "actions-INITIAL_FORMS": 0})
+    assert Game.objects.get(pk=game.pk).past_daily_id is None
+    page = admin_client.get(f"/admin/games/race/{race.pk}/change/").content.decode()
+    assert 'name="status"' not in page and 'name="time_limit_s"' not in page
 
 
 def test_every_add_change_delete_search_and_history_page_loads(admin_client, alice, bob, charlie):

@@ -332,6 +332,23 @@ def test_the_admin_actions_clear_or_reject_flagged_games(alice, bob, today_daily
     assert admin.message_user.call_count == 2
 
 
+def test_a_ranked_game_still_playing_cannot_be_cleared_ahead_of_its_win(alice, today_daily, settings):
+    """Cleared while playing, its win skipped the bot-speed check and was ranked (API/operator QA)."""
+    from unittest.mock import Mock
+
+    from games.admin_daily import clear_review_action
+
+    settings.DAILY_MIN_MS_PER_MOVE = 150
+    game, _ = daily.start_ranked_game(alice)
+    with pytest.raises(ServiceError):
+        daily.clear_review(game)
+    admin = Mock()
+    clear_review_action(admin, None, Game.objects.filter(pk=game.pk))
+    assert "1 game(s) skipped" in admin.message_user.call_args_list[-1].args[1]
+    game = play(Game.objects.get(pk=game.pk), actions_for(9), seconds=0.5)
+    assert game.review == "flagged" and not DailyResult.objects.filter(game=game).exists()
+
+
 def test_a_past_daily_played_or_raced_casually_is_shown_by_its_daily_id_not_its_seed(db, alice, clock, settings):
     """A casual game or race asked for as daily:DATE keeps that id in every answer (it showed the
     daily's stored seed: id), and so do the race's games and a ghost race of such a game."""
