@@ -12,7 +12,11 @@ DEFAULT_PAGE_SIZE = 50
 #: The paging parameters of every list, for views that declare their schema by hand.
 PAGING = [
     OpenApiParameter("page", OpenApiTypes.STR, description="1-based page number, or `last` (default 1)"),
-    OpenApiParameter("page_size", OpenApiTypes.INT, description=f"entries per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE})"),
+    OpenApiParameter(
+        "page_size",
+        {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
+        description=f"entries per page, 1 to {MAX_PAGE_SIZE} (default {DEFAULT_PAGE_SIZE})",
+    ),
 ]
 
 

@@ -14,7 +14,14 @@ def add_default_error_response(result, generator, request, public):
             "properties": {
                 "error": {
                     "type": "object",
-                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+                    # As games.api.serializers.ErrorDetail: the extra fields some codes carry.
+                    "properties": {
+                        "code": {"type": "string"},
+                        "message": {"type": "string"},
+                        "fields": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+                        "retry_after": {"type": "integer"},
+                        "game": {"type": "object"},
+                    },
                     "required": ["code", "message"],
                 }
             },

@@ -199,6 +199,19 @@ class TestPlaying:
             replayed.play(notation)
         assert replayed.state() == Game.objects.get(pk=game["id"]).state
 
+    def test_an_empty_text_history_is_still_text_plain(self, alice_client):
+        """A game with no moves yet (or all undone) has an empty line: DRF dropped its Content-Type."""
+        game = new_game(alice_client)
+        for _ in range(2):
+            text = alice_client.get(f"/api/games/{game['id']}/history/?format=text")
+            assert text.status_code == 200 and text.content == b"" and text["Content-Type"] == "text/plain; charset=utf-8"
+            move(alice_client, game["id"], "3a", 0)
+            alice_client.post(f"/api/games/{game['id']}/undo/", {"ply": 1}, format="json")
+
+    def test_a_bad_query_parameter_names_its_field(self, alice_client):
+        body = alice_client.get("/api/games/?status=bogus").json()["error"]
+        assert body["code"] == "invalid_request" and "status must be one of" in body["fields"]["status"][0]
+
     def test_the_json_history_lists_every_action_with_autoplay_and_time(self, alice_client):
         game = new_game(alice_client)
         move(alice_client, game["id"], "3a", 0)

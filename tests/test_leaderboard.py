@@ -101,6 +101,11 @@ def test_the_friends_scope_needs_a_signed_in_caller(db, anon_client, today_daily
     assert answer.status_code == 401
 
 
+def test_an_unknown_scope_is_invalid_request_naming_the_field(db, anon_client, today_daily):
+    answer = anon_client.get(f"/api/daily/{today_daily.date.isoformat()}/leaderboard/", {"scope": "everyone"})
+    assert answer.status_code == 400 and answer.json()["error"]["fields"] == {"scope": ["scope must be all or friends"]}
+
+
 def test_pages_follow_one_another_with_ranks_continuing(alice, today_daily):
     for i, user in enumerate(players(5)):
         ranked_result(user, today_daily, moves=10 + i, elapsed_ms=60_000)

@@ -7,6 +7,7 @@ import datetime as dt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
@@ -225,7 +226,7 @@ class DailyPlayView(APIView):
 class DailyArchiveView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(parameters=PAGING, responses={200: ArchiveSerializer, **E400}, summary="Past dailies", operation_id="daily_archive")
+    @extend_schema(parameters=PAGING, responses={200: ArchiveSerializer, **E400, **E404}, summary="Past dailies", operation_id="daily_archive")
     def get(self, request):
         past = DailyChallenge.objects.filter(date__lt=daily.today()).order_by("-date")
         total = past.count()
@@ -279,7 +280,7 @@ class LeaderboardView(APIView):
         found = daily.published(daily.parse_date(date))
         scope = request.query_params.get("scope") or "all"
         if scope not in ("all", "friends"):
-            raise ServiceError("invalid_request", "scope must be all or friends")
+            raise ValidationError({"scope": ["scope must be all or friends"]})
         if scope == "friends":
             if not request.user.is_authenticated:
                 raise ServiceError("not_authenticated", "sign in to see your friends' board", status=401)

@@ -44,7 +44,8 @@ class UserGamesExportView(APIView):
         responses={
             (200, "application/json"): paginated(ExportRowSerializer, "PaginatedExport"),
             (200, "application/x-ndjson"): OpenApiTypes.STR,
-            404: OpenApiResponse(ErrorSerializer),
+            (400, "application/json"): OpenApiResponse(ErrorSerializer, description="invalid_request: a bad page or page_size"),
+            (404, "application/json"): OpenApiResponse(ErrorSerializer, description="not_found: no such player, or a page past the last"),
         },
         summary="A player's finished games with their lines",
     )

@@ -13,6 +13,13 @@ MAX_LINE_MOVES = 5000
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="bad_notation, illegal_move, ply_conflict, game_over, invalid_deal, not_found, forbidden, rate_limited, ...")
     message = serializers.CharField()
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="invalid_request: the messages for each field of the body or query at fault",
+    )
+    retry_after = serializers.IntegerField(required=False, help_text="rate_limited and the 503s: seconds to wait before trying again")
+    game = serializers.DictField(required=False, help_text="ply_conflict and game_over: the game as it now is (the game object)")
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from django.db.models import Q
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -24,7 +26,7 @@ ERRORS = {
     400: OpenApiResponse(s.ErrorSerializer, description="bad input (bad_notation, invalid_deal, invalid_request)"),
     401: OpenApiResponse(s.ErrorSerializer, description="not signed in"),
     403: OpenApiResponse(s.ErrorSerializer, description="forbidden"),
-    404: OpenApiResponse(s.ErrorSerializer, description="not_found"),
+    404: OpenApiResponse(s.ErrorSerializer, description="not_found (also a page past the last)"),
     409: OpenApiResponse(s.ErrorSerializer, description="ply_conflict (with the current game) or game_over"),
     422: OpenApiResponse(s.ErrorSerializer, description="illegal_move"),
     429: OpenApiResponse(s.ErrorSerializer, description="rate_limited"),
@@ -88,7 +90,7 @@ class GameListView(APIView):
             OpenApiParameter("status", OpenApiTypes.STR, enum=["playing", "won", "resigned"], description="only games in this status"),
             *PAGING,
         ],
-        responses={200: paginated(s.GameSerializer, "PaginatedGames"), **errors(400, 401)},
+        responses={200: paginated(s.GameSerializer, "PaginatedGames"), **errors(400, 401, 404)},
         summary="Your games, newest first",
         operation_id="games_list",
     )
@@ -97,7 +99,7 @@ class GameListView(APIView):
         wanted = request.query_params.get("status")
         if wanted:
             if wanted not in Game.Status.values:
-                raise ServiceError("invalid_request", f"status must be one of: {', '.join(Game.Status.values)}")
+                raise ValidationError({"status": [f"status must be one of: {', '.join(Game.Status.values)}"]})
             games = games.filter(status=wanted)
         paginator = Pagination()
         page = paginator.paginate_queryset(games, request, view=self)
@@ -105,7 +107,7 @@ class GameListView(APIView):
 
     @extend_schema(
         request=s.CreateGameSerializer,
-        responses={201: s.GameSerializer, **errors(400, 401, 404, 429)},
+        responses={201: s.GameSerializer, **errors(400, 401, 403, 404, 429)},
         summary="Start a casual game",
     )
     def post(self, request):
@@ -182,14 +184,21 @@ class HistoryView(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "text"], description="text: the line of play")],
-        responses={(200, "application/json"): s.HistorySerializer, (200, "text/plain"): OpenApiTypes.STR, **errors(404)},
+        responses={
+            (200, "application/json"): s.HistorySerializer,
+            (200, "text/plain"): OpenApiTypes.STR,
+            # errors are JSON whatever the format asked for
+            (400, "application/json"): ERRORS[400],
+            (404, "application/json"): ERRORS[404],
+        },
         summary="A game's history",
     )
     def get(self, request, game_id: int):
         game = visible_game(request, game_id)
         line = selectors.line_text(game)
         if request.accepted_renderer.format == "text":
-            return Response(line + "\n" if line else "", content_type="text/plain; charset=utf-8")
+            # Not DRF's Response: it drops the Content-Type of an empty body (a game with no moves yet).
+            return HttpResponse(line + "\n" if line else "", content_type="text/plain; charset=utf-8")
         actions = [services.action_payload(a) for a in selectors.actions_of(game)]
         prelude = game.line[0][1] if game.line and game.line[0][0] is None else []
         return Response(
