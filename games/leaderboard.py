@@ -272,8 +272,8 @@ def page(date: dt.date, *, offset: int, limit: int) -> list[Entry]:
         moves, elapsed_from, skip = seek
         # A row comparison is a single range on the ranking index (PostgreSQL, SQLite >= 3.15).
         results = results.extra(where=["(moves, elapsed_ms) >= (%s, %s)"], params=[moves, elapsed_from])
-    if skip == 0:
-        return _entries(offset + 1, _ordered(date)[:limit])
+    if skip == 0:  # the page starts at the first row of `results`: the board's, or the sought group's
+        return _entries(offset + 1, results.order_by(*ORDER).values_list(*FIELDS)[:limit])
     # The rows skipped are walked on the index alone; only the page's own rows meet the players.
     wanted = results.order_by(*ORDER).values("game_id")[skip : skip + limit]
     return _entries(offset + 1, _ordered(date).filter(game_id__in=wanted))
