@@ -237,7 +237,7 @@ def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "", k
     `known`: the game as the caller last got it from this module (`Outcome.game`), which a socket
     keeps between its player's moves; it saves the read, and is used up (changed in place). Whether
     it is still current is checked where it matters, by the write's version check."""
-    with _race_clock():
+    with _clocks():
         if store.records_in_one_statement():
             played = _play_unlocked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id, known=known)
             if isinstance(played, Outcome):
@@ -246,40 +246,66 @@ def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "", k
         return _play_locked(game_id=game_id, user=user, move=move, ply=ply, client_id=client_id)
 
 
-class _RaceTimeUp(Exception):
-    """A racer's action came after the race's time limit, which nobody had applied yet."""
+class _TimeUp(Exception):
+    """An action came after its game's time was up (a race's time limit, a ranked daily's day), which
+    nobody had applied yet."""
 
-    def __init__(self, game: Game):
-        super().__init__(game.pk)
+    def __init__(self, game: Game, reason: str):
+        super().__init__(reason)
         self.game = game
+        self.reason = reason
 
 
-def _check_race_clock(game: Game) -> None:
-    """Refuses an action on a race's game past the race's time limit. The limit is applied by
-    `races.refresh`, which a race's sockets call at the end; a racer playing over REST with no socket
-    open must not win after it (the action is refused before anything is written)."""
+def _check_clocks(game: Game) -> None:
+    """Refuses an action on a race's game past the race's time limit, and on a ranked daily game after
+    its day (UTC): the action is refused before anything is written. The race's limit is otherwise
+    applied by `races.refresh`, which a race's sockets call at the end; a racer playing over REST with
+    no socket open must not win after it. A daily game left open over midnight must not be won on
+    its closed board either, with the day's par line and replays public by then."""
     race = _race_of(game)
     if race is not None and race.status == Race.Status.RUNNING and race.starts_at is not None:
         from games import races  # races call back into this module
 
         if timezone.now() >= races.ends_at(race):
-            raise _RaceTimeUp(game)
+            raise _TimeUp(game, "the race's time limit has passed")
+    if game.daily_id is not None:
+        from games import daily  # dailies call back into this module
+
+        if daily.now() >= daily.day_end(game.daily_id):
+            raise _TimeUp(game, f"the daily of {game.daily_id.isoformat()} is over: its ranked play ended at midnight UTC")
 
 
 @contextmanager
-def _race_clock():
-    """Around a racer's action, outside its transaction: when the race's time is up, applies the limit
-    (every racer still playing is resigned and the race finishes) and answers `game_over`."""
+def _clocks():
+    """Around an action, outside its transaction: when its game's time is up, applies it (a race's
+    limit resigns every racer still playing and finishes the race; a daily's day resigns the game, a
+    loss, as a game left unfinished after its day is counted) and answers `game_over`."""
     try:
         yield
-    except _RaceTimeUp as up:
-        from games import races
+    except _TimeUp as up:
+        if up.game.daily_id is not None:
+            _resign_past_daily(up.game.pk)
+        else:
+            from games import races
 
-        races.refresh(up.game.race_entry.race.code)
+            races.refresh(up.game.race_entry.race.code)
         game = store.read_game(up.game.pk)
-        raise ServiceError(
-            "game_over", "the race's time limit has passed", status=409, extra={"game": game_payload(game)}
-        ) from None
+        raise ServiceError("game_over", up.reason, status=409, extra={"game": game_payload(game)}) from None
+
+
+def settled(game: Game) -> Game:
+    """`game` as a read should show it: a ranked daily game still playing after its day, or a racer's
+    game after its race's time limit, is resigned first (else it showed `playing` until its player
+    acted)."""
+    if game.status == Game.Status.PLAYING and game.daily_id is not None:
+        from games import daily
+
+        if daily.now() >= daily.day_end(game.daily_id):
+            _resign_past_daily(game.pk)
+            return Game.objects.select_related("player", "deal").get(pk=game.pk)
+    from games import races
+
+    return races.settled(game)
 
 
 def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str, known: Game | None) -> Outcome | bool:
@@ -306,7 +332,7 @@ def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str, k
     if game is None or ply != game.ply or game.status != Game.Status.PLAYING or not _progress_only(game):
         return False
     _check_player(game, user)
-    _check_race_clock(game)
+    _check_clocks(game)
     ratelimit.check_actions(user.pk)
     try:
         board, notation, autoplay = _played(game, move)
@@ -352,7 +378,7 @@ def _play_locked(*, game_id: int, user, move: str, ply: int, client_id: str = ""
     if repeated:
         return repeated
     _check_playing(game)
-    _check_race_clock(game)
+    _check_clocks(game)
     _check_ply(game, ply)
     board, notation, autoplay = _played(game, move)
     action = _record(game, board, kind=Action.Kind.MOVE, notation=notation, autoplay=autoplay, client_id=client_id)
@@ -373,7 +399,7 @@ def _played(game: Game, move: str) -> tuple[Board, str, list[str]]:
 
 def undo(*, game_id: int, user, ply: int, client_id: str = "") -> Outcome:
     """Takes back the last move and the autoplay it triggered; counts as a player action."""
-    with _race_clock():
+    with _clocks():
         return _undo_locked(game_id=game_id, user=user, ply=ply, client_id=client_id)
 
 
@@ -386,7 +412,7 @@ def _undo_locked(*, game_id: int, user, ply: int, client_id: str) -> Outcome:
     if repeated:
         return repeated
     _check_playing(game)
-    _check_race_clock(game)
+    _check_clocks(game)
     _check_ply(game, ply)
     if not game.line or game.line[-1][0] is None:
         raise ServiceError("illegal_move", "there is no move to undo", status=422)
@@ -406,6 +432,11 @@ def resign(*, game_id: int, user) -> Outcome:
     if game.status == Game.Status.RESIGNED:
         return Outcome(game, None, repeated=True)
     _check_playing(game)
+    _mark_resigned(game)
+    return Outcome(game, None)
+
+
+def _mark_resigned(game: Game) -> None:
     now = timezone.now()
     game.status = Game.Status.RESIGNED
     game.finished_at = now
@@ -413,4 +444,11 @@ def resign(*, game_id: int, user) -> Outcome:
     game.version += 1
     store.update(game, ("status", "finished_at", "elapsed_ms", "version"))
     _after_change(game)
-    return Outcome(game, None)
+
+
+@transaction.atomic
+def _resign_past_daily(game_id: int) -> None:
+    """A ranked daily game still playing after its day ends as a loss (see `_check_clocks`)."""
+    game = _lock(game_id)
+    if game.status == Game.Status.PLAYING:
+        _mark_resigned(game)

@@ -332,6 +332,29 @@ def test_the_admin_actions_clear_or_reject_flagged_games(alice, bob, today_daily
     assert admin.message_user.call_count == 2
 
 
+def test_a_ranked_game_left_open_over_midnight_cannot_be_won_on_the_closed_board(db, alice, bob, clock):
+    """Its par line and everyone's replays are public once the day is over: a game finished then went
+    on the closed board and into the player's statistics (stats QA). The first action or read after
+    the day resigns it instead, a loss, as a game left unfinished after its day is counted."""
+    clock.set(dt.date(2026, 3, 1), hour=23)
+    make_test_daily(dt.date(2026, 3, 1))
+    game, _ = daily.start_ranked_game(alice)
+    services.play_move(game_id=game.pk, user=alice, move="2a", ply=0)
+    clock.advance()  # 2026-03-02, noon
+    with pytest.raises(ServiceError) as refused:
+        services.play_move(game_id=game.pk, user=alice, move="1b", ply=1)
+    assert refused.value.code == "game_over" and "2026-03-01 is over" in refused.value.message
+    assert refused.value.extra["game"]["status"] == "resigned"
+    assert Game.objects.get(pk=game.pk).status == "resigned" and not DailyResult.objects.exists()
+    with pytest.raises(ServiceError):
+        services.undo(game_id=game.pk, user=alice, ply=1)
+    # A read applies the day's end too: bob's game shows resigned without his acting.
+    clock.set(dt.date(2026, 3, 1), hour=22)
+    other, _ = daily.start_ranked_game(bob)
+    clock.advance()
+    assert client_for(bob).get(f"/api/games/{other.pk}/").json()["status"] == "resigned"
+
+
 def test_a_ranked_game_still_playing_cannot_be_cleared_ahead_of_its_win(alice, today_daily, settings):
     """Cleared while playing, its win skipped the bot-speed check and was ranked (API/operator QA)."""
     from unittest.mock import Mock

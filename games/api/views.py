@@ -16,7 +16,7 @@ from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
-from games import hints, races, selectors, services
+from games import hints, selectors, services
 from games.api import serializers as s
 from games.engine import Board, parse_deal, verify
 from games.models import Game, Race, RaceEntry
@@ -43,7 +43,7 @@ def visible_game(request, game_id: int) -> Game:
     if game is None or not selectors.can_view_game(request.user, game):
         # Hidden games are reported as missing, so their existence leaks nothing.
         raise ServiceError("not_found", f"no game {game_id}", status=404)
-    return races.settled(game)
+    return services.settled(game)
 
 
 def deal_response(deal_text: str) -> dict:
