@@ -33,8 +33,8 @@ def _user_of_token_sql() -> str:
 
 def user_of_token(key: str):
     """The active user whose API token is `key`, or None."""
-    if not isinstance(key, str) or not key or len(key) > Token._meta.pk.max_length or "\x00" in key:
-        return None
+    if not isinstance(key, str) or not key or len(key) > Token._meta.pk.max_length or not key.isascii() or "\x00" in key:
+        return None  # keys are hex: anything else (a NUL, a lone surrogate) the database would refuse
     user = next(iter(get_user_model().objects.raw(_user_of_token_sql(), [key])), None)
     if user is None or not user.is_active:
         return None

@@ -84,7 +84,9 @@ def _error_response(exc, context):
     from games.engine import EngineError  # late import: the engine is a library, settings load first
 
     if isinstance(exc, ServiceError):
-        return Response({"error": exc.as_dict()}, status=exc.status)
+        # A wait in the body is also said in the standard header (as DRF's own throttles do).
+        retry = {"Retry-After": str(exc.extra["retry_after"])} if "retry_after" in exc.extra else None
+        return Response({"error": exc.as_dict()}, status=exc.status, headers=retry)
     if isinstance(exc, EngineError):
         return Response(error_body(exc.code, str(exc)), status=ENGINE_STATUS.get(exc.code, 400))
     if isinstance(exc, SuspiciousOperation):

@@ -69,6 +69,15 @@ def parse_frame(text: str):
     return json.loads(text, parse_constant=_not_json, parse_float=_finite)
 
 
+def is_unicode(frame: dict) -> bool:
+    """Whether every string of a parsed frame is encodable text (JSON can spell a lone surrogate)."""
+    try:
+        json.dumps(frame, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def db(func):
     """Runs ORM code off the event loop. On PostgreSQL (a connection pool) calls may run side by side;
     SQLite keeps Channels' default of one thread per process.
@@ -300,9 +309,12 @@ class Socket(AsyncWebsocketConsumer):
         next_beat, next_check = loop.time() + beat, loop.time() + check
         try:
             while not self.closed:
-                await asyncio.sleep(max(0.01, min(next_beat, next_check) - loop.time()))
+                # Wake at the idle deadline too: waking only for beats and checks closed a silent
+                # socket up to WS_BUS_CHECK_S late (after 65 s, not 60).
+                deadline = self.last_seen + idle
+                await asyncio.sleep(max(0.01, min(next_beat, next_check, deadline) - loop.time()))
                 now = loop.time()
-                if now - self.last_seen > idle:
+                if now - self.last_seen >= idle:
                     await self.close_with(None, "idle_timeout", f"nothing heard for {idle:g} s", 4408)
                     return
                 if now >= next_beat:
@@ -349,6 +361,9 @@ class Socket(AsyncWebsocketConsumer):
                 raise BadFrame("a frame may not contain a NUL character")
             if not isinstance(frame, dict):
                 raise BadFrame("a frame is a JSON object with a type")
+            if not is_unicode(frame):
+                # "\ud800" decodes to half a character, which no database can store (it was a 500).
+                raise BadFrame("a frame's strings may not hold a lone surrogate (half of a UTF-16 pair)")
             kind = frame.get("type")
             frame_id = frame.get("id")
             if frame_id is not None and not (

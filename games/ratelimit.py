@@ -32,4 +32,11 @@ def check_actions(user_id: int) -> None:
         logger.warning("action rate limit unavailable: %s: %s", type(exc).__name__, exc)
         return
     if count > limit:
-        raise ServiceError("rate_limited", f"at most {limit} moves a second per account", status=429)
+        # The window is the current second: it ends in under a second (REST: whole seconds; sockets: ms).
+        wait_ms = 1000 - int(time.time() * 1000) % 1000
+        raise ServiceError(
+            "rate_limited",
+            f"at most {limit} moves a second per account",
+            status=429,
+            extra={"retry_after": 1, "retry_after_ms": wait_ms},
+        )

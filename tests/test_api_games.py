@@ -436,6 +436,7 @@ class TestActionRateLimit:
         assert [a.status_code for a in answers] == [200, 200, 200]
         refused = move(alice_client, game["id"], "3d", 3)
         assert refused.status_code == 429 and code_of(refused) == "rate_limited"
+        assert refused.json()["error"]["retry_after"] == 1 and refused["Retry-After"] == "1"  # it said neither
         assert Game.objects.get(pk=game["id"]).ply == 3
         monkeypatch.setattr(ratelimit.time, "time", lambda: 5_000_001.0)
         assert move(alice_client, game["id"], "3d", 3).status_code == 200

@@ -562,6 +562,35 @@ def test_nan_and_infinity_are_not_json_and_the_server_sends_only_json(text, alic
     run(scenario)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": "move", "move": "5a", "ply": 0, "client_id": "\\ud800", "id": "sc"}',
+        '{"type": "auth", "token": "\\ud800", "id": "at"}',
+        '{"type": "ping", "id": "\\udfff"}',
+    ],
+)
+def test_a_lone_surrogate_in_a_frame_is_a_bad_frame_not_a_server_error(text, alice_token, alice):
+    """JSON can spell half a UTF-16 pair, which the database refuses: it was a server_error."""
+    from games.models import Game
+
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        await socket.send_to(text_data=text)
+        frame = await next_of(socket, "error")
+        await socket.send_json_to({"type": "ping", "id": "still"})
+        alive = await next_of(socket, "pong")
+        await socket.disconnect()
+        return frame, alive
+
+    frame, alive = run(scenario)
+    assert frame["code"] == "bad_frame" and "surrogate" in frame["message"] and "id" not in frame, frame
+    assert alive["id"] == "still" and Game.objects.get(pk=game.pk).ply == 0
+
+
 def slow_moves(monkeypatch, seconds: float = 0.3) -> None:
     """Each move of a socket takes `seconds` in its database thread, so the frames after it arrive
     while it is still on its way."""
@@ -633,6 +662,27 @@ def test_rate_limited_moves_are_answered_after_the_moves_before_them(alice_token
     assert run(scenario) == [(0, "ack"), (1, "ack"), (2, "ack"), (3, "rate_limited"), (4, "rate_limited")]
 
 
+def test_the_accounts_moves_per_second_limit_says_when_to_try_again(alice_token, alice, settings, monkeypatch):
+    """docs/websocket.md: a rate_limited error carries retry_after_ms (the account's limit had none)."""
+    from games import ratelimit
+
+    settings.ACTIONS_PER_SECOND = 2
+    monkeypatch.setattr(ratelimit.time, "time", lambda: 5_000_000.25)
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        await next_of(socket, "auth_ok")
+        for index, move in enumerate(["5a", "5b", "5c"]):
+            await socket.send_json_to({"type": "move", "move": move, "ply": index, "id": index})
+        frames = [await next_of(socket, kind) for kind in ("ack", "ack", "error")]
+        await socket.disconnect()
+        return frames[-1]
+
+    refused = run(scenario)
+    assert refused["code"] == "rate_limited" and refused["id"] == 2 and refused["retry_after_ms"] == 750, refused
+
+
 def test_moves_beyond_the_burst_are_rate_limited(alice_token, alice, settings):
     settings.WS_MOVE_BURST = 3
     settings.WS_MOVE_RATE = 0.01
@@ -664,6 +714,23 @@ def test_heartbeats_are_sent_and_a_silent_socket_is_closed(alice, settings):
         assert error["code"] == "idle_timeout"
         closed = await socket.receive_output(timeout=10)
         assert closed == {"type": "websocket.close", "code": 4408}
+
+    run(scenario)
+
+
+def test_a_silent_socket_is_closed_at_the_idle_timeout_not_at_the_next_check_after_it(alice, settings):
+    """The timeout was only looked at when a heartbeat or a bus check was due (every 5 s)."""
+    settings.WS_HEARTBEAT_S = 30
+    settings.WS_BUS_CHECK_S = 30
+    settings.WS_IDLE_TIMEOUT_S = 0.5
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/")
+        await next_of(socket, "state")
+        error = await next_of(socket, "error", timeout=3)  # 30 s before the fix
+        assert error["code"] == "idle_timeout"
+        assert await socket.receive_output(timeout=3) == {"type": "websocket.close", "code": 4408}
 
     run(scenario)
 
