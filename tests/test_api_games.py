@@ -279,12 +279,21 @@ class TestVerify:
 
     @pytest.mark.parametrize(
         "moves, words",
-        [(["3a", 5], "move 1"), (["3a"] * 5001, "5000"), ({"a": 1}, "list"), (7, "int"), ("3a " * 7000, "20000")],
+        [(["3a", 5], "move 1"), (["3a"] * 5101, "5100"), ({"a": 1}, "list"), (7, "int"), ("3a " * 11000, "32000")],
     )
     def test_a_line_of_the_wrong_shape_is_invalid_request_saying_why(self, anon_client, db, moves, words):
         response = anon_client.post("/api/solutions/verify/", {"deal": "ms:1", "moves": moves}, format="json")
         assert response.status_code == 400 and code_of(response) == "invalid_request"
         assert words in response.json()["error"]["message"], response.json()
+
+    def test_the_longest_line_a_game_can_have_fits_what_verify_takes(self):
+        """A game's text history is "replayable by /api/solutions/verify/" (SPEC): its moves, at most
+        MAX_ACTIONS, plus the autoplay written out (52 cards at most), each at most "12v13" long."""
+        from games import services
+        from games.api.serializers import MAX_LINE_CHARS, MAX_LINE_MOVES
+
+        longest = services.MAX_ACTIONS + 52
+        assert longest <= MAX_LINE_MOVES and longest * len("12v13 ") <= MAX_LINE_CHARS
 
     def test_it_refuses_an_invalid_deal(self, anon_client, db):
         response = anon_client.post("/api/solutions/verify/", {"deal": "ms:0", "moves": ""}, format="json")
@@ -423,6 +432,20 @@ class TestExport:
             response = anon_client.get(url, **headers)
             assert response.status_code == 404 and response["Content-Type"] == "application/json", url
             assert response.json()["error"] == {"code": "not_found", "message": message}, url
+
+
+class TestActionsPerGame:
+    def test_a_game_takes_at_most_max_actions_then_only_a_resign(self, alice_client, monkeypatch):
+        from games import services
+
+        monkeypatch.setattr(services, "MAX_ACTIONS", 3)
+        game = new_game(alice_client)
+        assert [move(alice_client, game["id"], m, ply).status_code for ply, m in enumerate(["3a", "3b", "3c"])] == [200] * 3
+        for refused in (move(alice_client, game["id"], "3d", 3), alice_client.post(f"/api/games/{game['id']}/undo/", {"ply": 3}, format="json")):
+            assert refused.status_code == 409 and code_of(refused) == "too_many_actions", refused.content
+            assert refused.json()["error"]["game"]["ply"] == 3
+        assert Game.objects.get(pk=game["id"]).ply == 3
+        assert alice_client.post(f"/api/games/{game['id']}/resign/").json()["status"] == "resigned"
 
 
 class TestActionRateLimit:

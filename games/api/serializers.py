@@ -5,9 +5,11 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-#: The longest line /api/solutions/verify/ takes: as one string, and as a list of moves.
-MAX_LINE_CHARS = 20000
-MAX_LINE_MOVES = 5000
+#: The longest line /api/solutions/verify/ takes: as one string, and as a list of moves. A game's
+#: own line (services.MAX_ACTIONS moves, with its autoplay written out: at most 52 more, each move at
+#: most 6 characters with its space) always fits, so every game's text history can be verified.
+MAX_LINE_MOVES = 5100
+MAX_LINE_CHARS = 32000
 
 
 class ErrorDetailSerializer(serializers.Serializer):
