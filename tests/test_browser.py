@@ -66,6 +66,13 @@ def winning_line(board: Board, fallback: list[str] | None = None) -> list[str]:
     return fallback
 
 
+def ms1_safe_line() -> list[str]:
+    """A winning line of ms:1 under safe autoplay, from the deal as safe autoplay leaves it."""
+    board = Board.from_deal("ms:1")
+    board.safe_autoplay()
+    return winning_line(board, MS1_SAFE_LINE)
+
+
 # --- the server and the browser --------------------------------------------------------------------
 
 
@@ -544,9 +551,7 @@ def test_a_race_in_two_browsers(browser, site):
         tab.page.wait_for_selector("[data-game-panel]:not([hidden])", timeout=20000)
         tab.wait_live()
     assert alice.page.evaluate("() => window.fc.race().deal") == "ms:1"
-    board = Board.from_deal("ms:1")
-    board.safe_autoplay()
-    line = winning_line(board, MS1_SAFE_LINE)
+    line = ms1_safe_line()
 
     # A move in one browser shows in the other's view of the race.
     for ply, move in enumerate(line[:3], start=1):
@@ -674,9 +679,7 @@ def test_a_player_who_resigned_the_daily_sees_the_board_without_others_replays_a
 
 def test_a_profile_offers_ghost_races_and_friend_requests_only_as_they_can_be_made(browser, site):
     token = site.api("POST", "/api/auth/register/", {"username": "ghostly", "password": PASSWORD})["token"]
-    board = Board.from_deal("ms:1")
-    board.safe_autoplay()
-    api_game(site, token, winning_line(board, MS1_SAFE_LINE))
+    api_game(site, token, ms1_safe_line())
     visitor = new_tab(browser, site).sign_up("visitor")
     page = visitor.page
     visitor.goto("/u/ghostly/")
@@ -831,9 +834,7 @@ def one_move_from_the_win(browser, site, username: str) -> tuple[Tab, str]:
     """A new player's ms:1 game, played over the API to one move before the win, open in a live tab;
     and that last move."""
     token = site.api("POST", "/api/auth/register/", {"username": username, "password": PASSWORD})["token"]
-    board = Board.from_deal("ms:1")
-    board.safe_autoplay()
-    line = winning_line(board, MS1_SAFE_LINE)
+    line = ms1_safe_line()
     game = api_game(site, token, line[:-1])
     tab = sign_in(new_tab(browser, site), username).goto(f"/games/{game['id']}/")
     tab.wait_live()
@@ -927,9 +928,7 @@ def test_the_move_box_is_off_when_this_page_cannot_move(browser, site):
 def test_the_profile_fits_a_phone(browser, site):
     """Its recent games table (with "replay · race this ghost" on a won game) scrolls inside its box."""
     token = site.api("POST", "/api/auth/register/", {"username": "pocket", "password": PASSWORD})["token"]
-    board = Board.from_deal("ms:1")
-    board.safe_autoplay()
-    assert api_game(site, token, winning_line(board, MS1_SAFE_LINE))["status"] == "won"
+    assert api_game(site, token, ms1_safe_line())["status"] == "won"
     phone = new_tab(browser, site, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True)
     sign_in(phone, "pocket").goto("/u/pocket/")
     phone.page.wait_for_selector("[data-testid=games] tbody tr button:text-is('race this ghost')")
