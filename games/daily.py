@@ -46,6 +46,11 @@ def day_end(date: dt.date) -> dt.datetime:
     return dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
 
 
+def is_over(date: dt.date) -> bool:
+    """Whether the daily of `date` has ended: its ranked play is closed."""
+    return now() >= day_end(date)
+
+
 # --- settings -----------------------------------------------------------------------------------
 
 

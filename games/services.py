@@ -288,7 +288,7 @@ def _check_clocks(game: Game) -> None:
     if game.daily_id is not None:
         from games import daily  # dailies call back into this module
 
-        if daily.now() >= daily.day_end(game.daily_id):
+        if daily.is_over(game.daily_id):
             raise _TimeUp(game, f"the daily of {game.daily_id.isoformat()} is over: its ranked play ended at midnight UTC")
 
 
@@ -317,7 +317,7 @@ def settled(game: Game) -> Game:
     if game.status == Game.Status.PLAYING and game.daily_id is not None:
         from games import daily
 
-        if daily.now() >= daily.day_end(game.daily_id):
+        if daily.is_over(game.daily_id):
             _resign_past_daily(game.pk)
             return Game.objects.select_related("player", "deal").get(pk=game.pk)
     from games import races
