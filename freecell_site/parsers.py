@@ -1,6 +1,9 @@
-"""Request body parsers: DRF's, with JSON nested too deeply for Python a 400 like any other bad JSON."""
+"""Request body parsers: DRF's, with JSON nested too deeply for Python, or spelling half a character,
+a 400 like any other bad JSON."""
 
 from __future__ import annotations
+
+import json
 
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
@@ -9,6 +12,20 @@ from rest_framework.exceptions import ParseError
 class JSONParser(parsers.JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         try:
-            return super().parse(stream, media_type, parser_context)
+            data = super().parse(stream, media_type, parser_context)
         except RecursionError:  # `[[[[...]]]]` a thousand deep: Python's decoder gives up (DRF: a 500)
             raise ParseError("JSON parse error - nested too deeply") from None
+        if not is_encodable(data):
+            # "\udfff" decodes to half a UTF-16 pair: echoed in an error, or stored, it was a 500.
+            raise ParseError("JSON parse error - a string holds a lone surrogate (half of a UTF-16 pair)")
+        return data
+
+
+def is_encodable(data) -> bool:
+    """Whether every string in parsed JSON is text that UTF-8 can carry (JSON can spell a lone
+    surrogate, which no database, renderer or socket can). Used for request bodies and socket frames."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -225,6 +225,9 @@ EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+# Mail goes out from one thread (accounts/mail.py): a server that accepts and never answers must not
+# hold every later reset mail of the process (Django's default is no timeout).
+EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0, minimum=1)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "FreeCell Online <noreply@freecell.invalid>")
 
 LOGIN_URL = "/login/"

@@ -23,7 +23,7 @@ from freecell_site.errors import ServiceError
 from games import selectors, services
 from games.engine import EngineError, parse_deal
 from games.models import Game
-from games.payloads import game_payload
+from games.payloads import game_payload, iso
 
 # The spec's Microsoft range; a number typed on the home page outside it is refused with this text.
 MS_MAX = 8_589_934_591
@@ -215,9 +215,12 @@ def play_form(request):
     deal = "".join(request.GET.get("deal", "").split()) or "random"
     autoplay = request.GET.get("autoplay")
     try:
+        if deal != "random":
+            deal = _deal_from_path(deal)  # checked here: "a/b", "." or ".." would make another path
         target = reverse("page-play", kwargs={"deal": deal})
-    except NoReverseMatch:  # a "/" cannot be in the path's deal, and no deal id holds one
-        return render(request, "frontend/error.html", {"title": "No such deal", "message": f"{deal!r} is not a deal id"}, status=404)
+    except (EngineError, NoReverseMatch) as exc:
+        message = str(exc) if isinstance(exc, EngineError) else f"{deal!r} is not a deal id"
+        return render(request, "frontend/error.html", {"title": "No such deal", "message": message}, status=404)
     return redirect(f"{target}?autoplay={autoplay}" if autoplay in Game.Autoplay.values else target)
 
 
@@ -257,7 +260,7 @@ def _visible_game(request, game_id: int) -> Game:
     game = Game.objects.select_related("player", "deal").filter(pk=game_id).first()
     if game is None or not selectors.can_view_game(request.user, game):
         raise Http404("no such game")
-    return game
+    return services.settled(game)  # a past day's ranked game, or a race's past its limit, as it ended
 
 
 def _me(request) -> str:
@@ -266,13 +269,12 @@ def _me(request) -> str:
 
 @ensure_csrf_cookie
 def game(request, game_id: int):
+    from games.races import ends_at_of_game
+
     found = _visible_game(request, game_id)
     payload = game_payload(found)
-    return render(
-        request,
-        "frontend/game.html",
-        {"page": "game", "game": payload, "boot": {"game": payload, "me": _me(request)}},
-    )
+    boot = {"game": payload, "me": _me(request), "endsAt": iso(ends_at_of_game(found))}
+    return render(request, "frontend/game.html", {"page": "game", "game": payload, "boot": boot})
 
 
 @ensure_csrf_cookie
@@ -339,14 +341,14 @@ def race(request, code: str):
 
 @ensure_csrf_cookie
 def profile(request, username: str):
+    from games.daily import today
+
     user = player_named(username)
     if user is None:
         raise Http404("no such player")
-    return render(
-        request,
-        "frontend/profile.html",
-        {"page": "profile", "player": user.username, "boot": {"username": user.username, "me": _me(request)}},
-    )
+    # `today`: a daily won today cannot be raced as a ghost before its day is over.
+    boot = {"username": user.username, "me": _me(request), "today": today().isoformat()}
+    return render(request, "frontend/profile.html", {"page": "profile", "player": user.username, "boot": boot})
 
 
 @ensure_csrf_cookie

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from accounts.authentication import still_signed_in, user_of_token
 from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, ServiceError
+from freecell_site.parsers import is_encodable
 from games import events, races, services
 from games.engine import EngineError
 from games.models import Game, Race
@@ -68,14 +69,6 @@ def parse_frame(text: str):
     NaN `id` would be echoed back in a frame that a browser's JSON.parse refuses."""
     return json.loads(text, parse_constant=_not_json, parse_float=_finite)
 
-
-def is_unicode(frame: dict) -> bool:
-    """Whether every string of a parsed frame is encodable text (JSON can spell a lone surrogate)."""
-    try:
-        json.dumps(frame, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def db(func):
@@ -361,7 +354,7 @@ class Socket(AsyncWebsocketConsumer):
                 raise BadFrame("a frame may not contain a NUL character")
             if not isinstance(frame, dict):
                 raise BadFrame("a frame is a JSON object with a type")
-            if not is_unicode(frame):
+            if not is_encodable(frame):
                 # "\ud800" decodes to half a character, which no database can store (it was a 500).
                 raise BadFrame("a frame's strings may not hold a lone surrogate (half of a UTF-16 pair)")
             kind = frame.get("type")
@@ -594,7 +587,7 @@ def _visible_game(game_id: int, user) -> dict | None:
     game = Game.objects.select_related("player").filter(pk=game_id).first()
     if game is None or not can_view_game(user, game):
         return None
-    return game_payload(game)
+    return game_payload(services.settled(game))  # a past day's ranked game shows as it ended
 
 
 def _game_state(game_id: int) -> dict | None:

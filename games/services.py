@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from freecell_site.errors import ServiceError
@@ -323,6 +324,18 @@ def settled(game: Game) -> Game:
     from games import races
 
     return races.settled(game)
+
+
+def settle_games_of(user) -> None:
+    """Settles (see `settled`) the player's games still playing in a past day's daily or a running
+    race, before a list of their games is read: it must not show them playing. Usually none."""
+    from games import daily
+
+    stale = Game.objects.filter(player=user, status=Game.Status.PLAYING).filter(
+        Q(daily_id__lt=daily.today()) | Q(race_entry__race__status=Race.Status.RUNNING)
+    )
+    for game in stale.select_related("player", "deal"):
+        settled(game)
 
 
 def _play_unlocked(*, game_id: int, user, move: str, ply: int, client_id: str, known: Game | None) -> Outcome | bool:

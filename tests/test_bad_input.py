@@ -223,6 +223,23 @@ def test_json_nested_too_deeply_for_python_is_a_400_not_a_server_error(anon_clie
     assert "nested too deeply" in answer.json()["error"]["message"]
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/solutions/verify/", '{"deal": "ms:1", "moves": "1a \\udfff"}'),  # echoed as the bad move
+        ("/api/solutions/verify/", '{"deal": "ms:1", "moves": ["\\ud800"]}'),
+        ("/api/solutions/verify/", '{"deal": "ms:1", "moves": "1a", "autoplay": "\\ud800"}'),  # echoed by the choice
+        ("/api/games/", '{"deal": "ms:1", "autoplay": "\\ud800"}'),
+        ("/api/races/", '{"autoplay": "\\ud800"}'),
+    ],
+)
+def test_a_lone_surrogate_in_a_json_body_is_a_400_not_a_server_error(alice_client, path, body):
+    alice_client.raise_request_exception = False
+    answer = alice_client.post(path, body, content_type="application/json")
+    assert (answer.status_code, error_code(answer)) == (400, "bad_request"), answer.content[:200]
+    assert "surrogate" in answer.json()["error"]["message"]
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("debug", [False, True])
 @pytest.mark.parametrize("method", ["post", "put", "delete"])

@@ -583,8 +583,8 @@ def test_a_race_in_two_browsers(browser, site):
         tab.context.close()
 
 
-def win_the_daily_over_the_api(site, username: str) -> None:
-    """A new player who wins today's daily over REST at a human pace, with two undos."""
+def win_the_daily_over_the_api(site, username: str) -> str:
+    """A new player who wins today's daily over REST at a human pace, with two undos; their token."""
     dan = site.api("POST", "/api/auth/register/", {"username": username, "password": PASSWORD})["token"]
     started = time.monotonic()
     game = None
@@ -610,6 +610,7 @@ def win_the_daily_over_the_api(site, username: str) -> None:
         site.api("POST", f"/api/games/{game['id']}/moves/", {"move": move, "ply": ply}, token=dan)
         ply += 1
         time.sleep(0.06)  # under the API's per-account rate of moves
+    return dan
 
 
 def test_the_daily_from_start_to_leaderboard(browser, site):
@@ -678,7 +679,7 @@ def test_a_player_who_resigned_the_daily_sees_the_board_without_others_replays_a
 
 
 def test_a_profile_offers_ghost_races_and_friend_requests_only_as_they_can_be_made(browser, site):
-    token = site.api("POST", "/api/auth/register/", {"username": "ghostly", "password": PASSWORD})["token"]
+    token = win_the_daily_over_the_api(site, "ghostly")  # today's: no ghost race before its day is over
     api_game(site, token, ms1_safe_line())
     visitor = new_tab(browser, site).sign_up("visitor")
     page = visitor.page
@@ -694,6 +695,8 @@ def test_a_profile_offers_ghost_races_and_friend_requests_only_as_they_can_be_ma
     visitor.goto("/u/ghostly/")
     page.wait_for_selector("text=ghostly is your friend.")
     page.locator("[data-testid=games] button", has_text="race this ghost").first.wait_for()
+    rows = page.locator("[data-testid=games] tbody tr")
+    assert [rows.nth(i).locator("button", has_text="race this ghost").count() for i in range(2)] == [1, 0]  # ms:1, then the daily
     visitor.assert_clean()
     visitor.context.close()
 

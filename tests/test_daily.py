@@ -355,6 +355,25 @@ def test_a_ranked_game_left_open_over_midnight_cannot_be_won_on_the_closed_board
     assert client_for(bob).get(f"/api/games/{other.pk}/").json()["status"] == "resigned"
 
 
+def test_every_read_shows_a_past_days_ranked_game_as_ended(db, alice, bob, charlie, clock):
+    """The list of one's games (?status=playing), the game page and a socket's first state showed it
+    playing until the game itself was read over the API (verification QA)."""
+    from django.test import Client
+
+    from games.consumers import _visible_game
+
+    clock.set(dt.date(2026, 3, 1), hour=22)
+    make_test_daily(dt.date(2026, 3, 1))
+    listed, shown, opened = (daily.start_ranked_game(user)[0] for user in (alice, bob, charlie))
+    clock.advance()
+    assert client_for(alice).get("/api/games/", {"status": "playing"}).json()["count"] == 0
+    page = Client()
+    page.force_login(bob)
+    assert '"status": "resigned"' in page.get(f"/games/{shown.pk}/").content.decode()  # its boot JSON
+    assert _visible_game(opened.pk, charlie)["status"] == "resigned"  # what a socket sends first
+    assert set(Game.objects.filter(pk__in=[listed.pk, shown.pk, opened.pk]).values_list("status", flat=True)) == {"resigned"}
+
+
 def test_a_ranked_game_still_playing_cannot_be_cleared_ahead_of_its_win(alice, today_daily, settings):
     """Cleared while playing, its win skipped the bot-speed check and was ranked (API/operator QA)."""
     from unittest.mock import Mock

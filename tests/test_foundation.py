@@ -88,6 +88,13 @@ class TestSettings:
         off = run_django(show, DATABASE_URL=url, DB_PREPARED_STATEMENTS="0")
         assert off.stdout.split() == ["None", "None"]
 
+    def test_the_smtp_connection_gives_up_on_a_silent_mail_server(self):
+        """One thread sends every mail (accounts/mail.py): with Django's default of no timeout, a server
+        that accepted and never answered held every later reset mail of the process."""
+        show = "from django.core.mail import get_connection\nprint(get_connection('django.core.mail.backends.smtp.EmailBackend').timeout)"
+        assert run_django(show).stdout.strip() == "10.0"
+        assert run_django(show, EMAIL_TIMEOUT="3").stdout.strip() == "3.0"
+
     def test_it_reads_lists_and_booleans(self):
         result = run_django(
             "from django.conf import settings as s\nprint(s.DEBUG, s.ALLOWED_HOSTS, s.CSRF_TRUSTED_ORIGINS)",

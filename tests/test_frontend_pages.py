@@ -159,16 +159,17 @@ def test_play_takes_random_seeds_and_autoplay_none(alice):
 @pytest.mark.django_db
 def test_the_home_forms_work_without_script(alice):
     client = signed_in(alice)
-    assert client.get("/play/?deal=617")["Location"] == "/play/617/"
-    assert client.get("/play/?deal=617&autoplay=none")["Location"] == "/play/617/?autoplay=none"
+    assert client.get("/play/?deal=617")["Location"] == "/play/ms:617/"
+    assert client.get("/play/?deal=617&autoplay=none")["Location"] == "/play/ms:617/?autoplay=none"
     assert client.get("/play/")["Location"] == "/play/random/"
     assert client.get("/races/?code=ab-c12")["Location"] == "/races/ABC12/"
     # The script sends every deal through this form too: spaces typed inside it are dropped, and one
     # that cannot be a path is the "No such deal" page, not the site's plain 404.
     assert client.get("/play/?deal=ms:%20617")["Location"] == "/play/ms:617/"
     assert client.get("/play/ms:%20617/")["Location"].startswith("/games/")
-    odd = client.get("/play/?deal=a/b")
-    assert odd.status_code == 404 and b"No such deal" in odd.content
+    for odd in ("a/b", ".", ".."):  # the last two made /play/./ and /play/../: a random deal, the home page
+        answer = client.get("/play/", {"deal": odd})
+        assert answer.status_code == 404 and b"No such deal" in answer.content, odd
 
 
 @pytest.mark.django_db

@@ -315,6 +315,25 @@ def test_racers_the_time_limit_resigned_are_out_of_time_and_those_who_resigned_a
     ]
 
 
+def test_a_racers_game_page_knows_the_races_time_limit(alice, bob):
+    """So that it says "Time ran out" rather than "You resigned" (it did only on the race's page)."""
+    import json
+
+    from django.test import Client
+
+    from games import services
+
+    race = running_race(alice, bob)
+    page = Client()
+    page.force_login(alice)
+    html = page.get(f"/games/{racer(race, 'alice')['game']}/").content.decode()
+    boot = json.loads(html.split('<script id="boot" type="application/json">')[1].split("</script>")[0])
+    assert boot["endsAt"] == race["ends_at"] and boot["endsAt"] is not None
+    casual = services.create_game(player=alice, deal="ms:2", autoplay="safe")
+    html = page.get(f"/games/{casual.pk}/").content.decode()
+    assert '"endsAt": null' in html
+
+
 def test_a_move_or_undo_after_the_time_limit_is_refused_even_with_no_one_watching_the_race(alice, bob):
     # Nothing reads the race (no socket, no GET): the racer's own action applies the limit.
     from games.models import Game, Race

@@ -185,8 +185,9 @@ PAGES = {
     "healthz": row(lambda w, r: "/healthz", 200),
     "api/schema/": row(lambda w, r: "/api/schema/", 200),
     "api/docs/": row(lambda w, r: "/api/docs/", 200),
-    "signup/": row(lambda w, r: "/signup/", 200),
-    "login/": row(lambda w, r: "/login/", 200),
+    # Signed in, there is nothing to do there: on to `next` or the home page.
+    "signup/": row(lambda w, r: "/signup/", (200, 302, 302, 302, 302)),
+    "login/": row(lambda w, r: "/login/", (200, 302, 302, 302, 302)),
     "logout/": row(lambda w, r: "/logout/", 200),
     "reset/": row(lambda w, r: "/reset/", 200),
     "reset/<str:uid>/<str:token>/": row(lambda w, r: "/reset/MQ/guess/", 400),

@@ -95,6 +95,7 @@ class GameListView(APIView):
         operation_id="games_list",
     )
     def get(self, request):
+        services.settle_games_of(request.user)
         games = Game.objects.filter(player=request.user).select_related("player").order_by("-created_at", "-id")
         wanted = request.query_params.get("status")
         if wanted:

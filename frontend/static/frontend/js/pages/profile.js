@@ -65,6 +65,9 @@ async function ghostRace(gameId) {
   }
 }
 
+// A daily's game can be raced as a ghost once its day is over (POST /api/races/ghost/ refuses before).
+const dailyNotOver = (g) => g.deal.startsWith("daily:") && g.deal.slice(6) >= data.today;
+
 async function games() {
   const box = document.querySelector("[data-games]");
   let rows;
@@ -105,7 +108,7 @@ async function games() {
       el("td", { class: "num", text: g.undos }),
       el("td", { class: "num", text: g.elapsed_ms === null ? "—" : formatClock(g.elapsed_ms) }),
       el("td", {}, el("a", { href: `/replay/${g.id}/`, text: "replay" }),
-        canRaceGhosts && g.status === "won" ? [" · ", el("button", { type: "button", class: "link", text: "race this ghost", onclick: () => ghostRace(g.id) })] : null)))))));
+        canRaceGhosts && g.status === "won" && !dailyNotOver(g) ? [" · ", el("button", { type: "button", class: "link", text: "race this ghost", onclick: () => ghostRace(g.id) })] : null)))))));
 }
 
 async function friendsPanel() {
