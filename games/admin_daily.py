@@ -9,19 +9,22 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
+from freecell_site.errors import ServiceError
 from games import daily
 from games.models import Game
 
 
 @admin.action(description="Clear the review: the result is fair, rank it")
 def clear_review_action(modeladmin, request, queryset):
-    chosen = list(queryset.exclude(review=Game.Review.CLEARED))
-    # Only won ranked games: one cleared while still playing would skip the bot-speed check on its win.
-    games = [game for game in chosen if game.daily_id is not None and game.status == Game.Status.WON]
-    for game in games:
-        daily.clear_review(game)
-    modeladmin.message_user(request, f"{len(games)} game(s) cleared and ranked", messages.SUCCESS)
-    skipped = len(chosen) - len(games)
+    cleared = skipped = 0
+    for game in queryset.exclude(review=Game.Review.CLEARED):
+        try:
+            daily.clear_review(game)  # which refuses all but won ranked games
+        except ServiceError:
+            skipped += 1
+        else:
+            cleared += 1
+    modeladmin.message_user(request, f"{cleared} game(s) cleared and ranked", messages.SUCCESS)
     if skipped:
         modeladmin.message_user(request, f"{skipped} game(s) skipped: not won ranked games", messages.WARNING)
 

@@ -120,10 +120,11 @@ def _solver_time_keys(player_id: int) -> tuple[str, str]:
 def _refuse_if_out_of_solver_time(player_id: int) -> None:
     spent_key, since_key = _solver_time_keys(player_id)
     try:
-        spent_ms, since = cache.get(spent_key, 0), cache.get(since_key)
+        found = cache.get_many([spent_key, since_key])  # one round trip to Redis
     except Exception as exc:  # the cache (Redis) is away: the slots still bound the solver
         logger.warning("hint solver time unavailable: %s: %s", type(exc).__name__, exc)
         return
+    spent_ms, since = found.get(spent_key, 0), found.get(since_key)
     limit = settings.HINT_SECONDS_PER_MINUTE
     if spent_ms < limit * 1000 or since is None:
         return
