@@ -58,7 +58,9 @@ from bench._server import PG, ROOT, free_port, server_env  # noqa: E402
 OUT = ROOT / "bench" / "out"
 PASSWORD = "chaos password 123"
 ACK_TIMEOUT = 8.0  # seconds a client waits for an answer before it reconnects and resends
-TRANSIENT_CODES = {"server_error", "rate_limited", "race_not_started", "daily_pending", "server_busy", "service_unavailable"}
+# Answers that say "send it again": `unavailable` is the 503 of a database that cannot be reached
+# (README), which a PostgreSQL fault of the run may give; the client named an older code for it.
+TRANSIENT_CODES = {"server_error", "rate_limited", "race_not_started", "daily_pending", "server_busy", "unavailable"}
 
 
 # --- the stack: a private Redis, PostgreSQL, Daphne processes ------------------------------------
