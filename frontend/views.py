@@ -210,10 +210,14 @@ def _deal_from_path(text: str) -> str:
     return str(parse_deal(text))
 
 
+@require_http_methods(["GET", "POST"])
 def play_form(request):
-    """The home page's "start a game" form without script: `?deal=` (a number, ms:N, seed:S or random)."""
-    deal = "".join(request.GET.get("deal", "").split()) or "random"
-    autoplay = request.GET.get("autoplay")
+    """The home page's "Deal" form: `deal` (a number, ms:N, seed:S, random or blank for random),
+    `autoplay=none`, and a `random` button. POSTed, it deals at once; a GET (the address typed, or an
+    old link) goes on to the deal's start page, which deals only when its button is pressed."""
+    data = request.POST if request.method == "POST" else request.GET
+    deal = "random" if "random" in data else "".join(data.get("deal", "").split()) or "random"
+    autoplay = data.get("autoplay")
     try:
         if deal != "random":
             deal = _deal_from_path(deal)  # checked here: "a/b", "." or ".." would make another path
@@ -221,6 +225,8 @@ def play_form(request):
     except (EngineError, NoReverseMatch) as exc:
         message = str(exc) if isinstance(exc, EngineError) else f"{deal!r} is not a deal id"
         return render(request, "frontend/error.html", {"title": "No such deal", "message": message}, status=404)
+    if request.method == "POST" and request.user.is_authenticated:
+        return _deal(request, deal, autoplay)
     return redirect(f"{target}?autoplay={autoplay}" if autoplay in Game.Autoplay.values else target)
 
 
@@ -233,27 +239,48 @@ def race_form(request):
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
 def play(request, deal: str):
-    """A fresh casual game of `deal` on every visit, then its table."""
+    """The start page of `deal`: a GET shows the deal and a Deal button, whose POST creates a fresh
+    casual game and opens its table. A GET creates nothing, so that a browser prefetching the link,
+    or a link or image on another site, cannot leave stray games in the player's list."""
     try:
-        deal_id = _deal_from_path(deal)
+        deal_id = "random" if "".join(deal.split()).lower() == "random" else _deal_from_path(deal)
+        if deal_id.startswith("daily:"):
+            # A daily is ranked while its day lasts; past ones are played like any deal, and one to
+            # come is not out yet.
+            from games.daily import published
+
+            date = dt.date.fromisoformat(deal_id[6:])
+            if date == _today():
+                return redirect("page-daily")
+            published(date)
     except EngineError as exc:
         return render(request, "frontend/error.html", {"title": "No such deal", "message": str(exc)}, status=404)
-    if deal_id.startswith("daily:"):
-        # A daily is ranked while its day lasts; past ones are played like any deal, and one to come
-        # is not out yet (create_game below answers "not begun").
-        from games.daily import today
+    except ServiceError as exc:
+        return render(request, "frontend/error.html", {"title": "Cannot start that game", "message": exc.message}, status=exc.status)
+    if request.method == "POST":
+        return _deal(request, deal_id, request.POST.get("autoplay"))
+    autoplay = "none" if request.GET.get("autoplay") == "none" else "safe"
+    return render(request, "frontend/play.html", {"deal": deal_id, "autoplay": autoplay})
 
-        if dt.date.fromisoformat(deal_id[6:]) == today():
-            return redirect("page-daily")
-    autoplay = request.GET.get("autoplay", "safe")
-    if autoplay not in Game.Autoplay.values:
-        autoplay = "safe"
+
+def _deal(request, deal: str, autoplay: str | None):
+    """Creates the player's fresh casual game of `deal` (`random`: a fresh seed) and opens its table."""
+    deal_id = _deal_from_path(deal)
+    if deal_id.startswith("daily:") and dt.date.fromisoformat(deal_id[6:]) == _today():
+        return redirect("page-daily")
     try:
-        game = services.create_game(player=request.user, deal=deal_id, autoplay=autoplay)
+        game = services.create_game(player=request.user, deal=deal_id, autoplay=autoplay if autoplay in Game.Autoplay.values else "safe")
     except ServiceError as exc:
         return render(request, "frontend/error.html", {"title": "Cannot start that game", "message": exc.message}, status=exc.status)
     return redirect("page-game", game_id=game.pk)
+
+
+def _today() -> dt.date:
+    from games.daily import today
+
+    return today()
 
 
 def _visible_game(request, game_id: int) -> Game:

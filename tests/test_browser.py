@@ -192,6 +192,13 @@ class Tab:
         self.page.goto(self.site.url(path))
         return self
 
+    def deal(self, path: str):
+        """Opens a /play/ start page and presses Deal: a fresh game of the signed-in player."""
+        self.goto(path)
+        self.page.click("[data-testid=start]")
+        self.page.wait_for_url("**/games/*/")
+        return self
+
     def sign_up(self, username: str):
         page = self.page
         self.goto("/signup/")
@@ -328,8 +335,7 @@ def meets_capacity_refusal(board: Board, line: list[str]) -> bool:
 def test_sign_up_and_win_a_microsoft_deal_by_clicking(browser, site):
     tab = new_tab(browser, site).sign_up("ada")
     page = tab.page
-    tab.goto("/play/1/")
-    page.wait_for_url("**/games/*/")
+    tab.deal("/play/1/")
     game_id = int(page.url.rstrip("/").split("/")[-1])
     tab.wait_live()
 
@@ -436,8 +442,7 @@ def test_drag_double_click_refusals_reconnect_tabs_and_phone(browser, site):
     tab = new_tab(browser, site).sign_up("bea")
     page = tab.page
     # No autoplay, so the aces wait for a double-click.
-    tab.goto("/play/1/?autoplay=none")
-    page.wait_for_url("**/games/*/")
+    tab.deal("/play/1/?autoplay=none")
     game_path = page.url.removeprefix(site.base)
     tab.wait_live()
 
@@ -517,8 +522,7 @@ def test_drag_double_click_refusals_reconnect_tabs_and_phone(browser, site):
     phone.context.close()
 
     # A position with no legal move left is said, and undo still works.
-    tab.goto("/play/1/?autoplay=none")
-    page.wait_for_url("**/games/*/")
+    tab.deal("/play/1/?autoplay=none")
     tab.wait_live()
     for ply, move in enumerate(["1a", "1b", "1c", "1d", "16"], start=1):
         tab.type_move(move)
@@ -728,8 +732,7 @@ MS1_RUN_POSITION = "5a 52 6b 6c 8c 18 87v2 18 15 82v2 8h 81 18v2 61 a6 86v3 78v3
 
 def open_run_position(tab: Tab):
     """A fresh ms:1 game of the signed-in player, played by keyboard to MS1_RUN_POSITION."""
-    tab.goto("/play/ms:1/")
-    tab.page.wait_for_url("**/games/*/")
+    tab.deal("/play/ms:1/")
     tab.wait_live()
     for ply, move in enumerate(MS1_RUN_POSITION, start=1):
         tab.type_move(move)
@@ -823,7 +826,7 @@ def test_a_resigned_game_shows_no_stray_text(browser, site):
     # The panel holds the headline and the links, nothing else (no "null" where a share box would be).
     assert "null" not in page.inner_text("[data-testid=result]")
     assert page.eval_on_selector("[data-testid=result]", "r => [...r.childNodes].every((n) => n.nodeType === 1)")
-    assert page.locator("[data-testid=result] .links a").count() == 3
+    assert page.locator("[data-testid=result] .links :is(a, button)").count() == 3
     # The same after a reload, and for a watcher who is not signed in.
     for viewer in (tab, new_tab(browser, site)):
         viewer.goto(f"/games/{game['id']}/")
@@ -849,13 +852,18 @@ def test_closing_the_win_dialog_leaves_the_links_under_the_table(browser, site):
     page = tab.page
     tab.type_move(last)
     page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
-    assert page.locator("dialog[data-testid=win] .links a").count() == 3
+    assert page.locator("dialog[data-testid=win] .links :is(a, button)").count() == 3
     page.click("dialog[data-testid=win] button.primary")
-    links = page.locator("[data-testid=result] .links a")
+    links = page.locator("[data-testid=result] .links :is(a, button)")
     assert [links.nth(i).inner_text() for i in range(links.count())] == [
         "Watch the replay", "Play this deal again", "New random deal",
     ]
     assert page.locator("[data-testid=result] [data-testid=share]").count() == 1
+    # "Play this deal again" deals a fresh game of the same deal and autoplay.
+    won_at = page.url
+    page.click("[data-testid=result] button:has-text('Play this deal again')")
+    page.wait_for_url(lambda url: url != won_at and "/games/" in url)
+    assert page.inner_text("[data-testid=deal]") == "ms:1"
     tab.assert_clean()
     tab.context.close()
 
@@ -880,6 +888,11 @@ def test_the_home_deal_field_takes_every_form_the_server_takes(browser, site):
     assert deal("Seed:42") == "seed:42"
     assert deal("random").startswith("seed:")
     assert deal("").startswith("seed:")  # blank is a random deal, as the field says
+    tab.goto("/")
+    page.fill(field, "5")
+    page.click("[data-testid=random-deal]")  # whatever the field says
+    page.wait_for_url("**/games/*/")
+    assert page.inner_text("[data-testid=deal]").startswith("seed:")
     # The server stays the judge: a deal it does not know gets its "No such deal" page.
     tab.goto("/")
     page.fill(field, "ms:0")

@@ -131,12 +131,12 @@ def test_pages_that_play_send_strangers_to_sign_in(path):
 
 
 @pytest.mark.django_db
-def test_play_creates_a_fresh_game_each_visit(alice):
+def test_play_deals_a_fresh_game_on_each_press_of_its_button(alice):
     from games.models import Game
 
     client = signed_in(alice)
-    first = client.get("/play/ms:1/")
-    second = client.get("/play/1/")
+    first = client.post("/play/ms:1/")
+    second = client.post("/play/1/")
     assert first.status_code == second.status_code == 302
     games = list(Game.objects.filter(player=alice).order_by("id"))
     assert [g.deal_id for g in games] == ["ms:1", "ms:1"]
@@ -146,44 +146,88 @@ def test_play_creates_a_fresh_game_each_visit(alice):
 
 
 @pytest.mark.django_db
+def test_opening_a_play_link_deals_nothing(alice):
+    # A browser prefetching the link, or a link or image on another site, must not leave games behind:
+    # the GET is the start page, and only its button's POST deals.
+    from games.models import Game
+
+    client = signed_in(alice)
+    for path in ("/play/ms:1/", "/play/random/", "/play/1/?autoplay=none", "/play/?deal=617"):
+        answer = client.get(path, follow=True)
+        assert answer.status_code == 200, path
+    assert not Game.objects.filter(player=alice).exists()
+    page = client.get("/play/1/?autoplay=none").content.decode()
+    assert 'data-testid="start-deal">ms:1<' in page and 'method="post"' in page
+    assert 'value="none" checked' in page  # the link's autoplay is the box's first setting
+    assert "A random deal" in client.get("/play/random/").content.decode()
+    assert client.put("/play/ms:1/").status_code == 405
+
+
+@pytest.mark.django_db
+def test_dealing_needs_the_csrf_token(alice):
+    from games.models import Game
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    assert client.post("/play/ms:1/").status_code == 403
+    assert client.post("/play/", {"deal": "1"}).status_code == 403
+    token = client.get("/play/ms:1/").cookies["csrftoken"].value
+    assert client.post("/play/ms:1/", {"csrfmiddlewaretoken": token})["Location"].startswith("/games/")
+    assert Game.objects.filter(player=alice).count() == 1
+
+
+@pytest.mark.django_db
 def test_play_takes_random_seeds_and_autoplay_none(alice):
     from games.models import Game
 
     client = signed_in(alice)
-    client.get("/play/random/?autoplay=none")
+    client.post("/play/random/", {"autoplay": "none"})
     game = Game.objects.get(player=alice)
     assert game.deal_id.startswith("seed:")
     assert game.autoplay == "none"
 
 
 @pytest.mark.django_db
-def test_the_home_forms_work_without_script(alice):
+def test_the_home_form_deals_without_script(alice):
+    from games.models import Game
+
     client = signed_in(alice)
+    answer = client.post("/play/", {"deal": "617", "autoplay": "none"})
+    game = Game.objects.get(player=alice)
+    assert answer["Location"] == f"/games/{game.pk}/"
+    assert (game.deal_id, game.autoplay) == ("ms:617", "none")
+    # Spaces typed inside the deal are dropped, any case is taken, blank is a random deal, and so is
+    # the Random deal button whatever the field says.
+    for typed, dealt in (("ms: 617", "ms:617"), ("MS:7", "ms:7"), ("", "seed:"), ("12", "seed:")):
+        body = {"deal": typed, **({"random": "1"} if typed == "12" else {})}
+        location = client.post("/play/", body)["Location"]
+        assert Game.objects.get(pk=int(location.split("/")[2])).deal_id.startswith(dealt), typed
+    # A GET (the address typed, an old link) goes on to the start page, which deals nothing.
     assert client.get("/play/?deal=617")["Location"] == "/play/ms:617/"
     assert client.get("/play/?deal=617&autoplay=none")["Location"] == "/play/ms:617/?autoplay=none"
     assert client.get("/play/")["Location"] == "/play/random/"
     assert client.get("/races/?code=ab-c12")["Location"] == "/races/ABC12/"
-    # The script sends every deal through this form too: spaces typed inside it are dropped, and one
-    # that cannot be a path is the "No such deal" page, not the site's plain 404.
-    assert client.get("/play/?deal=ms:%20617")["Location"] == "/play/ms:617/"
-    assert client.get("/play/ms:%20617/")["Location"].startswith("/games/")
+    # One that cannot be a path is the "No such deal" page, not the site's plain 404.
     for odd in ("a/b", ".", ".."):  # the last two made /play/./ and /play/../: a random deal, the home page
-        answer = client.get("/play/", {"deal": odd})
-        assert answer.status_code == 404 and b"No such deal" in answer.content, odd
+        for answer in (client.get("/play/", {"deal": odd}), client.post("/play/", {"deal": odd})):
+            assert answer.status_code == 404 and b"No such deal" in answer.content, odd
+    # Signed out, the form leads to the deal's start page through the sign-in.
+    assert Client().post("/play/", {"deal": "5"})["Location"] == "/play/ms:5/"
 
 
 @pytest.mark.django_db
 def test_play_takes_a_deal_id_in_any_case(alice):
     for deal in ("MS:1", "Seed:42"):
-        response = signed_in(alice).get(f"/play/{deal}/")
+        response = signed_in(alice).post(f"/play/{deal}/")
         assert response.status_code == 302 and response["Location"].startswith("/games/"), deal
+        assert signed_in(alice).get(f"/play/{deal}/").status_code == 200, deal
 
 
 @pytest.mark.django_db
 def test_play_refuses_a_bad_deal(alice):
-    response = signed_in(alice).get("/play/ms:0/")
-    assert response.status_code == 404
-    assert b"No such deal" in response.content
+    for response in (signed_in(alice).get("/play/ms:0/"), signed_in(alice).post("/play/ms:0/")):
+        assert response.status_code == 404
+        assert b"No such deal" in response.content
 
 
 @pytest.mark.django_db
@@ -197,17 +241,22 @@ def test_play_refuses_a_deal_id_with_a_slash_from_the_form(alice):
 
 @pytest.mark.django_db
 def test_play_sends_todays_daily_to_the_ranked_page(alice):
-    response = signed_in(alice).get(f"/play/daily:{today().isoformat()}/")
-    assert response.status_code == 302 and response["Location"] == "/daily/"
+    from games.models import Game
+
+    path = f"/play/daily:{today().isoformat()}/"
+    for response in (signed_in(alice).get(path), signed_in(alice).post(path), signed_in(alice).post("/play/", {"deal": f"daily:{today()}"})):
+        assert response.status_code == 302 and response["Location"] == "/daily/"
+    assert not Game.objects.filter(player=alice).exists()
 
 
 @pytest.mark.django_db
 def test_play_says_a_daily_to_come_is_not_out(alice):
     import datetime as dt
 
-    response = signed_in(alice).get(f"/play/daily:{(today() + dt.timedelta(days=1)).isoformat()}/")
-    assert response.status_code == 404
-    assert b"has not begun" in response.content
+    path = f"/play/daily:{(today() + dt.timedelta(days=1)).isoformat()}/"
+    for response in (signed_in(alice).get(path), signed_in(alice).post(path)):
+        assert response.status_code == 404
+        assert b"has not begun" in response.content
 
 
 # --- the game, replay and profile pages ----------------------------------------------------------
@@ -365,7 +414,7 @@ def test_the_race_page_hands_the_code_to_the_script(alice):
 @pytest.mark.django_db
 def test_the_home_page_offers_daily_deals_and_races(alice):
     html = signed_in(alice).get("/").content.decode()
-    for hook in ('href="/daily/"', 'data-play-form', 'data-open-race', 'data-join-race', 'href="/play/random/"'):
+    for hook in ('href="/daily/"', 'data-play-form', 'data-open-race', 'data-join-race', 'data-testid="random-deal"'):
         assert hook in html
 
 

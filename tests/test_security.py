@@ -192,7 +192,7 @@ PAGES = {
     "reset/": row(lambda w, r: "/reset/", 200),
     "reset/<str:uid>/<str:token>/": row(lambda w, r: "/reset/MQ/guess/", 400),
     "play/": row(lambda w, r: "/play/?deal=ms:2", 302),
-    "play/<str:deal>/": row(lambda w, r: "/play/ms:2/", (302, 302, 302, 302, 302)),
+    "play/<str:deal>/": row(lambda w, r: "/play/ms:2/", (302, 200, 200, 200, 200)),  # the start page: a GET deals nothing
     "games/<int:game_id>/": row(lambda w, r: f"/games/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
     "replay/<int:game_id>/": row(lambda w, r: f"/replay/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
     "daily/": row(lambda w, r: "/daily/", (302, 200, 200, 200, 200)),  # the ranked table needs a player

@@ -2,7 +2,7 @@
 // websocket (REST when the socket is down). A move shows at once; the server's answer confirms it or
 // puts the cards back, and the autoplay it made is animated card by card.
 
-import { ApiError, el, get, post } from "./api.js";
+import { ApiError, csrfToken, el, get, post } from "./api.js";
 import { applyMove, cardName, exposedAt, formatClock, parseMove, sameState, statusWord } from "./cards.js";
 import { LiveSocket } from "./socket.js";
 import { Table } from "./table.js";
@@ -31,6 +31,22 @@ export function describeMove(state, move) {
 }
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** A button that deals a fresh casual game of `deal` (or "random"): a POST, as a GET of /play/ deals nothing. */
+function dealButton(deal, autoplay, text) {
+  return el(
+    "form",
+    {
+      method: "post",
+      action: `/play/${encodeURIComponent(deal)}/`,
+      // The token as it is when pressed: signing in again in another tab since the page was drawn changes it.
+      onsubmit: (event) => { event.target.elements.csrfmiddlewaretoken.value = csrfToken(); },
+    },
+    el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: csrfToken() }),
+    autoplay === "none" ? el("input", { type: "hidden", name: "autoplay", value: "none" }) : null,
+    el("button", { type: "submit", class: "link", text }),
+  );
+}
 
 function gameOnly(body) {
   const { action, repeated, ...game } = body;
@@ -582,13 +598,13 @@ export class GameClient {
     // A fresh row each time it is asked for: the panel and the dialog each need their own nodes (one
     // node appended to both would move into the dialog and leave the panel without links).
     const linksRow = () => el(
-      "p",
+      "div",
       { class: "links" },
       el("a", { href: `/replay/${game.id}/`, text: "Watch the replay" }),
       game.ranked
         ? el("a", { href: `/daily/${game.deal.replace("daily:", "")}/`, text: "Leaderboard" })
-        : el("a", { href: `/play/${encodeURIComponent(game.deal)}/?autoplay=${game.autoplay}`, text: "Play this deal again" }),
-      el("a", { href: `/play/random/?autoplay=${game.autoplay}`, text: "New random deal" }),
+        : dealButton(game.deal, game.autoplay, "Play this deal again"),
+      dealButton("random", game.autoplay, "New random deal"),
     );
     const shareBox = () => {
       const area = el("textarea", { readonly: true, rows: 3, "data-testid": "share", "aria-label": "Shareable result" });

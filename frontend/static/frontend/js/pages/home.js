@@ -23,22 +23,11 @@ async function showDaily() {
   }
 }
 
-/** A deal as typed, in the server's form: deal ids are lower case (`MS:1` is `ms:1`), spaces dropped. */
+/** A deal as typed, in the server's form: deal ids are lower case (`MS:1` is `ms:1`), spaces dropped.
+ * (The "Play a deal" form needs no script: it posts to /play/, which reads the deal the same way.) */
 function dealFromForm(form) {
   const input = form.querySelector("input[name=deal]");
   return input.value.replace(/\s+/g, "").toLowerCase();
-}
-
-function wirePlayForm() {
-  const form = document.querySelector("[data-play-form]");
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const deal = dealFromForm(form) || "random";
-    const none = form.querySelector("input[name=autoplay]").checked;
-    // Through the no-script form's address: it answers a deal that cannot be in a path ("a/b") with
-    // the "No such deal" page rather than the site's plain 404.
-    location.href = `/play/?deal=${encodeURIComponent(deal)}${none ? "&autoplay=none" : ""}`;
-  });
 }
 
 function wireRaces() {
@@ -83,6 +72,5 @@ async function showMyRaces() {
 }
 
 showDaily();
-wirePlayForm();
 wireRaces();
 showMyRaces();
