@@ -6,11 +6,21 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import ASCIIUsernameValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 # The width of auth_user.email: a longer address is refused here, not by the database (a 500 on
 # PostgreSQL, silently stored on SQLite).
 EMAIL_MAX = 254
+
+
+@extend_schema_field({"anyOf": [{"type": "string", "format": "email", "maxLength": EMAIL_MAX}, {"type": "string", "maxLength": 0}]})
+class OptionalEmailField(serializers.EmailField):
+    """An e-mail address, or "" for none. Its schema is anyOf: drf-spectacular's oneOf refused "" in
+    any validator that does not check formats ("" then matches both branches)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_blank=True, max_length=EMAIL_MAX, **kwargs)
 
 
 class CredentialsSerializer(serializers.Serializer):
@@ -23,7 +33,7 @@ class RegisterSerializer(CredentialsSerializer):
     # in "аlice"), and the case-insensitive check below is exact on every database (SQLite folds the
     # case of ASCII letters only). People's real names go in the free-text display_name.
     username = serializers.CharField(max_length=30, validators=[ASCIIUsernameValidator()])
-    email = serializers.EmailField(required=False, allow_blank=True, default="", max_length=EMAIL_MAX)
+    email = OptionalEmailField(required=False, default="")
 
     def validate_username(self, value: str) -> str:
         if User.objects.filter(username__iexact=value).exists():
@@ -69,7 +79,7 @@ class PasswordResetConfirmSerializer(serializers.Serializer):
 
 class ProfileSerializer(serializers.Serializer):
     username = serializers.CharField(read_only=True)
-    email = serializers.EmailField(required=False, allow_blank=True, max_length=EMAIL_MAX)
+    email = OptionalEmailField(required=False)
     password = serializers.CharField(
         write_only=True, required=False, max_length=256, trim_whitespace=False,
         help_text="your current password: needed to change `email` (where password resets are sent)",

@@ -20,6 +20,7 @@ def add_default_error_response(result, generator, request, public):
                         "message": {"type": "string"},
                         "fields": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
                         "retry_after": {"type": "integer"},
+                        "retry_after_ms": {"type": "integer"},
                         "game": {"type": "object"},
                     },
                     "required": ["code", "message"],

@@ -349,15 +349,9 @@ class Socket(AsyncWebsocketConsumer):
                 frame = parse_frame(text_data)
             except (ValueError, RecursionError):
                 raise BadFrame("not JSON") from None
-            if "\x00" in text_data or "\\u0000" in text_data:
-                # No field of any frame may hold a NUL (PostgreSQL refuses them in a query).
-                raise BadFrame("a frame may not contain a NUL character")
             if not isinstance(frame, dict):
                 raise BadFrame("a frame is a JSON object with a type")
-            if not is_encodable(frame):
-                # "\ud800" decodes to half a character, which no database can store (it was a 500).
-                raise BadFrame("a frame's strings may not hold a lone surrogate (half of a UTF-16 pair)")
-            kind = frame.get("type")
+            # The id first, so that the refusals below are answered with it, as every answer is.
             frame_id = frame.get("id")
             if frame_id is not None and not (
                 (isinstance(frame_id, str) and len(frame_id) <= MAX_ID)
@@ -365,6 +359,15 @@ class Socket(AsyncWebsocketConsumer):
             ):
                 frame_id = None
                 raise BadFrame(f"id must be a string or number of at most {MAX_ID} characters")
+            if isinstance(frame_id, str) and ("\x00" in frame_id or not is_encodable(frame_id)):
+                frame_id = None  # not echoed: what it holds is the error
+            if "\x00" in text_data or "\\u0000" in text_data:
+                # No field of any frame may hold a NUL (PostgreSQL refuses them in a query).
+                raise BadFrame("a frame may not contain a NUL character")
+            if not is_encodable(frame):
+                # "\ud800" decodes to half a character, which no database can store (it was a 500).
+                raise BadFrame("a frame's strings may not hold a lone surrogate (half of a UTF-16 pair)")
+            kind = frame.get("type")
             if not isinstance(kind, str) or kind not in self.frame_types:
                 raise BadFrame(f"unknown frame type {kind!r}: one of {', '.join(self.frame_types)}")
             self.check_allowed(kind)

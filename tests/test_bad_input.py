@@ -412,8 +412,8 @@ def test_a_nul_character_in_a_url_parameter_is_never_a_server_error(alice, path)
 @pytest.mark.parametrize(
     "frame",
     [
-        pytest.param({"type": "move", "move": "5a", "ply": 0, "client_id": "a\x00b"}, id="client_id"),
-        pytest.param({"type": "auth", "token": "a\x00b"}, id="token"),
+        pytest.param({"type": "move", "move": "5a", "ply": 0, "client_id": "a\x00b", "id": 3}, id="client_id"),
+        pytest.param({"type": "auth", "token": "a\x00b", "id": "t1"}, id="token"),
     ],
 )
 def test_a_nul_character_in_a_websocket_frame_is_refused_not_a_server_error(alice, game, frame, settings):
@@ -441,6 +441,7 @@ def test_a_nul_character_in_a_websocket_frame_is_refused_not_a_server_error(alic
 
     answer = async_to_sync(scenario)()
     assert answer["type"] == "error" and answer["code"] in ("bad_frame", "authentication_failed"), answer
+    assert answer.get("id") == frame["id"], "the refusal must be paired with its frame by id"
 
 
 @pytest.mark.services

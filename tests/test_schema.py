@@ -70,3 +70,31 @@ def test_every_paged_list_declares_its_paging_parameters():
     for path in lists:
         names = {parameter["name"] for parameter in paths[path]["get"].get("parameters", [])}
         assert {"page", "page_size"} <= names, (path, names)
+
+
+@pytest.mark.django_db
+def test_real_answers_fit_the_schema_in_a_validator_that_does_not_check_formats(alice):
+    """A blank e-mail matched both branches of drf-spectacular's oneOf (an address, or empty) in any
+    validator that does not check formats, jsonschema's default: the field is anyOf."""
+    import jsonschema
+    from drf_spectacular.generators import SchemaGenerator
+    from rest_framework.test import APIClient
+
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    components = document["components"]
+
+    def check(component: str, body: dict):
+        jsonschema.validate(body, {"$ref": f"#/components/schemas/{component}", "components": components})
+
+    client = APIClient()
+    client.force_authenticate(alice)
+    alice.email = ""
+    alice.save()
+    check("Profile", client.get("/api/me/").json())
+    alice.email = "alice@example.com"
+    alice.save()
+    check("Profile", client.get("/api/me/").json())
+    # The error object names every extra field some code carries.
+    assert {"fields", "retry_after", "retry_after_ms", "game"} <= set(components["schemas"]["ErrorDetail"]["properties"])
+    history = document["paths"]["/api/games/{game_id}/history/"]["get"]["parameters"]
+    assert "api" in next(p for p in history if p["name"] == "format")["schema"]["enum"]

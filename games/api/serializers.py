@@ -21,7 +21,12 @@ class ErrorDetailSerializer(serializers.Serializer):
         help_text="invalid_request: the messages for each field of the body or query at fault",
     )
     retry_after = serializers.IntegerField(required=False, help_text="rate_limited and the 503s: seconds to wait before trying again")
-    game = serializers.DictField(required=False, help_text="ply_conflict and game_over: the game as it now is (the game object)")
+    retry_after_ms = serializers.IntegerField(
+        required=False, help_text="rate_limited by the per-account move limit: the same wait in milliseconds (it is under a second)"
+    )
+    game = serializers.DictField(
+        required=False, help_text="ply_conflict, game_over and too_many_actions: the game as it now is (the game object)"
+    )
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -184,7 +184,7 @@ class HistoryView(APIView):
     renderer_classes = [JSONRenderer, PlainTextRenderer, BrowsableAPIRenderer]
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "text"], description="text: the line of play")],
+        parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "text", "api"], description="text: the line of play; api: the browsable page")],
         responses={
             (200, "application/json"): s.HistorySerializer,
             (200, "text/plain"): OpenApiTypes.STR,
