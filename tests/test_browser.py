@@ -677,7 +677,11 @@ def test_a_player_who_resigned_the_daily_sees_the_board_without_others_replays_a
     page.wait_for_selector("[data-leaderboard-section]:not([hidden]) tr[data-username=winnie]")
     assert page.locator("[data-testid=leaderboard] a[href^='/replay/']").count() == 0
     assert page.locator("[data-testid=leaderboard] .table-scroll table.board").count() == 1
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    wide = page.evaluate(
+        "() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 375)"
+        ".map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)"
+    )
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375, wide
     tab.assert_clean()
     tab.context.close()
 
@@ -854,6 +858,8 @@ def test_closing_the_win_dialog_leaves_the_links_under_the_table(browser, site):
     page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
     assert page.locator("dialog[data-testid=win] .links :is(a, button)").count() == 3
     page.click("dialog[data-testid=win] button.primary")
+    # Closed, the dialog hands the keyboard to the result under the table, not to the top of the page.
+    page.wait_for_function("() => document.activeElement === document.querySelector('[data-testid=result]')")
     links = page.locator("[data-testid=result] .links :is(a, button)")
     assert [links.nth(i).inner_text() for i in range(links.count())] == [
         "Watch the replay", "Play this deal again", "New random deal",
@@ -1020,5 +1026,86 @@ def test_the_win_shows_soon_after_the_last_move(browser, site):
     assert time.monotonic() - started < 3, "the win dialog waited too long for the last autoplay cascade"
     page.click("dialog[data-testid=win] button.primary")
     assert tab.text("message") == ""
+    tab.assert_clean()
+    tab.context.close()
+
+
+# --- accessibility (second audit) ---------------------------------------------------------------------
+
+
+def announced(page) -> str:
+    return page.text_content("[data-game-panel]:not([hidden]) [data-testid=announce]")
+
+
+def test_a_screen_reader_hears_moves_undos_and_autoplay_and_single_keys_can_be_turned_off(browser, site):
+    tab = new_tab(browser, site).sign_up("reader")
+    page = tab.page
+    tab.deal("/play/ms:1/")
+    tab.wait_live()
+    # The clock, the counters and the piles: not read out every second, and the piles' labels reach
+    # the accessibility tree (a bare div's aria-label is dropped).
+    for testid in ("clock", "moves", "undos"):
+        assert page.get_attribute(f"[data-testid={testid}]", "aria-live") == "off", testid
+    tree = page.locator("[data-table]").aria_snapshot()
+    assert 'group "free cell a, empty"' in tree and 'group "column 1, 7 cards: ' in tree, tree
+
+    board = Board.from_deal("ms:1")
+    board.safe_autoplay()
+    name = lambda card: page.get_attribute(f'[data-card="{card}"]', "aria-label")  # noqa: E731
+    for ply, move in enumerate(MS1_RUN_POSITION[:7], start=1):
+        before = [list(map(str, column)) for column in board.columns]
+        played = board.play(move, autoplay="safe")
+        tab.type_move(move)
+        tab.wait_ply(ply)
+        time.sleep(0.06)  # under the per-account rate of moves
+        if move == "6c":  # the two of clubs, then autoplay takes both aces and the two home
+            page.wait_for_function("() => document.querySelector('[data-testid=announce]').textContent.includes('Autoplay')")
+            assert announced(page) == (
+                f"the {name(before[5][-1])} to free cell c. Autoplay sent home the "
+                + ", the ".join(name(card) for card in ("AC", "AS", "2C")) + "."
+            ), (announced(page), played)
+    # A run says every card it moves (87v2: two cards onto column 7), not only the exposed one.
+    run = before[7][-2:]
+    assert announced(page) == f"the {name(run[0])} and the {name(run[1])} to column 7.", announced(page)
+    tab.type_move("u")
+    tab.wait_ply(8)
+    page.wait_for_function("() => document.querySelector('[data-testid=announce]').textContent.startsWith('Undone')")
+    assert announced(page) == "Undone. 1 undo."
+
+    # Single-key play can be turned off (speech input); the "Type a move" box still plays, and the
+    # setting lasts over a reload.
+    page.click("details.help summary")
+    page.uncheck("[data-testid=single-keys]")
+    page.reload()
+    tab.wait_live()
+    tab.type_move("u")
+    time.sleep(0.5)
+    assert tab.counters() == (8, 1)
+    page.fill("[data-testid=move-input]", "87v2")
+    page.press("[data-testid=move-input]", "Enter")
+    tab.wait_ply(9)
+    # On again, a key pressed on a link is still no move.
+    page.click("details.help summary")
+    page.check("[data-testid=single-keys]")
+    page.focus("[data-testid=player]")
+    page.keyboard.press("u")
+    time.sleep(0.5)
+    assert tab.counters() == (9, 1)
+
+    # The connection banner ticks its seconds without rebuilding: a focused "Retry now" keeps the focus.
+    page.evaluate("() => window.fc.client.onSocketDown({code: 1006, retryInMs: 5000})")
+    retry = page.locator("[data-testid=connection] button")
+    retry.focus()
+    before_tick = page.text_content("[data-testid=connection]")
+    time.sleep(2.2)
+    assert page.text_content("[data-testid=connection]") != before_tick  # the seconds went on
+    assert page.evaluate("() => document.activeElement === document.querySelector('[data-testid=connection] button')")
+    page.evaluate("() => window.fc.client.hideBanner()")
+
+    # Resigning hides the Resign button: the keyboard goes on from the result, not the top of the page.
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=resign]")
+    page.wait_for_function("() => document.activeElement === document.querySelector('[data-testid=result]')")
+    assert "resigned" in page.inner_text("[data-testid=result]")
     tab.assert_clean()
     tab.context.close()

@@ -187,3 +187,29 @@ export function formatClock(ms) {
   const two = (x) => String(x).padStart(2, "0");
   return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
 }
+
+function pileWords(pile) {
+  if (pile === "h") return "its foundation";
+  if ("abcd".includes(pile)) return `free cell ${pile}`;
+  return `column ${pile}`;
+}
+
+/** A move in words, for hints, replays and screen readers: "the seven of diamonds and the six of spades to column 7". */
+export function describeMove(state, move) {
+  const parsed = parseMove(move);
+  if (!parsed) return move;
+  let cards = null;
+  try {
+    cards = applyMove(state, move).cards; // the cards that go, the bottom one (the one that lands) first
+  } catch { /* refused here: name the exposed card */ }
+  if (cards && cards.length > 1) {
+    const run = cards.length === 2
+      ? `the ${cardName(cards[0])} and the ${cardName(cards[1])}`
+      : `the ${cardName(cards[0])} down to the ${cardName(cards[cards.length - 1])} (${cards.length} cards)`;
+    return `${run} to ${pileWords(parsed.dest)}`;
+  }
+  const card = exposedAt(state, parsed.source);
+  const what = card ? `the ${cardName(card)}` : `the card at ${pileWords(parsed.source)}`;
+  const count = parsed.count && parsed.count > 1 ? ` (${parsed.count} cards)` : "";
+  return `${what}${count} to ${pileWords(parsed.dest)}`;
+}

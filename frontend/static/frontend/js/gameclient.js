@@ -3,9 +3,9 @@
 // puts the cards back, and the autoplay it made is animated card by card.
 
 import { ApiError, csrfToken, el, get, post } from "./api.js";
-import { applyMove, cardName, exposedAt, formatClock, parseMove, sameState, statusWord } from "./cards.js";
+import { applyMove, cardName, describeMove, formatClock, sameState, statusWord } from "./cards.js";
 import { LiveSocket } from "./socket.js";
-import { Table } from "./table.js";
+import { setSingleKeys, singleKeysOn, Table } from "./table.js";
 
 const AUTOPLAY_STEP_MS = 140;
 // A long cascade (the last move of a game can send 27 cards home) goes faster, so that it lasts at most
@@ -15,19 +15,22 @@ const AUTOPLAY_MIN_STEP_MS = 35;
 const ANSWER_TIMEOUT_MS = 8000;
 let frameIds = 0;
 
-function pileWords(pile) {
-  if (pile === "h") return "its foundation";
-  if ("abcd".includes(pile)) return `free cell ${pile}`;
-  return `column ${pile}`;
-}
-
-export function describeMove(state, move) {
-  const parsed = parseMove(move);
-  if (!parsed) return move;
-  const card = exposedAt(state, parsed.source);
-  const what = card ? `the ${cardName(card)}` : `the card at ${pileWords(parsed.source)}`;
-  const count = parsed.count && parsed.count > 1 ? ` (${parsed.count} cards)` : "";
-  return `${what}${count} to ${pileWords(parsed.dest)}`;
+/** A player's acknowledged action in words: the move, the cards autoplay sent home, or an undo. */
+function actionWords(entry, action, game) {
+  if (action.kind === "undo") return `Undone. ${plural(game.undos, "undo")}.`;
+  const words = [describeMove(entry.before, action.move)];
+  try {
+    let state = applyMove(entry.before, action.move).state;
+    const home = [];
+    for (const auto of action.autoplay || []) {
+      const moved = applyMove(state, auto);
+      home.push(cardName(moved.cards[0]));
+      state = moved.state;
+    }
+    if (home.length) words.push(`Autoplay sent home the ${home.join(", the ")}`);
+  } catch { /* the words of the move will do */ }
+  if (game.status === "won") words.push("You won");
+  return `${words.join(". ")}.`;
 }
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -217,11 +220,15 @@ export class GameClient {
 
   async resign() {
     if (!window.confirm("Resign this game? It counts as a loss.")) return;
+    // The Resign button goes away: the keyboard goes on from the result, whichever draws it first,
+    // this answer or the socket's push of the resigned game.
+    this.focusResult = true;
     try {
       const answer = await post(`/api/games/${this.confirmed.id}/resign/`);
       this.pending = [];
       this.applyServerGame(gameOnly(answer), { force: true });
     } catch (err) {
+      this.focusResult = false;
       this.say(err.message, "error");
     }
   }
@@ -301,6 +308,7 @@ export class GameClient {
       this.playSequence(steps, game.state);
       if (entry && action && action.kind === "move") this.say("");
     }
+    if (entry && action && !frame.repeated) this.announce(actionWords(entry, action, game));
     this.flushStash();
     this.refresh();
   }
@@ -432,12 +440,17 @@ export class GameClient {
     if (!banner) return;
     const until = Date.now() + info.retryInMs;
     const lead = this.socket.everOpened ? "Connection lost." : "Live connection unavailable.";
+    // Built once per drop and only the seconds ticked after: the banner is an alert, read out whenever
+    // it changes, and a rebuilt "Retry now" took the keyboard focus with it every second.
+    const seconds = el("span", { "aria-hidden": "true" });
+    banner.replaceChildren(
+      el("span", {}, `${lead} Reconnecting`, seconds, " (your moves still go to the server). "),
+      el("button", { type: "button", class: "link", text: "Retry now", onclick: () => this.socket.reconnectNow() }),
+    );
     const update = () => {
       const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-      banner.replaceChildren(
-        el("span", { text: `${lead} Reconnecting${left ? ` in ${left}s` : "…"} (your moves still go to the server).` }),
-        el("button", { type: "button", class: "link", text: "Retry now", onclick: () => this.socket.reconnectNow() }),
-      );
+      const text = left ? ` in ${left}s` : "…";
+      if (seconds.textContent !== text) seconds.textContent = text;
     };
     clearInterval(this.bannerTimer);
     update();
@@ -453,6 +466,15 @@ export class GameClient {
 
   // ------------------------------------------------------------------ what the player sees
 
+  /** Says `text` to screen readers only (the visible table already shows it). */
+  announce(text) {
+    const region = this.q("[data-testid=announce]");
+    if (!region) return;
+    // The same words twice in a row (two undos) must still be read: clear, then write on the next frame.
+    region.textContent = "";
+    requestAnimationFrame(() => { region.textContent = text; });
+  }
+
   say(text, kind = "info", code = "") {
     const message = this.q("[data-testid=message]");
     if (!message) return;
@@ -466,6 +488,11 @@ export class GameClient {
       const node = this.q(sel);
       if (node) node.addEventListener("click", fn);
     };
+    const keys = this.q("[data-testid=single-keys]");
+    if (keys) {
+      keys.checked = singleKeysOn();
+      keys.addEventListener("change", () => setSingleKeys(keys.checked));
+    }
     on("[data-action=undo]", () => this.undo());
     on("[data-action=hint]", () => this.hint());
     on("[data-action=resign]", () => this.resign());
@@ -630,6 +657,10 @@ export class GameClient {
       parts.push(linksRow());
       result.replaceChildren(...parts);
       result.hidden = false;
+      if (this.focusResult) {
+        this.focusResult = false;
+        result.focus();
+      }
     }
     const dialog = this.q("dialog[data-testid=win]");
     if (fresh && game.status === "won" && dialog && this.isMine()) {
@@ -640,6 +671,8 @@ export class GameClient {
         linksRow(),
         el("form", { method: "dialog" }, el("button", { class: "primary", text: "Close" })),
       );
+      // Closed, the dialog would leave the keyboard at the top of the page: on to the result below.
+      dialog.addEventListener("close", () => { if (result && !result.hidden) result.focus(); }, { once: true });
       if (typeof dialog.showModal === "function") dialog.showModal();
       else dialog.setAttribute("open", "");
     }

@@ -12,6 +12,27 @@ const DOUBLE_TAP_MS = 400;
 const DRAG_THRESHOLD = 6;
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
+const SINGLE_KEYS = "fc-single-keys";
+let singleKeys = null; // this page's setting, kept even where the browser refuses local storage
+
+/** Whether keys typed on the page play moves (WCAG 2.1.4: single-key shortcuts can be turned off,
+ * for speech input): on unless the player unticked the box under "How to play". */
+export function singleKeysOn() {
+  if (singleKeys !== null) return singleKeys;
+  try {
+    return localStorage.getItem(SINGLE_KEYS) !== "off";
+  } catch {
+    return true;
+  }
+}
+
+export function setSingleKeys(on) {
+  singleKeys = on;
+  try {
+    localStorage.setItem(SINGLE_KEYS, on ? "on" : "off");
+  } catch { /* private mode: for this page only */ }
+}
+
 export class Table {
   /**
    * @param root element to draw into
@@ -47,7 +68,8 @@ export class Table {
     if (!this.root.hasAttribute("aria-label")) this.root.setAttribute("aria-label", "FreeCell table");
     this.cellsEl = el("div", { class: "cells", role: "group", "aria-label": "Free cells" });
     this.cellPiles = [..."abcd"].map((name) => {
-      const pile = el("div", { class: "pile cell", "data-pile": name, "data-label": name });
+      // A group, so that its label (the cell and its card) reaches screen readers; a bare div's is dropped.
+      const pile = el("div", { class: "pile cell", role: "group", "data-pile": name, "data-label": name });
       this.cellsEl.append(pile);
       return pile;
     });
@@ -56,7 +78,7 @@ export class Table {
     for (const suit of FOUNDATION_ORDER) {
       const pile = el(
         "div",
-        { class: `pile foundation ${isRed("A" + suit) ? "red" : "black"}`, "data-pile": "h", "data-suit": suit },
+        { class: `pile foundation ${isRed("A" + suit) ? "red" : "black"}`, role: "group", "data-pile": "h", "data-suit": suit },
         el("span", { class: "slot-mark", "aria-hidden": "true", text: SUIT_SYMBOLS[suit] }),
       );
       this.foundationPiles[suit] = pile;
@@ -65,7 +87,7 @@ export class Table {
     this.columnsEl = el("div", { class: "columns", role: "group", "aria-label": "Columns" });
     this.columnPiles = [];
     for (let i = 1; i <= 8; i++) {
-      const pile = el("div", { class: "pile column", "data-pile": String(i), "data-label": String(i) });
+      const pile = el("div", { class: "pile column", role: "group", "data-pile": String(i), "data-label": String(i) });
       this.columnPiles.push(pile);
       this.columnsEl.append(pile);
     }
@@ -470,9 +492,11 @@ export class Table {
   // ------------------------------------------------------------------ keyboard: the spec's notation
 
   onKey(e) {
-    if (!this.interactive || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (!this.interactive || e.ctrlKey || e.metaKey || e.altKey || !singleKeysOn()) return;
     const t = e.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+    // A key pressed on a link, a summary or in the site's header is not a move (a "u" there undid one).
+    if (t && t instanceof Element && (t.closest("a, summary, header") !== null)) return;
     // Enter and space belong to a focused button, unless a typed move is waiting for Enter.
     if (t && t.tagName === "BUTTON" && (e.key === " " || (e.key === "Enter" && !this.typed))) return;
     if (document.querySelector("dialog[open]")) return;

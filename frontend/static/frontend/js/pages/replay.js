@@ -2,7 +2,7 @@
 // the autoplay each move caused card by card. Positions are rebuilt from the deal's layout and
 // GET /api/games/<id>/history/ with the small rules model in cards.js.
 import { boot, el, get } from "../api.js";
-import { applyMove, cardName, exposedAt, formatClock, statusWord } from "../cards.js";
+import { applyMove, describeMove, formatClock, statusWord } from "../cards.js";
 import { Table } from "../table.js";
 
 const data = boot();
@@ -18,12 +18,6 @@ let frames = [];
 let current = 0;
 let animation = null;
 let playing = null;
-
-function describe(state, move) {
-  const card = exposedAt(state, move[0]);
-  const dest = move[1] === "h" ? "home" : "abcd".includes(move[1]) ? `free cell ${move[1]}` : `column ${move[1]}`;
-  return card ? `${cardName(card)} to ${dest}` : move;
-}
 
 function build(history) {
   const start = { columns: data.columns.map((c) => c.slice()), cells: [null, null, null, null], foundations: { C: 0, D: 0, H: 0, S: 0 } };
@@ -55,7 +49,7 @@ function build(history) {
         steps.push(state);
       }
       stack.push(state);
-      label = `${action.move}: ${describe(before, action.move)}`;
+      label = `${action.move}: ${describeMove(before, action.move)}`;
     }
     frames.push({
       label, kind: action.kind, move: action.move, state, steps, autoplay: action.autoplay || [],
@@ -72,6 +66,7 @@ function show(index, { animate = true } = {}) {
   const frame = frames[index];
   slider.value = String(index);
   stepLabel.textContent = index === 0 ? "Deal" : `Action ${index} of ${frames.length - 1}`;
+  slider.setAttribute("aria-valuetext", index === 0 ? "Deal" : `${stepLabel.textContent}: ${frame.label}`);
   q("[data-testid=moves]").textContent = String(frame.moves);
   q("[data-testid=undos]").textContent = String(frame.undos);
   q("[data-testid=clock]").textContent = formatClock(frame.at);
@@ -132,6 +127,7 @@ function wire() {
   slider.addEventListener("input", () => show(Number(slider.value), { animate: false }));
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" && event.target.type !== "range") return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return; // Alt+Left is the browser's Back
     if (event.key === "ArrowRight") { event.preventDefault(); show(current + 1); }
     else if (event.key === "ArrowLeft") { event.preventDefault(); show(current - 1); }
     else if (event.key === "Home") show(0);
