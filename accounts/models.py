@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Greatest, Least
 
 
 class Profile(models.Model):
@@ -33,7 +34,9 @@ class Friendship(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["from_user", "to_user"], name="one_request_per_pair"),
+            # One row per pair, whichever asked: two requests crossing each other made two pending
+            # requests, then two friendships (accounts.services also locks the pair's rows).
+            models.UniqueConstraint(Least("from_user", "to_user"), Greatest("from_user", "to_user"), name="one_friendship_per_pair"),
             models.CheckConstraint(condition=~Q(from_user=models.F("to_user")), name="no_self_friendship"),
         ]
         # Friends of a player are looked up from both sides.

@@ -39,6 +39,41 @@ def register(*, username: str, password: str, email: str = "") -> tuple[User, To
 
 
 # --- passwords -----------------------------------------------------------------------------------
+#
+# A token login, a password change and a reset of one player each lock the player's row and check that
+# the password they were given is still the one stored: they take turns, and none acts on a password
+# another has just replaced. Without the lock, a login with the old password overlapping a change got
+# the new token (its holder kept the account), two changes with the same old password both passed,
+# and one reset link served several resets at once.
+
+
+def _unchanged(user: User) -> User:
+    """`user`'s row, locked to the end of the transaction, or None when its password is no longer the
+    one `user` was read with (a change or reset went first)."""
+    current = User.objects.select_for_update().get(pk=user.pk)
+    return current if current.password == user.password else None
+
+
+@transaction.atomic
+def token_for(user: User) -> Token:
+    """The API token of a player whose password was just checked (`user` as `authenticate` read it)."""
+    current = _unchanged(user)
+    if current is None:  # changed while the login was being checked: the password given is no longer his
+        raise ServiceError("authentication_failed", "wrong username or password", status=401)
+    return Token.objects.get_or_create(user=current)[0]
+
+
+@transaction.atomic
+def change_password(user: User, new_password: str, *, new_token: bool) -> Token | None:
+    """Sets the password of a player who has just confirmed the current one (`user` as it was read
+    then), revoking the API token; with `new_token` (the change came over the token), answers a new one."""
+    current = _unchanged(user)
+    if current is None:
+        message = "wrong password"  # another change went first: the password given was replaced
+        raise ServiceError("invalid_request", f"old_password: {message}", extra={"fields": {"old_password": [message]}})
+    set_password(current, new_password)
+    user.password = current.password  # the session's hash (update_session_auth_hash) is of the new one
+    return Token.objects.create(user=current) if new_token else None
 
 
 @transaction.atomic
@@ -114,13 +149,17 @@ def send_reset_links(email: str, link_for) -> None:
     send_later(messages)
 
 
+@transaction.atomic
 def reset_password(*, uid: str, token: str, new_password: str) -> User:
     """Sets the password of the player a reset link names (for the API and the reset page alike)."""
     user = user_of_reset_link(uid, token)
-    if user is None:
+    # Locked, and refused if a reset went first (the same link sent twice at once): it changed the
+    # password, of which the link's token is made, so the link is spent.
+    current = _unchanged(user) if user is not None else None
+    if current is None:
         raise ServiceError("invalid_request", "the reset link is invalid or has expired")
-    set_password(user, new_password)
-    return user
+    set_password(current, new_password)
+    return current
 
 
 # --- friends -------------------------------------------------------------------------------------
@@ -137,6 +176,14 @@ def _between(a: User, b: User):
     return Friendship.objects.filter(Q(from_user=a, to_user=b) | Q(from_user=b, to_user=a))
 
 
+def _lock_pair(a: User, b: User) -> None:
+    """Locks both players' rows, in the order of their ids (no deadlock), to the end of the
+    transaction: requests, answers and unfriending of one pair take turns. Two requests crossing each
+    other then find each other (the second accepts the first), and a request racing an unfriend never
+    finds the row it collided with gone (that was a 500). One row per pair is also a constraint."""
+    list(User.objects.select_for_update().filter(pk__in=[a.pk, b.pk]).order_by("pk"))
+
+
 @transaction.atomic
 def request_friend(*, user: User, username: str) -> tuple[Friendship, bool]:
     """Sends a request; if the other player had already asked, this accepts theirs.
@@ -147,13 +194,10 @@ def request_friend(*, user: User, username: str) -> tuple[Friendship, bool]:
     other = _other(username)
     if other.pk == user.pk:
         raise ServiceError("invalid_request", "you cannot befriend yourself")
-    existing = _between(user, other).select_for_update().first()
+    _lock_pair(user, other)
+    existing = _between(user, other).first()
     if existing is None:
-        try:
-            with transaction.atomic():
-                return Friendship.objects.create(from_user=user, to_user=other), True
-        except IntegrityError:  # a concurrent request from the same pair
-            existing = _between(user, other).first()
+        return Friendship.objects.create(from_user=user, to_user=other), True
     if existing.status == Friendship.Status.PENDING and existing.to_user_id == user.pk:
         existing.status = Friendship.Status.ACCEPTED
         existing.accepted_at = timezone.now()
@@ -164,7 +208,8 @@ def request_friend(*, user: User, username: str) -> tuple[Friendship, bool]:
 @transaction.atomic
 def answer_request(*, user: User, username: str, accept: bool) -> None:
     other = _other(username)
-    request = Friendship.objects.select_for_update().filter(
+    _lock_pair(user, other)
+    request = Friendship.objects.filter(
         from_user=other, to_user=user, status=Friendship.Status.PENDING
     ).first()
     if request is None:
@@ -181,6 +226,7 @@ def answer_request(*, user: User, username: str, accept: bool) -> None:
 def remove_friend(*, user: User, username: str) -> None:
     """Ends a friendship, or withdraws one's own pending request."""
     other = _other(username)
+    _lock_pair(user, other)
     deleted, _ = _between(user, other).delete()
     if not deleted:
         raise ServiceError("not_found", f"{username} is not your friend", status=404)

@@ -76,8 +76,7 @@ class TokenView(APIView):
         body = s.CredentialsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         user = check_credentials(request, **body.validated_data)
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
+        return Response({"token": services.token_for(user).key})
 
 
 class LoginView(APIView):
@@ -139,11 +138,10 @@ class PasswordChangeView(APIView):
         body.is_valid(raise_exception=True)
         user = request.user
         check_own_password(request, body.validated_data["old_password"], "old_password")
-        services.set_password(user, body.validated_data["new_password"])  # revokes the API token
-        if signed_in_with_token(request):
-            # The client asked with the token just revoked: it gets the new one, to keep working
-            # (get_or_create: two changes at once both answer the one token that then stands).
-            return Response({"token": Token.objects.get_or_create(user=user)[0].key})
+        # The token is revoked; a client that asked with it gets a new one, to keep working.
+        token = services.change_password(user, body.validated_data["new_password"], new_token=signed_in_with_token(request))
+        if token is not None:
+            return Response({"token": token.key})
         # This session stays signed in under a new key (its sockets close, and reconnect); others end.
         update_session_auth_hash(request._request, user)
         return Response(status=status.HTTP_204_NO_CONTENT)

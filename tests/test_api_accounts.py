@@ -490,3 +490,81 @@ class ThreadNotingBackend(locmem.EmailBackend):
 class RefusingBackend(locmem.EmailBackend):
     def send_messages(self, messages):
         raise ConnectionRefusedError("the mail server is down")
+
+
+# --- a login, a change or a reset overlapping another (each is checked on the locked row) ------------
+
+
+@pytest.mark.django_db
+def test_a_token_login_that_a_password_change_overtakes_gets_no_token(alice, monkeypatch):
+    """The login checked the old password, then a change went through before its token was read: it
+    got the change's new token, and whoever knew the old password kept the account."""
+    from accounts import services, views
+
+    checked = views.check_credentials
+
+    def check_then_changed_elsewhere(request, username, password):
+        user = checked(request, username, password)
+        services.change_password(User.objects.get(pk=user.pk), "a brand new long secret", new_token=True)
+        return user  # as read before the change
+
+    monkeypatch.setattr(views, "check_credentials", check_then_changed_elsewhere)
+    answer = APIClient().post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
+    assert answer.status_code == 401 and answer.json()["error"]["code"] == "authentication_failed"
+
+
+@pytest.mark.django_db
+def test_a_password_change_that_another_overtakes_is_refused(alice):
+    from accounts import services
+    from freecell_site.errors import ServiceError
+
+    stale = User.objects.get(pk=alice.pk)  # as the second request read it, with the same old password
+    services.change_password(User.objects.get(pk=alice.pk), "the first new long secret", new_token=True)
+    with pytest.raises(ServiceError) as refused:
+        services.change_password(stale, "the second new long secret", new_token=True)
+    assert refused.value.code == "invalid_request" and "old_password" in refused.value.extra["fields"]
+    alice.refresh_from_db()
+    assert alice.check_password("the first new long secret")
+
+
+@pytest.mark.django_db
+def test_a_reset_link_sent_twice_at_once_resets_once(alice, monkeypatch):
+    from accounts import services
+    from freecell_site.errors import ServiceError
+
+    uid, token = reset_link_of(alice)
+    stale = services.user_of_reset_link(uid, token)  # the second request read the user before the first reset
+    services.reset_password(uid=uid, token=token, new_password="the first new long secret")
+    monkeypatch.setattr(services, "user_of_reset_link", lambda uid, token: stale)
+    with pytest.raises(ServiceError):
+        services.reset_password(uid=uid, token=token, new_password="the second new long secret")
+    alice.refresh_from_db()
+    assert alice.check_password("the first new long secret")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_merges_friend_requests_that_crossed():
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("accounts", "0002_username_unique_in_any_case")], [("accounts", "0003_one_friendship_per_pair")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    apps = executor.loader.project_state(before).apps
+    users = apps.get_model("auth", "User")
+    friendship = apps.get_model("accounts", "Friendship")
+    a, b, c, d = (users.objects.create(username=name) for name in ("ann", "ben", "cy", "dee"))
+    friendship.objects.create(from_user=a, to_user=b, status="pending")  # crossed: both asked
+    friendship.objects.create(from_user=b, to_user=a, status="pending")
+    friendship.objects.create(from_user=c, to_user=d, status="accepted")  # crossed, both accepted
+    friendship.objects.create(from_user=d, to_user=c, status="accepted")
+    friendship.objects.create(from_user=a, to_user=c, status="pending")  # alone: untouched
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    apps = executor.loader.project_state(after).apps
+    rows = sorted(
+        (min(r.from_user_id, r.to_user_id), max(r.from_user_id, r.to_user_id), r.status)
+        for r in apps.get_model("accounts", "Friendship").objects.all()
+    )
+    assert rows == sorted([(a.pk, b.pk, "accepted"), (c.pk, d.pk, "accepted"), (a.pk, c.pk, "pending")])
+    MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())

@@ -68,3 +68,51 @@ def test_concurrent_undos_take_back_one_move(alice):
     assert sum(isinstance(r, services.Outcome) and not r.repeated for r in results) == 1
     stored = Game.objects.get(pk=game.pk)
     assert stored.undos == 1 and stored.ply == 3 and stored.state["cells"][:2] == ["2H", None]
+
+
+# --- accounts (found by a concurrency test against two processes) ----------------------------------
+
+
+def test_crossing_friend_requests_make_one_friendship(alice, charlie):
+    from accounts import services as accounts
+    from accounts.models import Friendship
+
+    def ask(i):
+        return accounts.request_friend(user=(alice, charlie)[i], username=("charlie", "alice")[i])
+
+    def request_unfriend_or_accept(i):
+        if i < 3:
+            return accounts.request_friend(user=alice, username="charlie")
+        if i < 5:
+            return accounts.remove_friend(user=alice, username="charlie")
+        return accounts.answer_request(user=charlie, username="alice", accept=True)
+
+    for _ in range(5):
+        Friendship.objects.all().delete()
+        results = race_threads(2, ask)
+        assert not [r for r in results if isinstance(r, Exception)], results
+        rows = list(Friendship.objects.all())
+        assert len(rows) == 1 and rows[0].status == "accepted", rows  # the second asked back: accepted
+        # A request racing unfriends and an answer is never a server error (it was a 500).
+        results = race_threads(6, request_unfriend_or_accept)
+        assert all(r is None or isinstance(r, tuple) or (isinstance(r, ServiceError) and r.status == 404) for r in results), results
+        assert Friendship.objects.count() <= 1
+
+
+def test_password_changes_at_once_with_the_same_old_password_let_one_through(alice):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from tests.conftest import PASSWORD
+
+    key = Token.objects.get_or_create(user=alice)[0].key
+
+    def change(i):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        return client.post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": f"another long secret {i}"}, format="json")
+
+    answers = race_threads(4, change)
+    assert sorted(a.status_code for a in answers) == [200, 400, 400, 400], [a.content for a in answers]
+    winner = next(a for a in answers if a.status_code == 200)
+    assert list(Token.objects.filter(user=alice).values_list("key", flat=True)) == [winner.json()["token"]]
