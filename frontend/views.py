@@ -43,6 +43,36 @@ def _next_url(request, default: str = "/") -> str:
     return default
 
 
+def _password_rules() -> list[str]:
+    """The password rules of AUTH_PASSWORD_VALIDATORS in words, shown before the first try."""
+    from django.contrib.auth import password_validation
+
+    return password_validation.password_validators_help_texts()
+
+
+def _form(names: list[str], field_errors: dict[str, list[str]], helps: tuple[str, ...] = (), focus: str | None = None) -> dict:
+    """What a sign-in form's template needs of each field: its errors, `aria-invalid`, the ids its
+    `aria-describedby` names (its help text, then its error) and whether it takes the focus (the first
+    field in error, else `focus`, else the first field). `""` in `field_errors` is an error of the whole
+    form (the summary, id `form-errors`), tied to every field."""
+    first = next((name for name in names if field_errors.get(name)), None) or focus or names[0]
+    fields = {}
+    for name in names:
+        errors = field_errors.get(name, [])
+        ids = [f"{name}-help"] if name in helps else []
+        if errors:
+            ids.append(f"{name}-error")
+        elif field_errors.get(""):
+            ids.append("form-errors")
+        fields[name] = {
+            "errors": errors,
+            "invalid": bool(errors) or bool(field_errors.get("")),
+            "describedby": " ".join(ids),
+            "autofocus": name == first,
+        }
+    return fields
+
+
 FAVICON = (
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="12" height="15" x="2" y=".5" rx="2" '
     'fill="#fff" stroke="#111"/><text x="8" y="12" font-size="10" text-anchor="middle" fill="#b3001b">\u2665</text></svg>'
@@ -70,19 +100,23 @@ def signup(request):
     if request.method == "GET" and request.user.is_authenticated:
         return redirect(_next_url(request))  # already signed in: nothing to do here
     errors: list[str] = []
-    username = ""
+    field_errors: dict[str, list[str]] = {}  # by field ("" for the form), each message also in `errors`
+    username = email = ""
     if request.method == "POST":
         username = request.POST.get("username", "").strip()
+        email = request.POST.get("email", "").strip()
         form = RegisterSerializer(
             data={"username": username, "password": request.POST.get("password", ""), "email": request.POST.get("email", "")}
         )
         if request.POST.get("password", "") != request.POST.get("password2", request.POST.get("password", "")):
             errors.append("The two passwords differ.")
+            field_errors["password2"] = ["The two passwords differ."]
         elif form.is_valid():
             try:
                 user, _token = accounts.register(**form.validated_data)
             except ServiceError as exc:
                 errors.append(exc.message)
+                field_errors["username"] = [exc.message]
             else:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
                 return redirect(_next_url(request))
@@ -90,10 +124,20 @@ def signup(request):
             for field, messages in form.errors.items():
                 for message in messages:
                     errors.append(str(message) if field == "non_field_errors" else f"{field.capitalize()}: {message}")
+                    field_errors.setdefault("" if field == "non_field_errors" else field, []).append(str(message))
+    fields = _form(["username", "password", "password2", "email"], field_errors, helps=("username", "password", "email"))
     return render(
         request,
         "frontend/signup.html",
-        {"page": "signup", "errors": errors, "username": username, "next": _next_url(request, "")},
+        {
+            "page": "signup",
+            "errors": errors,
+            "fields": fields,
+            "password_rules": _password_rules(),
+            "username": username,
+            "email": email,
+            "next": _next_url(request, ""),
+        },
         status=400 if errors else 200,
     )
 
@@ -119,10 +163,13 @@ def login_page(request):
         else:
             login(request, user)
             return redirect(_next_url(request))
+    # A refused sign-in does not say which of the two was wrong: the message is tied to both fields, and
+    # the password (the one to type again) takes the focus once a username is there.
+    fields = _form(["username", "password"], {"": errors} if errors else {}, focus="password" if username else None)
     return render(
         request,
         "frontend/login.html",
-        {"page": "login", "errors": errors, "username": username, "next": _next_url(request, "")},
+        {"page": "login", "errors": errors, "fields": fields, "username": username, "next": _next_url(request, "")},
         status=status,
     )
 
@@ -168,7 +215,9 @@ def password_reset_request(request):
         else:
             accounts.send_reset_links(form.validated_data["email"], lambda uid, token: reset_link(request, uid, token))
             return render(request, "frontend/reset_sent.html", {"page": "reset", "email": email})
-    return render(request, "frontend/reset_request.html", {"page": "reset", "errors": errors, "email": email}, status=status)
+    fields = _form(["email"], {"email": errors} if errors else {})  # the form's one field
+    context = {"page": "reset", "errors": errors, "fields": fields, "email": email}
+    return render(request, "frontend/reset_request.html", context, status=status)
 
 
 @ensure_csrf_cookie
@@ -184,19 +233,29 @@ def password_reset(request, uid: str, token: str):
     if accounts.user_of_reset_link(uid, token) is None:
         return render(request, "frontend/reset.html", {"page": "reset", "valid": False}, status=400)
     errors: list[str] = []
+    field_errors: dict[str, list[str]] = {}
     if request.method == "POST":
         password = request.POST.get("password", "")
         if password != request.POST.get("password2", ""):
             errors.append("The two passwords differ.")
+            field_errors["password2"] = errors[-1:]
         else:
             try:
                 user = accounts.reset_password(uid=uid, token=token, new_password=password)
             except ServiceError as exc:
                 errors.append(exc.message)
+                field_errors["password"] = errors[-1:]
             else:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
                 return redirect("home")
-    return render(request, "frontend/reset.html", {"page": "reset", "valid": True, "errors": errors}, status=400 if errors else 200)
+    context = {
+        "page": "reset",
+        "valid": True,
+        "errors": errors,
+        "fields": _form(["password", "password2"], field_errors, helps=("password",)),
+        "password_rules": _password_rules(),
+    }
+    return render(request, "frontend/reset.html", context, status=400 if errors else 200)
 
 
 def _deal_from_path(text: str) -> str:
@@ -346,11 +405,19 @@ def daily_day(request, date: str):
             },
             status=404,
         )
-    return render(
-        request,
-        "frontend/daily_day.html",
-        {"page": "daily-day", "date": day.isoformat(), "boot": {"date": day.isoformat(), "today": today().isoformat(), "me": _me(request)}},
-    )
+    # The neighbouring days the page links to: the nearest ones that have a daily (today's always has
+    # a page), so "← previous" on a new site's first day is no link to a 404.
+    dailies = DailyChallenge.objects.values_list("date", flat=True)
+    before = dailies.filter(date__lt=day).order_by("-date").first()
+    after = dailies.filter(date__gt=day, date__lt=today()).order_by("date").first() or (today() if day < today() else None)
+    boot = {
+        "date": day.isoformat(),
+        "today": today().isoformat(),
+        "me": _me(request),
+        "prev": before.isoformat() if before else None,
+        "next": after.isoformat() if after else None,
+    }
+    return render(request, "frontend/daily_day.html", {"page": "daily-day", "date": day.isoformat(), "boot": boot})
 
 
 @ensure_csrf_cookie

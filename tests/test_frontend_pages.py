@@ -592,3 +592,105 @@ def test_the_api_and_its_docs_keep_their_own_scripts(client):
     """DRF's browsable API and Swagger UI have inline scripts: no page policy on /api/."""
     for path in ("/api/docs/", "/api/ping/?format=api"):
         assert "Content-Security-Policy" not in client.get(path), path
+
+
+# --- accessibility: forms, structure, day links --------------------------------------------------
+
+
+def _input(html: str, name: str) -> str:
+    match = re.search(rf'<input name="{name}"[^>]*>', html)
+    assert match, f"no input named {name}"
+    return match.group(0)
+
+
+def _described_by(html: str, name: str) -> str:
+    """The text of the elements the input's aria-describedby names."""
+    ids = re.search(r'aria-describedby="([^"]*)"', _input(html, name))
+    assert ids, f"{name} has no aria-describedby"
+    texts = []
+    for ident in ids.group(1).split():
+        match = re.search(rf'<(\w+)[^>]* id="{ident}"[^>]*>(.*?)</\1>', html, re.S)
+        assert match, f"aria-describedby of {name} names a missing id {ident}"
+        texts.append(re.sub(r"<[^>]+>", " ", match.group(2)))
+    return " ".join(" ".join(texts).split())
+
+
+@pytest.mark.django_db
+def test_the_sign_up_form_states_the_password_rules_before_the_first_try():
+    html = Client().get("/signup/").content.decode()
+    rules = _described_by(html, "password")
+    assert "at least 8 characters" in rules and "username" in rules
+    assert "autofocus" in _input(html, "username") and "aria-invalid" not in html
+    assert "<title>Sign up" in html
+
+
+@pytest.mark.django_db
+def test_a_refused_sign_up_marks_the_first_bad_field_names_its_error_and_focuses_it(alice):
+    html = Client().post("/signup/", {"username": "samuel", "password": "samuel-99x", "password2": "samuel-99x"}).content.decode()
+    assert "<title>Error: Sign up" in html
+    password = _input(html, "password")
+    assert 'aria-invalid="true"' in password and "autofocus" in password
+    assert "contains the username" in _described_by(html, "password")
+    assert "autofocus" not in _input(html, "username") and "aria-invalid" not in _input(html, "username")
+    assert 'value="samuel"' in _input(html, "username")
+    html = Client().post("/signup/", {"username": "alice", "password": PASSWORD, "password2": PASSWORD + "x"}).content.decode()
+    assert 'aria-invalid="true"' in _input(html, "password2") and "differ" in _described_by(html, "password2")
+    html = Client().post("/signup/", {"username": "alice", "password": PASSWORD, "password2": PASSWORD}).content.decode()
+    assert 'aria-invalid="true"' in _input(html, "username") and "taken" in _described_by(html, "username")
+    assert "autofocus" in _input(html, "username")
+
+
+@pytest.mark.django_db
+def test_a_refused_sign_in_ties_its_message_to_both_fields_and_focuses_the_password(alice):
+    html = Client().post("/login/", {"username": "alice", "password": "wrong password"}).content.decode()
+    assert "<title>Error: Sign in" in html
+    for name in ("username", "password"):
+        assert 'aria-invalid="true"' in _input(html, name)
+        assert "password" in _described_by(html, name).lower()
+    assert "autofocus" in _input(html, "password") and "autofocus" not in _input(html, "username")
+    assert "aria-invalid" not in Client().get("/login/").content.decode()
+
+
+@pytest.mark.django_db
+def test_the_reset_forms_tie_their_errors_to_their_fields(alice):
+    html = Client().post("/reset/", {"email": "not an address"}).content.decode()
+    assert "<title>Error: Forgot" in html
+    email = _input(html, "email")
+    assert 'aria-invalid="true"' in email and "autofocus" in email and "valid email" in _described_by(html, "email")
+    path = reset_path_of(alice)
+    page = Client().get(path).content.decode()
+    assert "at least 8 characters" in _described_by(page, "password")
+    html = Client().post(path, {"password": "1234567890123", "password2": "1234567890123"}).content.decode()
+    assert "<title>Error: Choose" in html
+    assert 'aria-invalid="true"' in _input(html, "password") and "numeric" in _described_by(html, "password")
+    html = Client().post(path, {"password": NEW_PASSWORD, "password2": NEW_PASSWORD + "x"}).content.decode()
+    assert 'aria-invalid="true"' in _input(html, "password2") and "autofocus" in _input(html, "password2")
+
+
+@pytest.mark.django_db
+def test_the_daily_page_has_a_main_heading(alice):
+    html = signed_in(alice).get("/daily/").content.decode()
+    assert re.search(r"<h1[^>]*>Today's daily", html)
+
+
+@pytest.mark.django_db
+def test_a_day_page_links_only_to_neighbouring_days_that_have_a_daily():
+    """On a new site today's page linked "← yesterday", a day with no daily: a 404."""
+    day = today()
+    assert boot_of(Client().get(f"/daily/{day.isoformat()}/"))["prev"] is None
+    make_daily(day - dt.timedelta(days=4), "seed:1")
+    make_daily(day - dt.timedelta(days=9), "seed:2")
+    boot = boot_of(Client().get(f"/daily/{day.isoformat()}/"))
+    assert boot["prev"] == (day - dt.timedelta(days=4)).isoformat() and boot["next"] is None
+    boot = boot_of(Client().get(f"/daily/{(day - dt.timedelta(days=4)).isoformat()}/"))
+    assert boot["prev"] == (day - dt.timedelta(days=9)).isoformat() and boot["next"] == day.isoformat()
+    boot = boot_of(Client().get(f"/daily/{(day - dt.timedelta(days=9)).isoformat()}/"))
+    assert boot["prev"] is None and boot["next"] == (day - dt.timedelta(days=4)).isoformat()
+    source = (STATIC_JS / "leaderboard.js").read_text()
+    assert "shift(-1)" not in source  # no link made by date arithmetic
+
+
+def test_the_race_page_keeps_its_status_line_live_and_its_timer_quiet():
+    html = (Path(__file__).resolve().parent.parent / "frontend" / "templates" / "frontend" / "race.html").read_text()
+    assert re.search(r'data-testid="race-status"><span[^>]*role="status"', html)
+    assert re.search(r'data-testid="countdown" role="timer" aria-live="off"', html)

@@ -78,11 +78,15 @@ export function histogramSvg(buckets, { par = null, me = null, width = 640, heig
 }
 
 export class Leaderboard {
-  constructor(root, { date, me = "", today = null }) {
+  /** `prev` and `next`: the neighbouring days that have a daily (null: none), when the page knows them;
+   * left out, today's board finds the day before from the archive. */
+  constructor(root, { date, me = "", today = null, prev, next }) {
     this.root = root;
     this.date = date;
     this.me = me;
     this.today = today;
+    this.prev = prev;
+    this.next = next;
     this.scope = "all";
     this.page = 1;
     this.detail = null;
@@ -129,17 +133,30 @@ export class Leaderboard {
     this.tabs = el("div", { class: "tabs", role: "group", "aria-label": "Whose results" }, tab("all", "Everyone"), this.me ? tab("friends", "You and friends") : null);
     this.tableBox = el("div", { "data-testid": "leaderboard" });
     this.pager = el("div", { class: "pager" });
-    const nav = el("p", { class: "links" });
-    const day = new Date(`${this.date}T00:00:00Z`);
-    const shift = (n) => new Date(day.getTime() + n * 86400000).toISOString().slice(0, 10);
-    nav.append(el("a", { href: `/daily/${shift(-1)}/`, text: `← ${formatDate(shift(-1))}` }));
-    if (!this.today || shift(1) <= this.today) nav.append(el("a", { href: `/daily/${shift(1)}/`, text: `${formatDate(shift(1))} →` }));
+    // Links to the neighbouring days that HAVE a daily: the day before or after may have none (a new
+    // site, a day the server was down), and its page is a 404.
+    const nav = el("p", { class: "links", "data-testid": "day-links" });
+    this.neighbours().then(({ prev, next }) => {
+      if (prev) nav.append(el("a", { href: `/daily/${prev}/`, rel: "prev", "aria-label": `Previous daily: ${formatDate(prev)}`, text: `← ${formatDate(prev)}` }));
+      if (next) nav.append(el("a", { href: `/daily/${next}/`, rel: "next", "aria-label": `Next daily: ${formatDate(next)}`, text: `${formatDate(next)} →` }));
+    });
     const parts = [this.summary, this.chart, this.tabs, this.tableBox, this.pager];
     if (d.par_line) {
       parts.push(el("details", {}, el("summary", { text: `The solver's line for par (${d.par} moves)` }), el("p", {}, el("code", { text: d.par_line }))));
     }
     parts.push(nav);
     this.root.replaceChildren(...parts);
+  }
+
+  async neighbours() {
+    if (this.prev !== undefined) return { prev: this.prev, next: this.next ?? null };
+    if (!this.today || this.date !== this.today) return { prev: null, next: null };
+    try {
+      const newest = (await get("/api/daily/archive/?page_size=1")).dailies[0];
+      return { prev: newest && newest.date < this.date ? newest.date : null, next: null };
+    } catch {
+      return { prev: null, next: null };
+    }
   }
 
   canSeeReplays() {
@@ -185,7 +202,7 @@ export class Leaderboard {
           el("th", { class: "num", scope: "col", text: "vs par" }),
           el("th", { class: "num", scope: "col", text: "Undos" }),
           el("th", { class: "num", scope: "col", text: "Time" }),
-          el("th", { scope: "col", text: "" }))),
+          el("th", { scope: "col" }, el("span", { class: "visually-hidden", text: "Replay" })))),
         el("tbody", {}, rows)))
       : el("p", { class: "muted", text: board.scope === "friends" ? "Nobody among you and your friends has won this one yet." : "Nobody has won this one yet." });
     this.tableBox.replaceChildren(table);

@@ -4,7 +4,10 @@ import { formatClock } from "../cards.js";
 import { Leaderboard } from "../leaderboard.js";
 
 const data = boot();
-const board = new Leaderboard(document.querySelector("[data-leaderboard]"), { date: data.date, me: data.me, today: data.today });
+// `prev` and `next` come from the page view: the nearest days that have a daily (null: none).
+const board = new Leaderboard(document.querySelector("[data-leaderboard]"), {
+  date: data.date, me: data.me, today: data.today, prev: data.prev ?? null, next: data.next ?? null,
+});
 board.load();
 
 async function archive() {

@@ -42,16 +42,24 @@ async function profile() {
   else if (p.friendship === "request_sent") parts.push(el("p", { class: "muted", text: `Friend request sent: waiting for ${who} to accept.` }));
   else if (p.friendship) { // "none", or "request_received": sending a request to someone who asked you accepts theirs
     const asked = p.friendship === "request_received";
+    // The outcome is said in a live region that is on the page before it is needed (a region added
+    // with its text is often not read), and it takes the focus when the button goes away.
+    const said = el("p", { class: "muted", role: "status", tabindex: "-1", "data-testid": "friend-status" });
     const button = el("button", { type: "button", class: "primary", text: asked ? `Accept ${who}'s friend request` : `Add ${who} as a friend`, onclick: async () => {
       try {
         const path = asked ? `/api/friends/requests/${encodeURIComponent(who)}/accept/` : "/api/friends/requests/";
-        await post(path, asked ? undefined : { username: who });
-        button.replaceWith(el("p", { class: "muted", text: asked ? `${who} is your friend.` : "Friend request sent." }));
+        const answer = await post(path, asked ? undefined : { username: who });
+        const friends = answer && answer.friends && answer.friends.some((x) => (x.username || x) === who);
+        said.className = "muted";
+        said.textContent = asked || friends ? `${who} is your friend.` : "Friend request sent.";
+        button.remove();
+        said.focus();
       } catch (err) {
-        button.replaceWith(el("p", { class: "errors", text: err.message }));
+        said.className = "errors";
+        said.textContent = err.message;
       }
     } });
-    parts.push(el("p", {}, button));
+    parts.push(el("p", {}, button), said);
   }
   box.replaceChildren(...parts);
 }
@@ -97,10 +105,11 @@ async function games() {
   }
   // In a box of its own that scrolls sideways, so a narrow phone does not scroll the whole page.
   box.replaceChildren(el("div", { class: "table-scroll" }, el("table", { class: "board", "data-testid": "games" },
+    el("caption", { class: "visually-hidden", text: `Recent finished games of ${who}, newest first` }),
     el("thead", {}, el("tr", {},
       el("th", { scope: "col", text: "Deal" }), el("th", { scope: "col", text: "Result" }),
       el("th", { class: "num", scope: "col", text: "Moves" }), el("th", { class: "num", scope: "col", text: "Undos" }),
-      el("th", { class: "num", scope: "col", text: "Time" }), el("th", { scope: "col", text: "" }))),
+      el("th", { class: "num", scope: "col", text: "Time" }), el("th", { scope: "col" }, el("span", { class: "visually-hidden", text: "Replay and ghost race" })))),
     el("tbody", {}, rows.map((g) => el("tr", {},
       el("td", {}, g.deal.startsWith("daily:") ? el("a", { href: `/daily/${g.deal.slice(6)}/`, text: g.deal }) : g.deal),
       el("td", { text: g.status }),
@@ -111,44 +120,87 @@ async function games() {
         canRaceGhosts && g.status === "won" && !dailyNotOver(g) ? [" · ", el("button", { type: "button", class: "link", text: "race this ghost", onclick: () => ghostRace(g.id) })] : null)))))));
 }
 
-async function friendsPanel() {
-  const box = document.querySelector("[data-friends]");
-  if (!box) return;
-  let f;
+// One's own friends and requests. The lists are redrawn after each change; the outcome is said in the
+// section's live region, which takes the focus when the pressed button has gone with the redraw. The
+// "Add a friend" form is made once, so the focus stays in it, and its error is tied to its field.
+const friendsBox = document.querySelector("[data-friends]");
+const friendsStatus = document.querySelector("[data-friends-status]");
+const friendsLists = el("div");
+const requestForm = friendsBox ? makeRequestForm() : null;
+
+function tell(text, { focus = false, error = false } = {}) {
+  friendsStatus.className = error ? "errors" : "muted";
+  friendsStatus.textContent = text;
+  if (focus) friendsStatus.focus();
+}
+
+function makeRequestForm() {
+  const input = el("input", { name: "username", id: "friend-username", required: true, autocomplete: "off" });
+  const error = el("p", { class: "errors", id: "friend-username-error", hidden: true });
+  const form = el("form", { class: "row", "data-testid": "add-friend", onsubmit: async (event) => {
+    event.preventDefault();
+    const name = input.value.trim();
+    try {
+      const answer = await post("/api/friends/requests/", { username: name });
+      error.hidden = true;
+      error.textContent = "";
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+      input.value = "";
+      const friends = answer && answer.friends && answer.friends.some((x) => x.username === name);
+      tell(friends ? `${name} is now your friend.` : `Friend request sent to ${name}.`);
+      await friendsPanel(answer);
+    } catch (err) {
+      // One message, for the latest try, tied to the field; the field takes the focus to correct it.
+      error.textContent = err.message;
+      error.hidden = false;
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", error.id);
+      tell("");
+      input.focus();
+    }
+  } }, el("label", { class: "stack", for: input.id }, "Add a friend by username", input), el("button", { type: "submit", text: "Send request" }));
+  return el("div", {}, form, error);
+}
+
+async function change(request, outcome) {
   try {
-    f = await get("/api/friends/");
+    await request();
   } catch (err) {
-    box.replaceChildren(el("p", { class: "errors", text: err.message }));
+    tell(err.message, { focus: true, error: true });
+    return;
+  }
+  await friendsPanel();
+  tell(outcome, { focus: true });
+}
+
+async function friendsPanel(known = null) {
+  if (!friendsBox) return;
+  let f = known;
+  try {
+    if (!f || !f.friends) f = await get("/api/friends/");
+  } catch (err) {
+    friendsLists.replaceChildren(el("p", { class: "errors", text: err.message }));
+    if (!friendsBox.contains(friendsLists)) friendsBox.replaceChildren(friendsLists);
     return;
   }
   const parts = [];
   const link = (name) => el("a", { href: `/u/${encodeURIComponent(name)}/`, text: name });
+  const quoted = encodeURIComponent;
   parts.push(f.friends.length ? el("ul", {}, f.friends.map((x) => el("li", {}, link(x.username)))) : el("p", { class: "muted", text: "No friends yet: open a player's page to send a request." }));
   if (f.incoming.length) {
     parts.push(el("h3", { text: "Requests for you" }));
     parts.push(el("ul", {}, f.incoming.map((x) => el("li", {}, link(x.username), " ",
-      el("button", { type: "button", text: "Accept", onclick: async () => { await post(`/api/friends/requests/${encodeURIComponent(x.username)}/accept/`); friendsPanel(); } }), " ",
-      el("button", { type: "button", text: "Decline", onclick: async () => { await post(`/api/friends/requests/${encodeURIComponent(x.username)}/decline/`); friendsPanel(); } })))));
+      el("button", { type: "button", text: "Accept", "aria-label": `Accept ${x.username}'s request`, onclick: () => change(() => post(`/api/friends/requests/${quoted(x.username)}/accept/`), `${x.username} is now your friend.`) }), " ",
+      el("button", { type: "button", text: "Decline", "aria-label": `Decline ${x.username}'s request`, onclick: () => change(() => post(`/api/friends/requests/${quoted(x.username)}/decline/`), `You declined ${x.username}'s request.`) })))));
   }
   if (f.outgoing.length) {
     parts.push(el("h3", { text: "Your requests" }));
     parts.push(el("ul", {}, f.outgoing.map((x) => el("li", {}, link(x.username), " ",
-      el("button", { type: "button", class: "link", text: "withdraw", onclick: async () => { await api("DELETE", `/api/friends/${encodeURIComponent(x.username)}/`); friendsPanel(); } })))));
+      el("button", { type: "button", class: "link", text: "withdraw", "aria-label": `Withdraw your request to ${x.username}`, onclick: () => change(() => api("DELETE", `/api/friends/${quoted(x.username)}/`), `You withdrew your request to ${x.username}.`) })))));
   }
-  const form = el("form", { class: "row", onsubmit: async (event) => {
-    event.preventDefault();
-    const input = form.querySelector("input");
-    try {
-      await post("/api/friends/requests/", { username: input.value.trim() });
-      friendsPanel();
-    } catch (err) {
-      // One message, for the latest try.
-      form.querySelector(".errors")?.remove();
-      form.append(el("p", { class: "errors", role: "alert", text: err.message }));
-    }
-  } }, el("label", { class: "stack" }, "Add a friend by username", el("input", { name: "username", required: true })), el("button", { type: "submit", text: "Send request" }));
-  parts.push(form);
-  box.replaceChildren(...parts);
+  friendsLists.replaceChildren(...parts);
+  if (!friendsBox.contains(requestForm)) friendsBox.replaceChildren(friendsLists, requestForm);
 }
 
 profile();

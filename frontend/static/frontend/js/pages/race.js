@@ -28,12 +28,15 @@ function say(text) {
   render();
 }
 
-async function act(path, body) {
+// Where focus goes once an action has been answered (a `data-focus-key`, or the heading), so that a
+// button that goes away with its own press does not leave focus on the page's <body>.
+async function act(path, body, { focus = null } = {}) {
   try {
     const answer = await post(path, body);
     if (answer && answer.code) update(answer);
     message = "";
     render();
+    if (focus) moveFocus(focus);
     return answer;
   } catch (err) {
     say(err.message);
@@ -66,112 +69,224 @@ function progress(racer) {
 
 function statusText() {
   switch (race.status) {
-    case "open":
-      if (race.racers.length < 2) return "Waiting for racers to join.";
+    case "open": {
+      const count = race.racers.length;
+      const who = count === 1 ? "1 racer is in." : `${count} racers are in.`;
+      if (count < 2) return `Waiting for racers to join. ${who}`;
       // The owner (a rematch's too) is the one who starts: tell them so rather than to wait for themselves.
-      return me && me === race.owner ? "Start the race when everyone is in." : `Waiting for ${race.owner} to start.`;
-    case "countdown": return "Get ready…";
-    case "running": return "Racing!";
-    case "finished": return "The race is over.";
+      return `${me && me === race.owner ? "Start the race when everyone is in." : `Waiting for ${race.owner} to start.`} ${who}`;
+    }
+    case "countdown": return "Get ready: the race is about to start.";
+    case "running": return "Go! The race is on.";
+    case "finished": {
+      const first = race.racers.find((r) => r.rank === 1);
+      return first ? `The race is over: ${first.username} won.` : "The race is over.";
+    }
     default: return race.status;
   }
 }
 
+// --- focus and in-place updates ---------------------------------------------------------------------
+// The lobby, the racers and the finish order are redrawn on every race and progress frame. Parts are
+// updated in place, a part is rebuilt only when what it shows has changed, and a control that had the
+// focus is found again afterwards by its `data-focus-key` (else the race's heading takes it), so that
+// keyboard and screen reader users are not thrown back to the top of the page whenever someone moves.
+
+const heading = document.getElementById("race-h");
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setAttr(node, name, value) {
+  if (node.getAttribute(name) !== String(value)) node.setAttribute(name, value);
+}
+
+/** Rebuilds `box` with `build()` only when `signature` differs from the one it was built with. */
+function rebuild(box, signature, build) {
+  if (box.dataset.signature === signature) return;
+  box.dataset.signature = signature;
+  box.replaceChildren(...[build()].flat().filter(Boolean));
+}
+
+// A control an action leads to may come with the next race frame rather than with the action's
+// answer: the heading holds the focus until then, and hands it on if nobody has moved it meanwhile.
+let awaitedFocus = null;
+
+function focusable(key) {
+  const target = key === "heading" ? null : root.querySelector(`[data-focus-key="${CSS.escape(key)}"]`);
+  return target && !target.closest("[hidden]") ? target : null;
+}
+
+function moveFocus(key) {
+  const target = focusable(key);
+  awaitedFocus = target || key === "heading" ? null : key;
+  (target || heading).focus();
+}
+
+// The lobby's parts, made once: the status line (its first sentence a polite live region), the
+// message, the join link, the buttons and the invitations.
+const statusLine = lobby.querySelector("[data-testid=race-status]");
+const said = statusLine.querySelector("[data-race-said]");
+const detail = statusLine.querySelector("[data-race-detail]");
+const messageBox = lobby.querySelector("[data-race-message]");
+const joinBox = el("div", { class: "join-link", hidden: true });
+const buttonsBox = el("p", { class: "row", hidden: true });
+const inviteBox = el("div", { class: "invite" });
+lobby.append(joinBox, buttonsBox, inviteBox);
+
 function renderLobby() {
   const entry = myEntry();
+  setText(said, statusText());
+  setText(detail, ` Deal ${race.deal}, opened by ${race.owner}${race.ghost ? `, against ${race.ghost.username}'s recorded game` : ""}.`);
+  setAttr(statusLine, "data-status", race.status);
+  rebuild(messageBox, message, () => (message ? el("p", { class: "errors", text: message }) : null));
+
   const link = new URL(race.link || `/races/${race.code}/`, location.origin).href;
-  const copy = el("button", { type: "button", text: "Copy link", onclick: async () => {
-    try { await navigator.clipboard.writeText(link); copy.textContent = "Copied"; } catch { /* shown anyway */ }
-  } });
-  const parts = [
-    el("h1", { id: "race-h" }, "Race ", el("span", { "data-testid": "race-code", text: race.code })),
-    el("p", { class: "muted", "data-testid": "race-status", "data-status": race.status, text: `${statusText()} Deal ${race.deal}, opened by ${race.owner}${race.ghost ? `, against ${race.ghost.username}'s recorded game` : ""}.` }),
-  ];
-  if (message) parts.push(el("p", { class: "errors", role: "alert", text: message }));
+  joinBox.hidden = race.status !== "open";
+  rebuild(joinBox, race.status === "open" ? link : "", () => {
+    if (race.status !== "open") return null;
+    const copy = el("button", { type: "button", "data-focus-key": "copy-link", text: "Copy link", onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(link);
+        copy.textContent = "Copied";
+      } catch { /* shown anyway */ }
+    } });
+    return ["Join code ", el("code", { text: race.code }), " or link ", el("a", { href: link, "data-testid": "race-link", "data-focus-key": "race-link", text: link }), copy];
+  });
+
+  // Each button with its key: the signature of the row is the list of keys.
+  const buttons = [];
   if (race.status === "open") {
-    parts.push(el("div", { class: "join-link" }, "Join code ", el("code", { text: race.code }), " or link ", el("a", { href: link, "data-testid": "race-link", text: link }), copy));
-  }
-  const buttons = el("p", { class: "row" });
-  if (race.status === "open") {
-    if (!me) buttons.append(el("a", { class: "button primary", href: `/login/?next=${encodeURIComponent(location.pathname)}`, text: "Sign in to join" }));
-    else if (!entry) buttons.append(el("button", { type: "button", class: "primary", "data-testid": "join-race", text: "Join the race", onclick: () => act(`/api/races/${code}/join/`) }));
+    if (!me) buttons.push(["sign-in", () => el("a", { class: "button primary", href: `/login/?next=${encodeURIComponent(location.pathname)}`, text: "Sign in to join" })]);
+    else if (!entry) buttons.push(["join", () => el("button", { type: "button", class: "primary", "data-testid": "join-race", text: "Join the race", onclick: () => act(`/api/races/${code}/join/`, undefined, { focus: "leave" }) })]);
     if (me && me === race.owner) {
-      buttons.append(el("button", { type: "button", class: "primary", "data-testid": "start-race", text: "Start the race", onclick: () => act(`/api/races/${code}/start/`) }));
+      buttons.push(["start", () => el("button", { type: "button", class: "primary", "data-testid": "start-race", text: "Start the race", onclick: () => act(`/api/races/${code}/start/`, undefined, { focus: "heading" }) })]);
       // The owner leaving an open race cancels it (docs/races.md).
-      buttons.append(el("button", { type: "button", "data-testid": "cancel-race", text: "Cancel the race", onclick: () => {
-        if (window.confirm("Cancel this race for everyone?")) act(`/api/races/${code}/resign/`);
-      } }));
+      buttons.push(["cancel", () => el("button", { type: "button", "data-testid": "cancel-race", text: "Cancel the race", onclick: () => {
+        if (window.confirm("Cancel this race for everyone?")) act(`/api/races/${code}/resign/`, undefined, { focus: "heading" });
+      } })]);
     } else if (entry) {
-      buttons.append(el("button", { type: "button", text: "Leave", onclick: () => act(`/api/races/${code}/resign/`) }));
+      buttons.push(["leave", () => el("button", { type: "button", text: "Leave", onclick: () => act(`/api/races/${code}/resign/`, undefined, { focus: "join" }) })]);
     }
   }
   if (race.status === "running" && entry && entry.status === "playing") {
-    buttons.append(el("button", { type: "button", class: "quiet-light", text: "Resign", onclick: () => {
-      if (window.confirm("Resign the race?")) act(`/api/races/${code}/resign/`);
-    } }));
+    buttons.push(["resign", () => el("button", { type: "button", class: "quiet-light", text: "Resign", onclick: () => {
+      if (window.confirm("Resign the race?")) act(`/api/races/${code}/resign/`, undefined, { focus: "heading" });
+    } })]);
   }
-  if (buttons.childNodes.length) parts.push(buttons);
-  if (race.status === "open" && entry) parts.push(invitePanel());
-  lobby.replaceChildren(...parts);
+  buttonsBox.hidden = !buttons.length;
+  rebuild(buttonsBox, buttons.map(([key]) => key).join(" "), () => buttons.map(([key, make]) => {
+    const node = make();
+    node.dataset.focusKey = key;
+    return node;
+  }));
+  renderInvites(entry);
 }
 
-function invitePanel() {
-  const box = el("div", { class: "invite" });
+function renderInvites(entry) {
+  if (race.status !== "open" || !entry) {
+    rebuild(inviteBox, "", () => null);
+    return;
+  }
   if (friends === null) {
     friends = [];
     get("/api/friends/").then((f) => {
       friends = (f.friends || []).map((x) => (typeof x === "string" ? x : x.username));
       render();
     }).catch(() => {});
-    return box;
   }
   const racing = new Set(race.racers.map((r) => r.username));
   const candidates = friends.filter((f) => !racing.has(f));
-  if (!candidates.length) return box;
-  box.append(el("h2", { text: "Invite friends" }));
-  box.append(el("ul", { class: "links" }, candidates.map((name) => el("li", {},
-    race.invited.includes(name)
-      ? `${name} (invited)`
-      : el("button", { type: "button", text: `Invite ${name}`, onclick: () => act(`/api/races/${code}/invite/`, { username: name }) })))));
-  return box;
+  const signature = candidates.map((name) => `${name}${race.invited.includes(name) ? "+" : ""}`).join(" ");
+  rebuild(inviteBox, signature, () => {
+    if (!candidates.length) return null;
+    return [
+      el("h2", { text: "Invite friends" }),
+      el("ul", { class: "links" }, candidates.map((name) => el("li", {},
+        race.invited.includes(name)
+          ? el("span", { tabindex: "-1", "data-focus-key": `invite:${name}`, text: `${name} (invited)` })
+          : el("button", { type: "button", "data-focus-key": `invite:${name}`, text: `Invite ${name}`, onclick: () => act(`/api/races/${code}/invite/`, { username: name }, { focus: `invite:${name}` }) })))),
+    ];
+  });
+}
+
+// One row per racer (a ghost keyed apart from a live racer of the same name), updated in place.
+const racerRows = new Map();
+
+function racerRow(key) {
+  let row = racerRows.get(key);
+  if (row) return row;
+  row = {
+    name: el("span", { class: "name" }),
+    home: el("span", { "data-testid": "racer-home" }),
+    moves: el("span", { "data-testid": "racer-moves" }),
+    status: el("span", { "data-testid": "racer-status" }),
+    fill: el("span"),
+  };
+  row.bar = el("div", { class: "progress", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 52, "data-testid": "progress" }, row.fill);
+  row.li = el("li", {}, row.name, el("span", { class: "figures" }, row.home, " · ", row.moves, " · ", row.status), row.bar);
+  racerRows.set(key, row);
+  return row;
 }
 
 function renderRacers() {
-  racersList.replaceChildren(...race.racers.map((r) => {
-    const pct = Math.round((r.cards_home / 52) * 100);
+  const wanted = race.racers.map((r) => {
+    const key = `${r.ghost ? "ghost:" : ""}${r.username}`;
+    const row = racerRow(key);
     const label = r.status === "won" ? `finished #${r.rank ?? "?"}${r.elapsed_ms != null ? ` in ${formatClock(r.elapsed_ms)}` : ""}`
       : r.status === "resigned" ? (r.out_of_time ? "out of time" : "resigned") : r.status === "waiting" ? "ready" : "playing";
-    return el("li", { class: `racer${r.username === me && !r.ghost ? " me" : ""}`, "data-username": r.username, "data-status": r.status },
-      el("span", { class: "name" }, r.game && r.username !== me ? el("a", { href: `/games/${r.game}/`, text: r.username, title: "Watch this game" }) : r.username, r.ghost ? " (ghost)" : ""),
-      el("span", { class: "figures" },
-        el("span", { "data-testid": "racer-home", text: `${r.cards_home}/52` }), " · ",
-        el("span", { "data-testid": "racer-moves", text: `${r.moves} move${r.moves === 1 ? "" : "s"}` }), " · ",
-        el("span", { "data-testid": "racer-status", text: label })),
-      el("div", { class: "progress", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 52, "aria-valuenow": r.cards_home, "aria-label": `${r.username}: ${r.cards_home} of 52 cards home`, "data-testid": "progress" },
-        el("span", { style: { width: `${pct}%` } })),
-    );
-  }));
+    setAttr(row.li, "class", `racer${r.username === me && !r.ghost ? " me" : ""}`);
+    setAttr(row.li, "data-username", r.username);
+    setAttr(row.li, "data-status", r.status);
+    const watch = r.game && r.username !== me ? r.game : "";
+    rebuild(row.name, `${watch}`, () => [
+      watch ? el("a", { href: `/games/${watch}/`, "data-focus-key": `watch:${key}`, text: r.username, title: "Watch this game" }) : r.username,
+      r.ghost ? " (ghost)" : "",
+    ]);
+    setText(row.home, `${r.cards_home}/52`);
+    setText(row.moves, `${r.moves} move${r.moves === 1 ? "" : "s"}`);
+    setText(row.status, label);
+    setAttr(row.bar, "aria-valuenow", r.cards_home);
+    setAttr(row.bar, "aria-label", `${r.username}: ${r.cards_home} of 52 cards home`);
+    const width = `${Math.round((r.cards_home / 52) * 100)}%`;
+    if (row.fill.style.width !== width) row.fill.style.width = width;
+    return row.li;
+  });
+  for (const [key, row] of racerRows) if (!wanted.includes(row.li)) racerRows.delete(key);
+  const shown = [...racersList.children];
+  if (shown.length !== wanted.length || shown.some((li, i) => li !== wanted[i])) racersList.replaceChildren(...wanted);
 }
 
 function renderFinish() {
   const done = race.racers.filter((r) => r.rank != null).sort((a, b) => a.rank - b.rank);
   const out = race.racers.filter((r) => r.rank == null && r.status === "resigned");
   finishBox.hidden = !done.length && race.status !== "finished";
-  finishBox.querySelector("[data-testid=finish-order]").replaceChildren(
+  const order = finishBox.querySelector("[data-testid=finish-order]");
+  const items = [
+    ...done.map((r) => [r.username, `${r.moves} moves, ${formatClock(r.elapsed_ms || 0)}`]),
+    ...out.map((r) => [r.username, `${r.out_of_time ? "out of time" : "resigned"}`]),
+  ];
+  rebuild(order, JSON.stringify(items), () => [
     ...done.map((r) => el("li", { "data-username": r.username }, el("strong", { text: r.username }), ` ${r.moves} moves, ${formatClock(r.elapsed_ms || 0)}`)),
     ...out.map((r) => el("li", { class: "muted", style: { listStyle: "none" }, text: `${r.username}: ${r.out_of_time ? "out of time" : "resigned"}` })),
-  );
+  ]);
   const after = finishBox.querySelector("[data-after-race]");
-  after.replaceChildren();
+  const entry = myEntry();
+  const links = [];
   if (race.status === "finished") {
-    if (race.rematch) after.append(el("a", { class: "button primary", href: `/races/${race.rematch}/`, text: "Join the rematch" }));
-    else if (myEntry() && !race.ghost) after.append(el("button", { type: "button", class: "primary", text: "Rematch on a new deal", onclick: async () => {
+    if (race.rematch) links.push(["rematch-link", () => el("a", { class: "button primary", href: `/races/${race.rematch}/`, text: "Join the rematch" })]);
+    else if (entry && !race.ghost) links.push(["rematch", () => el("button", { type: "button", class: "primary", text: "Rematch on a new deal", onclick: async () => {
       const next = await act(`/api/races/${code}/rematch/`);
       if (next) location.href = next.link || `/races/${next.code}/`;
-    } }));
-    const entry = myEntry();
-    if (entry && entry.game) after.append(el("a", { href: `/replay/${entry.game}/`, text: "Your replay" }));
+    } })]);
+    if (entry && entry.game) links.push([`replay:${entry.game}`, () => el("a", { href: `/replay/${entry.game}/`, text: "Your replay" })]);
   }
+  rebuild(after, links.map(([key]) => key).join(" "), () => links.map(([key, make]) => {
+    const node = make();
+    node.dataset.focusKey = key;
+    return node;
+  }));
 }
 
 function renderCountdown() {
@@ -184,7 +299,8 @@ function renderCountdown() {
   const tick = () => {
     const left = startsAt - Date.now();
     countdown.hidden = false;
-    countdown.textContent = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
+    // Written when the figure changes only (the timer ticks ten times a second).
+    setText(countdown, left > 0 ? String(Math.ceil(left / 1000)) : "Go!");
     if (left <= -1500) {
       clearInterval(countdownTimer);
       refresh(); // the server reveals the boards at the start instant; ask if its push is late
@@ -212,12 +328,22 @@ async function startMyGame() {
 
 function render() {
   if (!race) return;
+  // A control that had the focus and was redrawn gets it back (by its key), else the heading does.
+  const active = document.activeElement;
+  const inside = active && active !== document.body && root.contains(active);
+  const key = inside ? active.dataset.focusKey : null;
   root.classList.toggle("running", race.status === "running" || race.status === "finished");
   root.dataset.status = race.status;
   renderLobby();
   renderRacers();
   renderFinish();
   renderCountdown();
+  if (inside && document.activeElement !== active) {
+    if (active.isConnected && !active.closest("[hidden]")) active.focus();
+    else moveFocus(key || "heading");
+  } else if (awaitedFocus && document.activeElement === heading && focusable(awaitedFocus)) {
+    moveFocus(awaitedFocus);
+  }
   if (race.status === "running" || race.status === "finished") startMyGame();
 }
 
@@ -225,7 +351,10 @@ async function refresh() {
   try {
     update(await get(`/api/races/${code}/`));
   } catch (err) {
-    if (!race) lobby.replaceChildren(el("h1", { text: `Race ${code}` }), el("p", { class: "errors", role: "alert", text: err.message }));
+    if (!race) {
+      setText(said, "The race cannot be loaded.");
+      rebuild(messageBox, err.message, () => el("p", { class: "errors", text: err.message }));
+    }
   }
 }
 

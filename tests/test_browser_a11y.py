@@ -1,0 +1,183 @@
+"""Accessibility in a real browser (the fixtures of tests/test_browser.py: Daphne on a fresh SQLite file,
+Debian's Chromium): keyboard focus kept across the race page's live redraws, the outcome of a friend
+action announced with focus put somewhere sensible, and sign-up errors tied to their fields.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.test_browser import PASSWORD, ms1_safe_line, new_tab, sign_in
+from tests.test_browser import browser as browser  # noqa: F401  (fixtures, re-exported for this module)
+from tests.test_browser import site as site  # noqa: F401
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+FOCUSED = """() => {
+    const a = document.activeElement;
+    return {tag: a ? a.tagName : null, text: a ? a.textContent.trim() : "", id: a ? a.id : "",
+            testid: a && a.dataset ? (a.dataset.testid || "") : ""};
+}"""
+
+
+def focused(page) -> dict:
+    return page.evaluate(FOCUSED)
+
+
+def register(site, username: str) -> str:
+    return site.api("POST", "/api/auth/register/", {"username": username, "password": PASSWORD})["token"]
+
+
+def open_race(tab, deal: str = "1") -> str:
+    tab.goto("/")
+    tab.page.fill("[data-open-race] input[name=deal]", deal)
+    tab.page.click("[data-testid=open-race]")
+    tab.page.wait_for_url("**/races/*/")
+    tab.page.wait_for_selector("[data-testid=start-race]")
+    return tab.page.inner_text("[data-testid=race-code]")
+
+
+def test_the_race_page_keeps_the_keyboard_focus_across_joins_and_the_start(browser, site):  # noqa: F811
+    owner = new_tab(browser, site).sign_up("focuser")
+    page = owner.page
+    code = open_race(owner)
+
+    # Focus on "Copy link" while another player joins over the API: the lobby is redrawn, focus stays.
+    page.focus("[data-lobby] button:text-is('Copy link')")
+    racer = register(site, "mover")
+    site.api("POST", f"/api/races/{code}/join/", {}, token=racer)
+    page.wait_for_selector('[data-testid=racers] [data-username="mover"]')
+    assert focused(page)["text"] == "Copy link", focused(page)
+    page.wait_for_function("() => document.querySelector('[data-testid=race-status]').textContent.includes('2 racers')")
+    # The status line is a polite live region that said so.
+    live = page.locator("[data-testid=race-status] [role=status]")
+    assert live.count() == 1 and "Start the race" in live.inner_text()
+
+    # A third player joins with the keyboard: focus lands on the control that replaced "Join the race".
+    guest = new_tab(browser, site).sign_up("joiner3")
+    guest.goto(f"/races/{code}/")
+    guest.page.focus("[data-testid=join-race]")
+    guest.page.keyboard.press("Enter")
+    guest.page.wait_for_selector('[data-testid=racers] [data-username="joiner3"]')
+    guest.page.wait_for_selector("[data-lobby] button:text-is('Leave')")
+    assert focused(guest.page)["text"] == "Leave", focused(guest.page)
+    guest.page.keyboard.press("Enter")  # leaves: "Join the race" takes the focus back
+    guest.page.wait_for_selector("[data-testid=join-race]")
+    page.wait_for_function("() => !document.querySelector('[data-testid=racers] [data-username=joiner3]')")
+    assert focused(guest.page)["testid"] == "join-race", focused(guest.page)
+
+    # The countdown's text is written when it changes, not ten times a second.
+    page.evaluate(
+        """() => {
+            window.countdownWrites = 0;
+            new MutationObserver((list) => { window.countdownWrites += list.length; })
+                .observe(document.querySelector('[data-testid=countdown]'), {childList: true, characterData: true, subtree: true});
+        }"""
+    )
+    page.focus("[data-testid=start-race]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-game-panel]:not([hidden])", timeout=20000)
+    owner.wait_live()
+    assert focused(page)["tag"] not in ("BODY", None), focused(page)
+    assert page.evaluate("() => window.countdownWrites") <= 8
+    page.wait_for_function("() => document.querySelector('[data-testid=race-status] [role=status]').textContent.startsWith('Go!')")
+
+    for tab in (owner, guest):
+        tab.assert_clean()
+        tab.context.close()
+
+
+def test_the_race_page_keeps_the_focus_while_other_racers_move(browser, site):  # noqa: F811
+    """Every progress frame redrew the lobby and the racers: focus on Resign or a watch link fell to <body>."""
+    owner_token = register(site, "leader")
+    racer = register(site, "chaser")
+    code = site.api("POST", "/api/races/", {"deal": "ms:1"}, token=owner_token)["code"]
+    site.api("POST", f"/api/races/{code}/join/", {}, token=racer)
+    owner = sign_in(new_tab(browser, site), "leader").goto(f"/races/{code}/")
+    page = owner.page
+    page.wait_for_selector("[data-testid=start-race]")
+    site.api("POST", f"/api/races/{code}/start/", {}, token=owner_token)
+    page.wait_for_selector("[data-game-panel]:not([hidden])", timeout=20000)
+    owner.wait_live()
+    game = next(r["game"] for r in site.api("GET", f"/api/races/{code}/", token=racer)["racers"] if r["username"] == "chaser")
+    line = ms1_safe_line()
+    page.focus("[data-lobby] button:text-is('Resign')")
+    site.api("POST", f"/api/games/{game}/moves/", {"move": line[0], "ply": 0}, token=racer)
+    page.wait_for_selector('[data-testid=racers] [data-username="chaser"] [data-testid=racer-moves]:text-is("1 move")')
+    assert focused(page)["text"] == "Resign", focused(page)
+    page.focus('[data-testid=racers] [data-username="chaser"] a')
+    time.sleep(0.1)  # under the per-account rate of moves
+    site.api("POST", f"/api/games/{game}/moves/", {"move": line[1], "ply": 1}, token=racer)
+    page.wait_for_selector('[data-testid=racers] [data-username="chaser"] [data-testid=racer-moves]:text-is("2 moves")')
+    assert focused(page)["tag"] == "A" and focused(page)["text"] == "chaser", focused(page)
+    owner.assert_clean()
+    owner.context.close()
+
+
+def test_the_race_page_fits_a_narrow_phone(browser, site):  # noqa: F811
+    """320 px: the long join link wraps instead of scrolling the page sideways."""
+    owner = new_tab(browser, site, viewport={"width": 320, "height": 640}).sign_up("narrow")
+    code = open_race(owner, "3")
+    assert code
+    width = owner.page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 320
+    owner.assert_clean()
+    owner.context.close()
+
+
+def test_a_friend_action_is_announced_and_keeps_the_focus(browser, site):  # noqa: F811
+    register(site, "befriended")
+    visitor = new_tab(browser, site).sign_up("visiting")
+    page = visitor.page
+    visitor.goto("/u/befriended/")
+    page.focus("button:text-is('Add befriended as a friend')")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=Friend request sent.")
+    now = focused(page)
+    assert now["tag"] != "BODY" and "Friend request sent" in now["text"], now
+    status = page.locator("[role=status]", has_text="Friend request sent.")
+    assert status.count() == 1
+
+    # One's own page: a request to accept, then one to send to nobody.
+    third = register(site, "asker")
+    site.api("POST", "/api/friends/requests/", {"username": "visiting"}, token=third)
+    visitor.goto("/u/visiting/")
+    page.focus("[data-friends] button:text-is('Accept')")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-friends] li a:text-is('asker')")
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('asker is now your friend')")
+    assert page.locator("[role=status]", has_text="asker is now your friend").count() == 1
+
+    field = page.locator("[data-friends] input[name=username]")
+    field.fill("nobody-of-that-name")
+    field.press("Enter")
+    page.wait_for_selector("[data-friends] input[name=username][aria-invalid=true]")
+    described = field.get_attribute("aria-describedby")
+    assert described and "no player" in page.inner_text(f"#{described}")
+    assert focused(page)["tag"] == "INPUT"
+    assert [e for e in visitor.errors if "404" not in e] == []  # the refused request's answer only
+    visitor.context.close()
+
+
+def test_a_refused_sign_up_ties_each_error_to_its_field(browser, site):  # noqa: F811
+    tab = new_tab(browser, site)
+    page = tab.page
+    tab.goto("/signup/")
+    rules = page.locator("input[name=password]").get_attribute("aria-describedby")
+    assert rules and "at least 8 characters" in page.inner_text(f"#{rules.split()[0]}")
+    page.fill("input[name=username]", "hopeful")
+    page.fill("input[name=password]", "hopeful-2024")
+    page.fill("input[name=password2]", "hopeful-2024")
+    page.click("form.stack button[type=submit]")
+    page.wait_for_selector("[data-testid=form-errors]")
+    assert page.title().startswith("Error:")
+    password = page.locator("input[name=password]")
+    assert password.get_attribute("aria-invalid") == "true"
+    error_id = password.get_attribute("aria-describedby").split()[-1]
+    assert "username" in page.inner_text(f"#{error_id}")
+    assert focused(page)["tag"] == "INPUT" and page.evaluate("() => document.activeElement.name") == "password"
+    assert page.locator("input[name=username]").get_attribute("aria-invalid") is None
+    assert [e for e in tab.errors if "400" not in e] == []  # the refused form's answer only
+    tab.context.close()
