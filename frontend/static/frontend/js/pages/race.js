@@ -31,6 +31,9 @@ function say(text) {
 // Where focus goes once an action has been answered (a `data-focus-key`, or the heading), so that a
 // button that goes away with its own press does not leave focus on the page's <body>.
 async function act(path, body, { focus = null } = {}) {
+  // Planned before the request: the race's socket may bring the redraw that removes the pressed
+  // button before the answer comes, and the focus should go to the planned control then too.
+  if (focus) awaitedFocus = focus;
   try {
     const answer = await post(path, body);
     if (answer && answer.code) update(answer);
@@ -39,6 +42,7 @@ async function act(path, body, { focus = null } = {}) {
     if (focus) moveFocus(focus);
     return answer;
   } catch (err) {
+    awaitedFocus = null;
     say(err.message);
     return null;
   }
@@ -340,7 +344,7 @@ function render() {
   renderCountdown();
   if (inside && document.activeElement !== active) {
     if (active.isConnected && !active.closest("[hidden]")) active.focus();
-    else moveFocus(key || "heading");
+    else moveFocus(awaitedFocus || key || "heading");
   } else if (awaitedFocus && document.activeElement === heading && focusable(awaitedFocus)) {
     moveFocus(awaitedFocus);
   }
