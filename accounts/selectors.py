@@ -12,8 +12,12 @@ def player_named(username: str) -> User | None:
     """The active player whose username is `username` in any case (`alice` finds `Alice`), or None.
 
     Names are unique in any case (sign-up's check, and the database's index on LOWER(username), see
-    accounts/migrations/0002), so this is at most one player.
+    accounts/migrations/0002), so this is at most one player. "In any case" is ASCII's: a name with
+    other letters is matched exactly, since PostgreSQL's UPPER folds look-alikes (`alıce` with a
+    dotless i is `ALICE`), which let a guesser count failed logins under names of their own making.
     """
+    if not username.isascii():
+        return User.objects.filter(username=username, is_active=True).first()
     return User.objects.filter(username__iexact=username, is_active=True).first()
 
 

@@ -32,11 +32,13 @@ def check_credentials(request, username: str, password: str) -> User:
 
     The name is taken in any case (`alice` signs in `Alice`), as the failures are counted.
     """
-    keys = throttle.keys_for(username, client_address(request))
+    # Failures are counted under the account's own name when the name finds one, so no spelling of
+    # it escapes the count.
+    player = selectors.player_named(username)
+    keys = throttle.keys_for(player.username if player else username, client_address(request))
     throttle.refuse_if_limited(keys, "too many failed logins: wait a minute and try again")
     # An unknown name goes on to authenticate as typed: it fails there after the same password hashing,
     # so the time taken does not tell which names exist.
-    player = selectors.player_named(username)
     user = authenticate(request, username=player.username if player else username, password=password)
     if user is None:
         throttle.record_failure(keys)

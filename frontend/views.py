@@ -11,6 +11,7 @@ import secrets
 
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
@@ -36,7 +37,9 @@ _ACCOUNT_PAGES = ("/login/", "/signup/", "/logout/", "/reset/")
 def _next_url(request, default: str = "/") -> str:
     """The `next` target of a sign-in form, kept on this site and off the account pages."""
     target = request.POST.get("next") or request.GET.get("next") or ""
-    if target.startswith(_ACCOUNT_PAGES):
+    # A path only: anything else ("abc") went to redirect(), which took it for a URL pattern's name
+    # (a 500, or a way round the account-pages rule with "page-logout").
+    if not target.startswith("/") or target.startswith(_ACCOUNT_PAGES):
         return default
     if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return target
@@ -297,12 +300,16 @@ def race_form(request):
     return redirect("page-race", code=code)
 
 
-@login_required
 @require_http_methods(["GET", "POST"])
 def play(request, deal: str):
     """The start page of `deal`: a GET shows the deal and a Deal button, whose POST creates a fresh
     casual game and opens its table. A GET creates nothing, so that a browser prefetching the link,
     or a link or image on another site, cannot leave stray games in the player's list."""
+    if not request.user.is_authenticated:
+        # Through the sign-in and back to this start page, with the autoplay a POSTed button asked for
+        # (login_required kept only the path: "Play this deal" of a no-autoplay replay lost it).
+        none = "none" in (request.POST.get("autoplay"), request.GET.get("autoplay"))
+        return redirect_to_login(request.path + ("?autoplay=none" if none else ""))
     try:
         deal_id = "random" if "".join(deal.split()).lower() == "random" else _deal_from_path(deal)
         if deal_id.startswith("daily:"):

@@ -1109,3 +1109,20 @@ def test_a_screen_reader_hears_moves_undos_and_autoplay_and_single_keys_can_be_t
     assert "resigned" in page.inner_text("[data-testid=result]")
     tab.assert_clean()
     tab.context.close()
+
+
+def test_a_deal_button_works_after_signing_in_again_in_another_tab(browser, site):
+    """The start page's form holds the CSRF token of its first load; signing out and in again in another
+    tab changes it, and pressing Deal then met Django's 403 (site.js now sends the token of the moment)."""
+    tab = new_tab(browser, site).sign_up("retabbed")
+    tab.goto("/play/ms:3/")
+    other = Tab(tab.context, site).goto("/")
+    with other.page.expect_navigation():
+        other.page.click("header button:has-text('Sign out')")
+    assert other.page.locator("[data-testid=me]").count() == 0  # signed out
+    sign_in(other, "retabbed")
+    tab.page.click("[data-testid=start]")
+    tab.page.wait_for_url("**/games/*/")
+    assert tab.page.inner_text("[data-testid=deal]") == "ms:3"
+    tab.assert_clean()
+    tab.context.close()

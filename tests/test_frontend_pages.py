@@ -694,3 +694,36 @@ def test_the_race_page_keeps_its_status_line_live_and_its_timer_quiet():
     html = (Path(__file__).resolve().parent.parent / "frontend" / "templates" / "frontend" / "race.html").read_text()
     assert re.search(r'data-testid="race-status"><span[^>]*role="status"', html)
     assert re.search(r'data-testid="countdown" role="timer" aria-live="off"', html)
+
+
+@pytest.mark.django_db
+def test_a_next_that_is_not_a_path_goes_home(alice):
+    """`next=abc` reached redirect(), which took it for a URL pattern's name: a 500 (and a correct
+    sign-in lost with it), or with `page-logout` a way round the account-pages rule."""
+    for odd in ("nosuchpage", "page-logout", "logout", "a b"):
+        assert signed_in(alice).get("/login/", {"next": odd})["Location"] == "/", odd
+        assert signed_in(alice).get("/signup/", {"next": odd})["Location"] == "/", odd
+        answer = Client().post("/login/", {"username": "alice", "password": PASSWORD, "next": odd})
+        assert answer.status_code == 302 and answer["Location"] == "/", odd
+
+
+@pytest.mark.django_db
+def test_a_look_alike_of_a_name_is_not_that_player(alice):
+    """PostgreSQL's UPPER folds a dotless i to I: `alıce` signed in as alice, its failed guesses
+    counted under a key of its own (the per-account login limit multiplied by each look-alike)."""
+    from rest_framework.test import APIClient
+
+    from accounts.selectors import player_named
+
+    assert player_named("ALICE") == alice
+    for look_alike in ("al\u0131ce", "\u0430lice"):
+        assert player_named(look_alike) is None
+        answer = APIClient().post("/api/auth/token/", {"username": look_alike, "password": PASSWORD}, format="json")
+        assert answer.status_code == 401, look_alike
+
+
+@pytest.mark.django_db
+def test_a_signed_out_deal_button_keeps_its_autoplay_through_the_sign_in():
+    answer = Client().post("/play/ms:21/", {"autoplay": "none"})
+    assert answer.status_code == 302 and answer["Location"] == "/login/?next=/play/ms%3A21/%3Fautoplay%3Dnone"
+    assert Client().get("/play/ms:21/")["Location"] == "/login/?next=/play/ms%3A21/"

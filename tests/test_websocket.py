@@ -878,3 +878,26 @@ def test_the_benchmarks_echo_socket_answers_and_relays_to_its_room():
     ack, relayed = run(scenario)
     assert ack["type"] == "ack" and ack["id"] == "e-1"
     assert relayed == {"type": "relay", "frame": {"type": "move", "id": "e-1"}}
+
+
+def test_a_backslash_u0000_written_as_text_is_no_nul_and_deep_frames_are_no_server_error(alice_token, alice):
+    game = new_game(alice)
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
+        # The six characters \\u0000 as text (JSON "\\\\u0000"): no NUL, so the ping is answered.
+        await socket.send_to(text_data='{"type": "ping", "id": "t", "note": "\\\\u0000"}')
+        assert (await next_of(socket, "pong"))["id"] == "t"
+        await socket.send_to(text_data='{"type": "ping", "id": "n", "note": "\\u0000"}')  # a real NUL
+        refused = await next_of(socket, "error")
+        assert (refused["code"], refused.get("id")) == ("bad_frame", "n"), refused
+        deep = '{"type": "ping", "id": "d", "x": ' + "[" * 900 + "]" * 900 + "}"
+        await socket.send_to(text_data=deep)
+        while True:
+            frame = strict_json(await socket.receive_from(timeout=10))
+            if frame["type"] in ("pong", "error"):
+                break
+        assert frame["type"] == "pong" or frame["code"] == "bad_frame", frame
+        await socket.disconnect()
+
+    run(scenario)

@@ -42,9 +42,8 @@ function dealButton(deal, autoplay, text) {
     {
       method: "post",
       action: `/play/${encodeURIComponent(deal)}/`,
-      // The token as it is when pressed: signing in again in another tab since the page was drawn changes it.
-      onsubmit: (event) => { event.target.elements.csrfmiddlewaretoken.value = csrfToken(); },
     },
+    // site.js puts the token of the moment in when it is pressed.
     el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: csrfToken() }),
     autoplay === "none" ? el("input", { type: "hidden", name: "autoplay", value: "none" }) : null,
     el("button", { type: "submit", class: "link", text }),

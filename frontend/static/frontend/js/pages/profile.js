@@ -147,8 +147,9 @@ function makeRequestForm() {
       input.removeAttribute("aria-invalid");
       input.removeAttribute("aria-describedby");
       input.value = "";
-      const friends = answer && answer.friends && answer.friends.some((x) => x.username === name);
-      tell(friends ? `${name} is now your friend.` : `Friend request sent to ${name}.`);
+      // Names are taken in any case: say the name as it is written.
+      const friend = answer && answer.friends && answer.friends.find((x) => x.username.toLowerCase() === name.toLowerCase());
+      tell(friend ? `${friend.username} is now your friend.` : `Friend request sent to ${name}.`);
       await friendsPanel(answer);
     } catch (err) {
       // One message, for the latest try, tied to the field; the field takes the focus to correct it.
