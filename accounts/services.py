@@ -47,7 +47,7 @@ def register(*, username: str, password: str, email: str = "") -> tuple[User, To
 # and one reset link served several resets at once.
 
 
-def _unchanged(user: User) -> User:
+def _unchanged(user: User) -> User | None:
     """`user`'s row, locked to the end of the transaction, or None when its password is no longer the
     one `user` was read with (a change or reset went first)."""
     current = User.objects.select_for_update().get(pk=user.pk)

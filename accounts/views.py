@@ -34,12 +34,13 @@ def check_credentials(request, username: str, password: str) -> User:
     """
     # Failures are counted under the account's own name when the name finds one, so no spelling of
     # it escapes the count.
+    # An unknown name goes on as typed: it fails in authenticate after the same password hashing, so the
+    # time taken does not tell which names exist.
     player = selectors.player_named(username)
-    keys = throttle.keys_for(player.username if player else username, client_address(request))
+    name = player.username if player else username
+    keys = throttle.keys_for(name, client_address(request))
     throttle.refuse_if_limited(keys, "too many failed logins: wait a minute and try again")
-    # An unknown name goes on to authenticate as typed: it fails there after the same password hashing,
-    # so the time taken does not tell which names exist.
-    user = authenticate(request, username=player.username if player else username, password=password)
+    user = authenticate(request, username=name, password=password)
     if user is None:
         throttle.record_failure(keys)
         raise ServiceError("authentication_failed", "wrong username or password", status=401)

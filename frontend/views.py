@@ -261,12 +261,12 @@ def password_reset(request, uid: str, token: str):
     return render(request, "frontend/reset.html", context, status=400 if errors else 200)
 
 
-def _deal_from_path(text: str) -> str:
-    """A deal id from the URL: `ms:N`, `seed:S`, a bare Microsoft number, or `random` (a fresh seed),
-    in any case (`MS:1` typed or pasted is `ms:1`)."""
+def _deal_from_path(text: str, *, draw: bool = True) -> str:
+    """A deal id from the URL: `ms:N`, `seed:S`, a bare Microsoft number, or `random` (a fresh seed;
+    with `draw` False, "random" itself), in any case (`MS:1` typed or pasted is `ms:1`)."""
     text = "".join(text.split()).lower()  # "ms: 617" as typed is ms:617
     if text == "random":
-        return f"seed:{secrets.randbits(64)}"
+        return f"seed:{secrets.randbits(64)}" if draw else text
     if text.isdigit():
         text = f"ms:{text}"
     return str(parse_deal(text))
@@ -281,8 +281,7 @@ def play_form(request):
     deal = "random" if "random" in data else "".join(data.get("deal", "").split()) or "random"
     autoplay = data.get("autoplay")
     try:
-        if deal != "random":
-            deal = _deal_from_path(deal)  # checked here: "a/b", "." or ".." would make another path
+        deal = _deal_from_path(deal, draw=False)  # checked here: "a/b", "." or ".." would make another path
         target = reverse("page-play", kwargs={"deal": deal})
     except (EngineError, NoReverseMatch) as exc:
         message = str(exc) if isinstance(exc, EngineError) else f"{deal!r} is not a deal id"
@@ -311,42 +310,46 @@ def play(request, deal: str):
         none = "none" in (request.POST.get("autoplay"), request.GET.get("autoplay"))
         return redirect_to_login(request.path + ("?autoplay=none" if none else ""))
     try:
-        deal_id = "random" if "".join(deal.split()).lower() == "random" else _deal_from_path(deal)
-        if deal_id.startswith("daily:"):
-            # A daily is ranked while its day lasts; past ones are played like any deal, and one to
-            # come is not out yet.
-            from games.daily import published
-
-            date = dt.date.fromisoformat(deal_id[6:])
-            if date == _today():
-                return redirect("page-daily")
-            published(date)
+        deal_id = _deal_from_path(deal, draw=False)
     except EngineError as exc:
         return render(request, "frontend/error.html", {"title": "No such deal", "message": str(exc)}, status=404)
-    except ServiceError as exc:
-        return render(request, "frontend/error.html", {"title": "Cannot start that game", "message": exc.message}, status=exc.status)
     if request.method == "POST":
         return _deal(request, deal_id, request.POST.get("autoplay"))
+    refusal = _daily_refusal(request, deal_id)
+    if refusal is not None:
+        return refusal
     autoplay = "none" if request.GET.get("autoplay") == "none" else "safe"
     return render(request, "frontend/play.html", {"deal": deal_id, "autoplay": autoplay})
+
+
+def _daily_refusal(request, deal_id: str):
+    """A daily is ranked while its day lasts (on to /daily/); past ones are played like any deal, and
+    one to come, or a day without one, is not there to start. None for any other deal."""
+    if not deal_id.startswith("daily:"):
+        return None
+    from games.daily import published, today
+
+    date = dt.date.fromisoformat(deal_id[6:])
+    if date == today():
+        return redirect("page-daily")
+    try:
+        published(date)
+    except ServiceError as exc:
+        return render(request, "frontend/error.html", {"title": "Cannot start that game", "message": exc.message}, status=exc.status)
+    return None
 
 
 def _deal(request, deal: str, autoplay: str | None):
     """Creates the player's fresh casual game of `deal` (`random`: a fresh seed) and opens its table."""
     deal_id = _deal_from_path(deal)
-    if deal_id.startswith("daily:") and dt.date.fromisoformat(deal_id[6:]) == _today():
-        return redirect("page-daily")
+    refusal = _daily_refusal(request, deal_id)
+    if refusal is not None:
+        return refusal
     try:
         game = services.create_game(player=request.user, deal=deal_id, autoplay=autoplay if autoplay in Game.Autoplay.values else "safe")
     except ServiceError as exc:
         return render(request, "frontend/error.html", {"title": "Cannot start that game", "message": exc.message}, status=exc.status)
     return redirect("page-game", game_id=game.pk)
-
-
-def _today() -> dt.date:
-    from games.daily import today
-
-    return today()
 
 
 def _visible_game(request, game_id: int) -> Game:
@@ -414,12 +417,13 @@ def daily_day(request, date: str):
         )
     # The neighbouring days the page links to: the nearest ones that have a daily (today's always has
     # a page), so "← previous" on a new site's first day is no link to a 404.
+    current = today()
     dailies = DailyChallenge.objects.values_list("date", flat=True)
     before = dailies.filter(date__lt=day).order_by("-date").first()
-    after = dailies.filter(date__gt=day, date__lt=today()).order_by("date").first() or (today() if day < today() else None)
+    after = dailies.filter(date__gt=day, date__lt=current).order_by("date").first() or (current if day < current else None)
     boot = {
         "date": day.isoformat(),
-        "today": today().isoformat(),
+        "today": current.isoformat(),
         "me": _me(request),
         "prev": before.isoformat() if before else None,
         "next": after.isoformat() if after else None,

@@ -70,22 +70,25 @@ def parse_frame(text: str):
     return json.loads(text, parse_constant=_not_json, parse_float=_finite)
 
 
-def holds_nul(frame) -> bool:
-    """Whether a parsed frame holds a NUL character in any string, key or value. (A search of the
-    raw text for `\\u0000` also refused the six characters backslash, u, 0, 0, 0, 0 written as text.)
-    A stack, not recursion: a frame of 4 KB can nest a thousand lists."""
-    stack = [frame]
+def string_fault(value) -> str | None:
+    """Why a parsed frame (or its id) holds a string no database can store, or None: a NUL
+    (PostgreSQL refuses it in a query), or half of a UTF-16 surrogate pair, which JSON can spell
+    ("\\ud800": it was a 500). One walk with a stack, not recursion: a 4 KB frame can nest a thousand
+    lists. (A search of the raw text for `\\u0000` also refused those six characters written as text.)"""
+    stack = [value]
     while stack:
         value = stack.pop()
         if isinstance(value, str):
             if "\x00" in value:
-                return True
+                return "a frame may not contain a NUL character"
+            if not value.isascii() and not is_encodable(value):
+                return "a frame's strings may not hold a lone surrogate (half of a UTF-16 pair)"
         elif isinstance(value, dict):
             stack.extend(value.keys())
             stack.extend(value.values())
         elif isinstance(value, list):
             stack.extend(value)
-    return False
+    return None
 
 
 def db(func):
@@ -376,14 +379,11 @@ class Socket(AsyncWebsocketConsumer):
             ):
                 frame_id = None
                 raise BadFrame(f"id must be a string or number of at most {MAX_ID} characters")
-            if isinstance(frame_id, str) and ("\x00" in frame_id or not is_encodable(frame_id)):
+            if string_fault(frame_id):
                 frame_id = None  # not echoed: what it holds is the error
-            if holds_nul(frame):
-                # No field of any frame may hold a NUL (PostgreSQL refuses them in a query).
-                raise BadFrame("a frame may not contain a NUL character")
-            if not is_encodable(frame):
-                # "\ud800" decodes to half a character, which no database can store (it was a 500).
-                raise BadFrame("a frame's strings may not hold a lone surrogate (half of a UTF-16 pair)")
+            fault = string_fault(frame)
+            if fault:
+                raise BadFrame(fault)
             kind = frame.get("type")
             if not isinstance(kind, str) or kind not in self.frame_types:
                 raise BadFrame(f"unknown frame type {kind!r}: one of {', '.join(self.frame_types)}")
