@@ -25,7 +25,24 @@ def same_origin(scope) -> bool:
     if origin in {trusted.lower() for trusted in settings.CSRF_TRUSTED_ORIGINS}:
         return True
     parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and parts.netloc == host
+    schemes = ("https",) if _over_tls(scope, headers) else ("http", "https")
+    return parts.scheme in schemes and parts.netloc == host
+
+
+def _over_tls(scope, headers) -> bool:
+    """Whether the handshake is known to have come over TLS: then a plain-HTTP page (one a network
+    attacker could write) is another origin, as Django's CSRF check holds for a POST. Daphne gives a
+    socket's scope no scheme, so behind the proxy that `SECURE_PROXY_SSL_HEADER` trusts its header
+    tells. Unknown (no header) takes either scheme: refusing the site's own https pages there would
+    break every socket of a proxy that does not forward the header on its websocket route."""
+    if scope.get("scheme") == "wss":
+        return True
+    trusted = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if not trusted:
+        return False
+    name, value = trusted
+    header = name.removeprefix("HTTP_").replace("_", "-").lower().encode("latin-1")
+    return headers.get(header, b"").decode("latin-1").split(",")[0].strip().lower() == value
 
 
 class SameOriginValidator:

@@ -80,6 +80,21 @@ def test_the_daily_command_makes_a_week_ahead_and_only_once(db, monkeypatch, clo
     assert f"daily:2026-03-01  deal {first.deal_id}  par" in listed.getvalue()
 
 
+def test_the_daily_command_says_each_daily_it_made_once(db, monkeypatch, clock, caplog):
+    """The service logs the daily it makes; the command prints it: the log line stays out unless -v 2."""
+    clock.set(dt.date(2026, 3, 1))
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: daily.Proof(True, [WIN]))
+    out = io.StringIO()
+    with caplog.at_level("INFO"):
+        call_command("daily", "--ensure", "--days", "1", stdout=out)
+    assert out.getvalue().count("daily:2026-03-01 made") == 1
+    assert not [r for r in caplog.records if r.name == "games.daily" and "made" in r.getMessage()]
+    assert daily.logger.level == 0  # the logger is given back as it was
+    with caplog.at_level("INFO"):
+        call_command("daily", "--ensure", "--date", "2026-03-02", "-v", "2", stdout=out)
+    assert [r for r in caplog.records if r.name == "games.daily" and "2026-03-02 made" in r.getMessage()]
+
+
 def test_the_daily_command_may_give_the_par_search_a_longer_budget(db, monkeypatch, clock, settings):
     clock.set(dt.date(2026, 3, 1))
     settings.DAILY_PAR_BUDGET = 5.0

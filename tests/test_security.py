@@ -496,6 +496,36 @@ def test_a_socket_must_come_from_the_page_of_the_same_host_and_port(host, origin
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("proto", "origin", "accepted"),
+    [
+        (b"https", b"https://testserver", True),
+        (b"https", b"http://testserver", False),  # a plain-HTTP page, which a network attacker can write
+        (b"http", b"http://testserver", True),
+        (None, b"https://testserver", True),  # a proxy that forwards no scheme: either is taken
+        (None, b"http://testserver", True),
+    ],
+)
+def test_a_socket_that_came_over_tls_must_come_from_an_https_page(settings, proto, origin, accepted):
+    from freecell_site.asgi import application
+    from games import services
+
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    game = services.create_game(player=make_player("alice"), deal="ms:1")
+    headers = [(b"origin", origin), (b"host", b"testserver")]
+    if proto is not None:
+        headers.append((b"x-forwarded-proto", proto))
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=headers)
+        connected, _ = await socket.connect(timeout=3)
+        await socket.disconnect()
+        return connected
+
+    assert async_to_sync(scenario)() is accepted
+
+
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("origin", [b"http://testserver", b"http://localhost:8000", b"https://127.0.0.1"])
 def test_a_socket_from_an_allowed_host_is_accepted(origin):
     from freecell_site.asgi import application

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import logging
 import time
 
 from django.core.management.base import BaseCommand, CommandError
@@ -29,6 +31,17 @@ def _date(text: str) -> dt.date:
 
 def _par_budget(text: str) -> float:
     return positive_seconds(text, most=3600)
+
+
+@contextlib.contextmanager
+def _quiet(logger: logging.Logger):
+    """Keep `logger` to warnings and errors for the block."""
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 class Command(BaseCommand):
@@ -61,8 +74,12 @@ class Command(BaseCommand):
                 raise CommandError(f"--days must be from 1 to {MAX_DAYS}")
             first = daily.today()
             dates = [date] if date else [first + dt.timedelta(days=i) for i in range(days)]
-            for day in dates:
-                self._ensure(day, par_budget)
+            # The service logs each daily it makes at INFO, the line this command prints: shown twice.
+            # Its INFO lines (the seeds it skipped too) come back with -v 2.
+            quiet = _quiet(daily.logger) if options.get("verbosity", 1) < 2 else contextlib.nullcontext()
+            with quiet:
+                for day in dates:
+                    self._ensure(day, par_budget)
         if rebuild:
             if not DailyChallenge.objects.filter(date=rebuild).exists():
                 raise CommandError(f"there is no daily for {rebuild.isoformat()}")
