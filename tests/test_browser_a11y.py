@@ -1,6 +1,7 @@
 """Accessibility in a real browser (the fixtures of tests/test_browser.py: Daphne on a fresh SQLite file,
 Debian's Chromium): keyboard focus kept across the race page's live redraws, the outcome of a friend
-action announced with focus put somewhere sensible, and sign-up errors tied to their fields.
+action announced with focus put somewhere sensible, sign-up errors tied to their fields, and the replay's
+list of actions one stop of the Tab key.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from tests.test_browser import PASSWORD, ms1_safe_line, new_tab, sign_in
+from tests.test_browser import PASSWORD, api_game, ms1_safe_line, new_tab, sign_in
 from tests.test_browser import browser as browser  # noqa: F401  (fixtures, re-exported for this module)
 from tests.test_browser import site as site  # noqa: F401
 
@@ -191,4 +192,29 @@ def test_a_refused_sign_up_ties_each_error_to_its_field(browser, site):  # noqa:
     assert focused(page)["tag"] == "INPUT" and page.evaluate("() => document.activeElement.name") == "password"
     assert page.locator("input[name=username]").get_attribute("aria-invalid") is None
     assert [e for e in tab.errors if "400" not in e] == []  # the refused form's answer only
+    tab.context.close()
+
+
+def test_the_replays_list_of_actions_is_one_tab_stop_walked_by_the_arrows(browser, site):  # noqa: F811
+    """A game of thousands of actions put thousands of Tabs between the replay's controls and its links."""
+    token = register(site, "replayer")
+    game = api_game(site, token, ms1_safe_line()[:6])
+    tab = new_tab(browser, site)
+    page = tab.page
+    tab.goto(f"/replay/{game['id']}/")
+    page.wait_for_selector("[data-replay][data-ready=true]")
+    assert page.locator("[data-testid=replay-actions] button").count() == 6
+    page.focus("[data-testid=replay-slider]")
+    page.keyboard.press("Tab")
+    assert focused(page)["text"] == ms1_safe_line()[0]  # the first action, at the deal
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    settled_on(page, "() => document.activeElement.getAttribute('aria-current') === 'step'")
+    assert focused(page)["text"] == ms1_safe_line()[1]
+    assert page.inner_text("[data-testid=replay-step]") == "Action 2 of 6"
+    page.keyboard.press("Tab")
+    assert focused(page) == {"tag": "A", "text": "The game's page", "id": "", "testid": ""}
+    page.keyboard.press("Shift+Tab")
+    assert focused(page)["text"] == ms1_safe_line()[1]  # back to the current action, not the last
+    assert tab.errors == []
     tab.context.close()

@@ -71,12 +71,18 @@ function show(index, { animate = true } = {}) {
   q("[data-testid=undos]").textContent = String(frame.undos);
   q("[data-testid=clock]").textContent = formatClock(frame.at);
   autoNote.textContent = (index === 0 ? "" : `${frame.label}. `) + (frame.autoplay.length ? `Autoplay: ${frame.autoplay.join(" ")}` : "");
+  // The list is one stop of the Tab key (a roving tabindex): the current action's button, or the
+  // first at the deal, so that the page's links after it are not thousands of Tabs away. The arrow
+  // keys move through it, and the focus follows the current action when it was in the list.
+  const focusInList = list.contains(document.activeElement);
   for (const [i, item] of [...list.children].entries()) {
     const button = item.querySelector("button");
+    button.tabIndex = i + 1 === index || (index === 0 && i === 0) ? 0 : -1;
     if (i + 1 === index) {
       button.setAttribute("aria-current", "step");
       button.scrollIntoView({ block: "nearest", inline: "nearest" });
     } else button.removeAttribute("aria-current");
+    if (focusInList && button.tabIndex === 0) button.focus({ preventScroll: true });
   }
   if (forwardOne && animate && frame.steps.length > 1) {
     // Step forward: the move, then each autoplay card flying home in turn.
@@ -128,8 +134,9 @@ function wire() {
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" && event.target.type !== "range") return;
     if (event.altKey || event.ctrlKey || event.metaKey) return; // Alt+Left is the browser's Back
-    if (event.key === "ArrowRight") { event.preventDefault(); show(current + 1); }
-    else if (event.key === "ArrowLeft") { event.preventDefault(); show(current - 1); }
+    const inList = list.contains(event.target);
+    if (event.key === "ArrowRight" || (inList && event.key === "ArrowDown")) { event.preventDefault(); show(current + 1); }
+    else if (event.key === "ArrowLeft" || (inList && event.key === "ArrowUp")) { event.preventDefault(); show(current - 1); }
     else if (event.key === "Home") show(0);
     else if (event.key === "End") show(frames.length - 1);
     else if (event.key === " " && event.target.tagName !== "BUTTON") { event.preventDefault(); togglePlay(); }
