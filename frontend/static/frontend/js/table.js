@@ -230,7 +230,15 @@ export class Table {
     const width = this.root.clientWidth;
     if (!width) return;
     const gap = Math.max(4, Math.min(14, width * 0.012));
-    const cardW = Math.floor(Math.min(112, (width - gap * 9) / 8));
+    let cardW = Math.floor(Math.min(112, (width - gap * 9) / 8));
+    if (window.innerWidth > window.innerHeight) {
+      // A wide, short screen (a phone held sideways): size the cards to its height too, so that a
+      // deal (a row of cells, then columns of seven fanned cards, about five card widths) and the
+      // controls fit below what comes before the table; else no drag reached a free cell.
+      const above = this.root.getBoundingClientRect().top + window.scrollY;
+      const fit = Math.floor((window.innerHeight - Math.min(above, window.innerHeight / 3) - 72) / 5);
+      cardW = Math.max(Math.min(cardW, 40), Math.min(cardW, fit));
+    }
     const cardH = Math.round(cardW * 1.4);
     this.root.style.setProperty("--card-w", `${cardW}px`);
     this.root.style.setProperty("--card-h", `${cardH}px`);
@@ -377,6 +385,11 @@ export class Table {
 
   onPointerDown(e) {
     if (!this.interactive || (e.button !== undefined && e.button !== 0)) return;
+    if (e.isPrimary === false) {
+      // A second finger (a pinch): neither finger's lifting is a tap, and a drag under way ends.
+      this.cancelDrag();
+      return;
+    }
     const cardEl = e.target.closest("[data-card]");
     const pileEl = e.target.closest("[data-pile]");
     if (!pileEl) return;
@@ -436,6 +449,9 @@ export class Table {
       }
       return;
     }
+    // A finger that travelled without dragging (a swipe to scroll, from a card that cannot be
+    // picked up) made no tap: it must not drop the selection where it happened to lift.
+    if (Math.hypot(e.clientX - press.x, e.clientY - press.y) >= DRAG_THRESHOLD) return;
     this.tap(press.cardEl, press.pileEl);
   }
 
@@ -454,10 +470,11 @@ export class Table {
     const code = cardEl ? cardEl.dataset.card : null;
     const last = this.lastTap;
     this.lastTap = null;
-    // Double tap (or double click) on a card: send it to its foundation.
+    // Double tap (or double click) on a card that can go home: send it there. One that cannot goes
+    // on as a second tap on the selection, which drops it (a quick "never mind" is no move).
     if (code && last && last.code === code && now - last.at < DOUBLE_TAP_MS) {
       const sel = this.pickable(cardEl);
-      if (sel && sel.count === 1) {
+      if (sel && sel.count === 1 && !checkMove(this.model, `${sel.pile}h`).error) {
         this.emit(`${sel.pile}h`, "double");
         return;
       }
