@@ -8,4 +8,4 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from accounts import checks  # noqa: F401 (registers the deploy check)
+        from accounts import checks, receivers  # noqa: F401 (register the deploy check and the receivers)

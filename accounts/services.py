@@ -78,19 +78,14 @@ def change_password(user: User, new_password: str, *, new_token: bool) -> Token 
 
 @transaction.atomic
 def set_password(user: User, password: str) -> None:
-    """Validates and sets a new password, and revokes the user's API token.
-
-    Sessions end by themselves (their hash is of the password); a token would not, so whoever held
-    it (the reason for a change or a reset, often) would keep the account.
-    """
+    """Validates and sets a new password. Saving it revokes the user's API token and has their
+    sockets look again (accounts/receivers.py), as a password the admin sets does."""
     try:
         password_validation.validate_password(password, user)
     except DjangoValidationError as exc:
         raise ServiceError("invalid_request", " ".join(exc.messages), extra={"fields": {"new_password": exc.messages}}) from None
     user.set_password(password)
     user.save(update_fields=["password"])
-    Token.objects.filter(user=user).delete()
-    sign_ins_changed(user)
 
 
 def sign_ins_changed(user: User) -> None:

@@ -125,3 +125,33 @@ def test_the_admin_sign_in_is_throttled_like_every_login(db, monkeypatch):
     assert refused.status_code == 429
     elsewhere = Client(REMOTE_ADDR="10.7.0.2").post("/admin/login/", {"username": "boss", "password": "a long staff password 1"})
     assert elsewhere.status_code == 302  # signed in: the lock is that address's
+
+
+@pytest.mark.parametrize("how", ["admin", "shell"])
+def test_a_password_set_outside_the_services_revokes_the_api_token(admin_client, how):
+    """The admin's password form and `manage.py changepassword` (a shell's set_password and save) end
+    the old token too, as a player's own change does: else locking out a stolen token failed quietly."""
+    from django.contrib.auth.models import User
+    from rest_framework.test import APIClient
+
+    from accounts import services as accounts
+
+    user, token = accounts.register(username="carol", password="correct horse battery 9")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert api.get("/api/me/").status_code == 200
+    new = "another horse battery 10"
+    if how == "admin":
+        response = admin_client.post(f"/admin/auth/user/{user.pk}/password/", {"password1": new, "password2": new})
+        assert response.status_code == 302
+    else:
+        user.set_password(new)
+        user.save()
+    assert api.get("/api/me/").status_code == 401
+    assert accounts.token_for(User.objects.get(pk=user.pk)).key != token.key
+    # A login that only rehashes the password (a new hasher) is no change: the token stays.
+    fresh = accounts.token_for(User.objects.get(pk=user.pk))
+    User.objects.get(pk=user.pk).check_password(new)
+    from rest_framework.authtoken.models import Token
+
+    assert Token.objects.get(user=user).key == fresh.key

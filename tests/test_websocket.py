@@ -304,13 +304,23 @@ def _password_change_with_the_token(token, cookie, other_cookie):
 
 
 def _deactivated(token, cookie, other_cookie):
+    """As the admin's Active box does: the row saved (accounts/receivers.py tells the sockets)."""
     from django.contrib.auth.models import User
 
-    from accounts.services import sign_ins_changed
-
     user = User.objects.get(username="alice")
-    User.objects.filter(pk=user.pk).update(is_active=False)
-    sign_ins_changed(user)
+    user.is_active = False
+    user.save()
+
+
+def _admin_sets_password(token, cookie, other_cookie):
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    client = Client()
+    client.force_login(User.objects.create_superuser("root", "root@example.com", "a long admin password 1"))
+    user = User.objects.get(username="alice")
+    password = NEW_PASSWORD["new_password"]
+    return client.post(f"/admin/auth/user/{user.pk}/password/", {"password1": password, "password2": password})
 
 
 @pytest.mark.parametrize(
@@ -324,6 +334,9 @@ def _deactivated(token, cookie, other_cookie):
         ("session", _api_logout, True),
         ("session", _password_change_elsewhere, True),
         ("session", _deactivated, True),
+        ("token", _deactivated, True),
+        ("token", _admin_sets_password, True),
+        ("session", _admin_sets_password, True),
         ("session", _token_logout, False),
     ],
 )
