@@ -19,9 +19,20 @@ CHECK_TIMEOUT = 2.0
 def check_database() -> dict:
     started = time.perf_counter()
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
+        pool = getattr(connection, "pool", None)  # PostgreSQL's connection pool (DB_POOL_SIZE)
+        if pool is not None and connection.connection is None:
+            # A request waits up to the pool's timeout (10 s) for a connection; a health check must
+            # answer "down" before the balancer's own check gives up (compose: 5 s).
+            pool.open()
+            raw = pool.getconn(timeout=CHECK_TIMEOUT)
+            try:
+                raw.execute("SELECT 1").fetchone()
+            finally:
+                pool.putconn(raw)
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+                cursor.fetchone()
     except Exception as exc:  # any failure means "down"; the message says which
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
     return {"ok": True, "vendor": connection.vendor, "ms": round((time.perf_counter() - started) * 1000, 2)}

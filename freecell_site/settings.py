@@ -28,6 +28,10 @@ DEV_SECRET_KEY = "django-insecure-dev-only-set-SECRET_KEY-in-production"
 SECRET_KEY = os.environ.get("SECRET_KEY", "").strip() or DEV_SECRET_KEY
 DEBUG = env_bool("DEBUG", default=True)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+if not DEBUG and not ALLOWED_HOSTS:
+    # Django would answer every request 400 (with DEBUG on it lets localhost in); `check --deploy`
+    # says nothing of it, and Daphne starts regardless.
+    raise ImproperlyConfigured("ALLOWED_HOSTS is empty: with DEBUG off every request would be refused; name the site's hosts")
 CSRF_TRUSTED_ORIGINS = env_origins("CSRF_TRUSTED_ORIGINS")
 
 # Daily deals derive their seed from this secret and the date, so nobody can compute tomorrow's deal.
@@ -187,8 +191,10 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
-# Serve straight from the app folders too, so `daphne` alone serves the site without collectstatic.
-WHITENOISE_USE_FINDERS = True
+# In production WhiteNoise serves what `collectstatic` wrote (compressed: gzip and Brotli, when a
+# client takes them). Until it has run, and always in development, it serves straight from the app
+# folders, so `daphne` alone serves the site; those files go uncompressed.
+WHITENOISE_USE_FINDERS = DEBUG or not (STATIC_ROOT / "frontend").is_dir()
 WHITENOISE_AUTOREFRESH = DEBUG
 
 # Moves and undos per second per account, over every socket and request together (0: no limit).
@@ -305,7 +311,9 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Time, level and logger on every line: "database unavailable" alone did not say when or where.
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))},
     "loggers": {
         # Django's own handler would print each line twice beside the root one.

@@ -123,6 +123,19 @@ class RaceAdmin(ServiceMadeAdmin):
     raw_id_fields = ["owner", "deal", "rematch_of", "ghost_of"]
     inlines = [RaceEntryInline]
 
+    def has_delete_permission(self, request, obj=None):
+        # A race under way is not deleted: its racers' games would go on as casual games, their
+        # race pages gone. Open and finished races may go.
+        if obj is not None and obj.status in (Race.Status.COUNTDOWN, Race.Status.RUNNING):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_actions(self, request):
+        # The list's bulk delete asks no race whether it is under way: races go one at a time.
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
 
 @admin.register(RaceEntry)
 class RaceEntryAdmin(ServiceMadeAdmin):

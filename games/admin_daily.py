@@ -31,7 +31,14 @@ def clear_review_action(modeladmin, request, queryset):
 
 @admin.action(description="Reject the result: keep it off the leaderboard")
 def reject_review_action(modeladmin, request, queryset):
-    games = list(queryset.exclude(review=Game.Review.REJECTED))
-    for game in games:
-        daily.reject_review(game)
-    modeladmin.message_user(request, f"{len(games)} game(s) rejected", messages.WARNING)
+    rejected = skipped = 0
+    for game in queryset.exclude(review=Game.Review.REJECTED):
+        try:
+            daily.reject_review(game)  # which refuses casual games: they are on no leaderboard
+        except ServiceError:
+            skipped += 1
+        else:
+            rejected += 1
+    modeladmin.message_user(request, f"{rejected} game(s) rejected", messages.WARNING)
+    if skipped:
+        modeladmin.message_user(request, f"{skipped} game(s) skipped: not ranked games", messages.WARNING)

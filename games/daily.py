@@ -317,10 +317,14 @@ def clear_review(game: Game) -> Game:
 
 @transaction.atomic
 def reject_review(game: Game) -> Game:
-    """Admin verdict: the game is not a fair result; it leaves (or never enters) the leaderboard."""
+    """Admin verdict: the game is not a fair result; it leaves (or never enters) the leaderboard. Only a
+    ranked game can be rejected (a casual one is on no leaderboard); one still playing may be, as a
+    bot can be caught before it wins."""
     from games import leaderboard
 
     game = Game.objects.select_for_update().get(pk=game.pk)
+    if game.daily_id is None:
+        raise ServiceError("invalid_request", f"game {game.pk} is not a ranked game: there is nothing to reject")
     game.review = Game.Review.REJECTED
     game.save(update_fields=["review"])
     leaderboard.remove_result(game)

@@ -177,7 +177,9 @@ class RaceEntry(models.Model):
 
     race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="entries")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_entries")
-    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="race_entry")
+    # RESTRICT: a racer's game is not deleted alone (the racer was left "waiting" in a race that went on
+    # without them); with the race, or with the player, it goes.
+    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.RESTRICT, related_name="race_entry")
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 

@@ -52,6 +52,40 @@ def test_the_clear_action_skips_a_game_that_is_not_a_won_ranked_game(admin_clien
     assert Game.objects.get(pk=game.pk).review == Game.Review.FLAGGED  # tests/test_daily.py clears a won one
 
 
+def test_the_reject_action_skips_a_casual_game(admin_client, alice):
+    """A casual game is on no leaderboard: rejecting it said "1 game(s) rejected" and stored a verdict
+    that clearing it again refused."""
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    response = admin_client.post("/admin/games/game/", {"action": "reject_review_action", "_selected_action": [game.pk]}, follow=True)
+    assert "1 game(s) skipped: not ranked games" in response.content.decode()
+    assert Game.objects.get(pk=game.pk).review == Game.Review.NONE
+
+
+def test_a_racers_game_and_a_race_under_way_are_not_deleted_from_the_admin(admin_client, alice, bob, settings):
+    """Deleting a racer's game left them "waiting" in a race that went on; deleting a running race
+    turned its games into casual ones. A finished race goes, its games with their entries' links."""
+    from games.models import Race, RaceEntry
+    from tests.test_races import running_race
+
+    settings.RACE_COUNTDOWN_S = 0
+    race = running_race(alice, bob)
+    entry = RaceEntry.objects.get(race__code=race["code"], player=alice)
+    page = admin_client.get(f"/admin/games/game/{entry.game_id}/delete/").content.decode()
+    assert "Cannot delete game" in page or "would require deleting the following protected" in page, page[:2000]
+    admin_client.post(f"/admin/games/game/{entry.game_id}/delete/", {"post": "yes"})
+    assert Game.objects.filter(pk=entry.game_id).exists()
+    response = admin_client.post("/admin/games/game/", {"action": "delete_selected", "_selected_action": [entry.game_id], "post": "yes"})
+    assert response.status_code in (200, 302) and Game.objects.filter(pk=entry.game_id).exists()
+
+    race_row = Race.objects.get(code=race["code"])
+    assert admin_client.get(f"/admin/games/race/{race_row.pk}/delete/").status_code == 403
+    assert "delete_selected" not in admin_client.get("/admin/games/race/").content.decode()
+    Race.objects.filter(pk=race_row.pk).update(status=Race.Status.FINISHED)
+    admin_client.post(f"/admin/games/race/{race_row.pk}/delete/", {"post": "yes"})
+    assert not Race.objects.filter(pk=race_row.pk).exists()
+    assert Game.objects.filter(pk=entry.game_id).exists()  # the games stay, as the players' own
+
+
 def test_rows_the_services_make_have_no_add_form_and_no_editable_field(admin_client, alice, bob):
     """An add form of read-only required fields was a 500; an editable race status put the race in a
     state whose endpoints answered 500; an editable past_daily relabelled a game's deal."""

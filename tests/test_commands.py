@@ -27,6 +27,22 @@ def test_deal_refuses_an_invalid_deal():
         call_command("deal", "ms:0")
 
 
+def test_deal_prints_a_dailys_board_once_it_is_made(db, capsys):
+    """The daily's deal is drawn from the service's secret: the command looks it up, never deals the date."""
+    import datetime as dt
+
+    from games.services import board_of_deal
+    from tests.test_daily_support import make_test_daily
+
+    with pytest.raises(CommandError, match="there is no daily for 2026-03-01 yet"):
+        call_command("deal", "daily:2026-03-01")
+    with pytest.raises(CommandError, match="invalid_request"):
+        call_command("deal", "daily:tomorrow")
+    made = make_test_daily(dt.date(2026, 3, 1))
+    call_command("deal", "daily:2026-03-01")
+    assert Board.from_text(capsys.readouterr().out) == board_of_deal(made.deal)
+
+
 def test_verify_says_a_winning_line_is_valid_and_won(capsys):
     call_command("verify", "ms:1", " ".join(winning_line("ms:1")), "--autoplay", "none")
     assert capsys.readouterr().out.startswith("valid and won")

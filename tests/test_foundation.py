@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,6 +96,31 @@ class TestSettings:
         show = "from django.core.mail import get_connection\nprint(get_connection('django.core.mail.backends.smtp.EmailBackend').timeout)"
         assert run_django(show).stdout.strip() == "10.0"
         assert run_django(show, EMAIL_TIMEOUT="3").stdout.strip() == "3.0"
+
+    def test_an_empty_allowed_hosts_stops_a_production_start(self):
+        """Django would answer every request 400, and neither `check --deploy` nor Daphne says so."""
+        result = run_django("print('started')", DEBUG="0", SECRET_KEY="x" * 60, ALLOWED_HOSTS="")
+        assert result.returncode != 0 and "ALLOWED_HOSTS is empty" in result.stderr
+        assert run_django("print('started')", ALLOWED_HOSTS="").stdout.strip() == "started"  # development
+
+    def test_log_lines_say_when_how_bad_and_where(self):
+        result = run_django("import logging\nlogging.getLogger('games.daily').warning('the daily is late')")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} WARNING games\.daily: the daily is late", result.stderr.strip()), result.stderr
+
+    def test_production_serves_the_collected_and_compressed_files_once_collectstatic_ran(self, tmp_path):
+        """The app folders (WhiteNoise's finders) served every file uncompressed, whatever collectstatic wrote."""
+        prod = {"DEBUG": "0", "SECRET_KEY": "x" * 60, "STATIC_ROOT": str(tmp_path / "static")}
+        fetch = (
+            "from django.conf import settings\nfrom django.test import Client\n"
+            "r = Client().get('/static/frontend/app.css', HTTP_ACCEPT_ENCODING='gzip', secure=True)\n"
+            "print(settings.WHITENOISE_USE_FINDERS, r.status_code, r.headers.get('Content-Encoding'))"
+        )
+        before = run_django(fetch, **prod)
+        assert before.stdout.split() == ["True", "200", "None"], before.stderr  # not collected yet: from the app folders
+        collected = manage("collectstatic", "--noinput", **prod)
+        assert collected.returncode == 0, collected.stderr
+        after = run_django(fetch, **prod)
+        assert after.stdout.split() == ["False", "200", "gzip"], after.stderr
 
     def test_it_reads_lists_and_booleans(self):
         result = run_django(
@@ -214,6 +241,19 @@ class TestHealth:
         response = client.get("/healthz")
         assert response.status_code == 503
         assert response.json()["database"] == {"ok": False, "error": "RuntimeError: database unreachable"}
+
+    def test_a_database_that_is_down_reads_as_down_before_the_pools_wait_is_over(self):
+        """A request waits up to 10 s for a pooled connection; the balancer's health check gives up
+        sooner (compose: 5 s), so /healthz timed out where it should have said 503."""
+        result = run_django(
+            "import json, time\nfrom freecell_site.health import CHECK_TIMEOUT, check_database\n"
+            "t = time.monotonic(); r = check_database()\n"
+            "print(json.dumps({'ok': r['ok'], 'error': r.get('error', ''), 'within': time.monotonic() - t < CHECK_TIMEOUT + 2}))",
+            DATABASE_URL="postgres://postgres@127.0.0.1:9/nothing",  # a closed port: refused at once
+        )
+        assert result.returncode == 0, result.stderr
+        body = json.loads(result.stdout.strip().splitlines()[-1])
+        assert body["ok"] is False and "PoolTimeout" in body["error"] and body["within"], body
 
     def test_it_is_down_when_the_channel_layer_fails(self, client, db, monkeypatch):
         from freecell_site import health

@@ -167,7 +167,7 @@ def deal_indices(deal: str | DealId) -> list[list[int]]:
         assert isinstance(deal_id.value, int)
         return seed_deal_indices(deal_id.value)
     raise InvalidDeal(
-        f"{deal_id} cannot be dealt by the engine: the service resolves a daily deal to its seed: deal"
+        f"{deal_id} cannot be dealt by the engine: a daily's deal is a seed: deal drawn from the service's secret"
     )
 
 
