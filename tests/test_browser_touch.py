@@ -104,3 +104,22 @@ def test_a_phone_held_sideways_shows_the_cells_and_every_column_of_the_deal(brow
     assert lowest <= viewport["height"], lowest
     tab.assert_clean()
     tab.context.close()
+
+
+def test_a_phone_has_no_key_hints_finger_sized_links_and_no_stale_network_message(browser, site):  # noqa: F811
+    tab = new_tab(browser, site, **PHONE).sign_up("fingers")
+    page = tab.page
+    tab.deal("/play/1/")
+    tab.wait_live()
+    assert not page.locator("[data-action=undo] kbd").is_visible()  # "u" means nothing without keys
+    for link in page.locator(".site-header nav a, .site-header nav button").all():
+        assert link.bounding_box()["height"] >= 24, link.inner_text()
+
+    # A move sent while the server was away said so; once the socket is back, that is over.
+    page.evaluate("() => window.fc.client.say('the server cannot be reached', 'error', 'network')")
+    page.evaluate("() => window.fc.client.socket.drop()")
+    page.wait_for_selector("[data-testid=connection]:not([hidden])", timeout=5000)
+    page.wait_for_selector("[data-testid=connection]", state="hidden", timeout=15000)
+    assert tab.text("message") == ""
+    tab.assert_clean()
+    tab.context.close()

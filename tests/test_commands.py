@@ -34,9 +34,9 @@ def test_deal_prints_a_dailys_board_once_it_is_made(db, capsys):
     from games.services import board_of_deal
     from tests.test_daily_support import make_test_daily
 
-    with pytest.raises(CommandError, match="there is no daily for 2026-03-01 yet"):
+    with pytest.raises(CommandError, match="not_found: there is no daily for 2026-03-01 yet"):
         call_command("deal", "daily:2026-03-01")
-    with pytest.raises(CommandError, match="invalid_request"):
+    with pytest.raises(CommandError, match="invalid_deal: 'tomorrow' is not a date"):
         call_command("deal", "daily:tomorrow")
     made = make_test_daily(dt.date(2026, 3, 1))
     call_command("deal", "daily:2026-03-01")

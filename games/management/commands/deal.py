@@ -31,8 +31,10 @@ class Command(BaseCommand):
         try:
             day = parse_date(date)
         except ServiceError as exc:
-            raise CommandError(f"{exc.code}: {exc.message}") from None
+            raise CommandError(f"invalid_deal: {exc.message}") from None
         made = DailyChallenge.objects.filter(date=day).first()
         if made is None:
-            raise CommandError(f"there is no daily for {day.isoformat()} yet: manage.py daily --ensure --date {day.isoformat()} makes it")
+            raise CommandError(
+                f"not_found: there is no daily for {day.isoformat()} yet: manage.py daily --ensure --date {day.isoformat()} makes it"
+            )
         return board_of_deal(made.deal)

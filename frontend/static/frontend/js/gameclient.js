@@ -422,6 +422,8 @@ export class GameClient {
 
   onSocketOpen() {
     this.hideBanner();
+    // "The server cannot be reached", said of a move sent while it was down, is over now.
+    if (this.q("[data-testid=message]")?.dataset.code === "network") this.say("");
     // What was in flight over the old socket is settled by the state frame that opens the new one.
     this.pending = this.pending.filter((p) => p.via === "rest");
     this.panel.dataset.live = "on";
