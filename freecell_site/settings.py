@@ -313,7 +313,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     # Time, level and logger on every line: "database unavailable" alone did not say when or where.
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"client_errors_brief": {"()": "freecell_site.logfilters.ClientErrorsWithoutTraceback"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["client_errors_brief"]}},
     "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))},
     "loggers": {
         # Django's own handler would print each line twice beside the root one.

@@ -133,7 +133,8 @@ def make_daily(date: dt.date, *, budget: float, before_each_seed=lambda: None) -
     """Finds `date`'s daily (first seed proved solvable, its par) and stores it; slow (the solver
     searches `budget` seconds for the par). `before_each_seed()` is called before each seed's proof.
 
-    Idempotent: when the row appeared meanwhile (another process), that row is returned.
+    Idempotent: when the row appeared meanwhile (another process), that row is returned; the row's
+    `made_now` says whether this call stored it.
     """
     from games import services
     from games.engine import verify
@@ -157,6 +158,7 @@ def make_daily(date: dt.date, *, budget: float, before_each_seed=lambda: None) -
         )
         if created:
             logger.info("daily:%s made: seed index %s, par %s (%.1f s)", date, index, daily.par, time.monotonic() - started)
+        daily.made_now = created
         return daily
     raise ServiceError(
         "daily_unavailable", f"no solvable deal could be proved for daily:{date.isoformat()}", status=503

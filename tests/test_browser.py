@@ -677,6 +677,9 @@ def test_a_player_who_resigned_the_daily_sees_the_board_without_others_replays_a
     page.wait_for_selector("[data-leaderboard-section]:not([hidden]) tr[data-username=winnie]")
     assert page.locator("[data-testid=leaderboard] a[href^='/replay/']").count() == 0
     assert page.locator("[data-testid=leaderboard] .table-scroll table.board").count() == 1
+    # The histogram is drawn for the phone's width: its labels were 6 px tall, a 640-wide drawing shrunk.
+    label_heights = page.evaluate("() => [...document.querySelectorAll('[data-testid=histogram] text')].map((t) => t.getBoundingClientRect().height)")
+    assert label_heights and min(label_heights) >= 9, label_heights
     wide = page.evaluate(
         "() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 375)"
         ".map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)"

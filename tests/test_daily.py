@@ -95,6 +95,30 @@ def test_the_daily_command_says_each_daily_it_made_once(db, monkeypatch, clock, 
     assert [r for r in caplog.records if r.name == "games.daily" and "2026-03-02 made" in r.getMessage()]
 
 
+def test_the_daily_command_waits_for_another_maker_and_says_it_did_not_make_the_day(db, clock, monkeypatch):
+    """A second run (or a request) holding the day's lock: the command waited a request's 2 s, then
+    failed, or said "made" of a daily another process had made."""
+    clock.set(dt.date(2026, 3, 1))
+    cache.add(daily._lock_key(dt.date(2026, 3, 1)), "1", timeout=60)  # the other maker at work
+    polls = []
+    real_sleep = time.sleep
+
+    def other_maker_finishes_after_3_s(seconds):
+        # The command polls for the row; the other maker stores it 3 s in (past a request's 2 s wait).
+        polls.append(seconds)
+        if round(sum(polls), 2) == 3.0:
+            make_test_daily(dt.date(2026, 3, 1))
+        real_sleep(0)
+
+    monkeypatch.setattr(daily.time, "sleep", other_maker_finishes_after_3_s)
+    monkeypatch.setattr(daily.time, "monotonic", lambda: sum(polls))
+    out = io.StringIO()
+    call_command("daily", "--ensure", "--days", "1", "--par-budget", "1", stdout=out)
+    assert "daily:2026-03-01 exists" in out.getvalue() and "made meanwhile by another process" in out.getvalue()
+    assert " made:" not in out.getvalue()
+    cache.delete(daily._lock_key(dt.date(2026, 3, 1)))
+
+
 def test_the_daily_command_may_give_the_par_search_a_longer_budget(db, monkeypatch, clock, settings):
     clock.set(dt.date(2026, 3, 1))
     settings.DAILY_PAR_BUDGET = 5.0

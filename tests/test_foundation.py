@@ -107,6 +107,18 @@ class TestSettings:
         result = run_django("import logging\nlogging.getLogger('games.daily').warning('the daily is late')")
         assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} WARNING games\.daily: the daily is late", result.stderr.strip()), result.stderr
 
+    def test_a_clients_mistake_is_one_log_line_and_a_server_error_keeps_its_traceback(self):
+        result = run_django(
+            "import logging\nfrom django.test import Client\n"
+            "Client().get('/', HTTP_HOST='evil.example')\n"
+            "try:\n    raise RuntimeError('boom')\nexcept RuntimeError:\n"
+            "    logging.getLogger('django.request').error('Internal Server Error: /x', exc_info=True, extra={'status_code': 500})",
+        )
+        lines = result.stderr.strip().splitlines()
+        assert "ERROR django.security.DisallowedHost: Invalid HTTP_HOST header: 'evil.example'" in lines[0], result.stderr
+        assert "Internal Server Error: /x" in lines[1] and lines[2] == "Traceback (most recent call last):", result.stderr
+        assert result.stderr.count("Traceback") == 1
+
     def test_production_serves_the_collected_and_compressed_files_once_collectstatic_ran(self, tmp_path):
         """The app folders (WhiteNoise's finders) served every file uncompressed, whatever collectstatic wrote."""
         prod = {"DEBUG": "0", "SECRET_KEY": "x" * 60, "STATIC_ROOT": str(tmp_path / "static")}

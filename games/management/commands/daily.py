@@ -98,10 +98,16 @@ class Command(BaseCommand):
             self.stdout.write(f"daily:{day.isoformat()} exists (par {existing.par})")
             return
         started = time.monotonic()
+        budget = daily.par_budget() if par_budget is None else par_budget
         try:
-            made = daily.ensure_daily(day, budget=par_budget)
+            # Another maker (a request, a second run) may hold the day's lock: wait for its row rather
+            # than give up after a request's 2 s.
+            made = daily.ensure_daily(day, budget=budget, wait=budget + daily.solve_budget() + 30)
         except ServiceError as error:
             raise CommandError(f"daily:{day.isoformat()}: {error.message}") from None
+        if not getattr(made, "made_now", False):
+            self.stdout.write(f"daily:{day.isoformat()} exists (par {made.par}): made meanwhile by another process")
+            return
         self.stdout.write(
             self.style.SUCCESS(
                 f"daily:{day.isoformat()} made: par {made.par}, seed index {made.seed_index} "

@@ -63,7 +63,7 @@ export function histogramSvg(buckets, { par = null, me = null, width = 640, heig
         svg.append(svgEl("text", { class: "me-label", x: left + i * barW + barW / 2, y: Math.max(10, y(bin.count) - 4), "text-anchor": "middle", text: "you" }));
       }
     }
-    const every = Math.max(1, Math.ceil(bins.length / 10));
+    const every = Math.max(1, Math.ceil(bins.length / Math.max(4, Math.min(10, Math.floor(plotW / 56)))));
     if (i % every === 0 || (i === bins.length - 1 && i % every > every / 2)) {
       svg.append(svgEl("text", { x: left + i * barW + barW / 2, y: height - bottom + 16, "text-anchor": "middle", text: String(bin.start) }));
     }
@@ -118,7 +118,10 @@ export class Leaderboard {
       el("div", {}, el("dt", { text: "Wins ranked" }), el("dd", { text: d.results ?? (h ? h.total : "—") })),
     );
     this.chart = el("figure", { class: "histogram" },
-      h ? histogramSvg(h.buckets, { par: h.par ?? d.par, me: h.me }) : el("p", { class: "muted", text: "No histogram for this day." }),
+      // Drawn at about the width it is shown at: a 640-wide drawing shrunk onto a phone had labels
+      // 4 px tall.
+      h ? histogramSvg(h.buckets, { par: h.par ?? d.par, me: h.me, width: Math.max(300, Math.min(640, this.root.clientWidth || 640)) })
+        : el("p", { class: "muted", text: "No histogram for this day." }),
       el("figcaption", { class: "muted", text: "How many moves the winners needed (undos count). The dashed line is par; your bar is highlighted." }),
     );
     const tab = (scope, label) => el("button", {
