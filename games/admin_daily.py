@@ -14,16 +14,23 @@ from games import daily
 from games.models import Game
 
 
-@admin.action(description="Clear the review: the result is fair, rank it")
-def clear_review_action(modeladmin, request, queryset):
-    cleared = skipped = 0
-    for game in queryset.exclude(review=Game.Review.CLEARED):
+def _give_verdict(queryset, verdict, review) -> tuple[int, int]:
+    """Gives `verdict` (a games.daily service, which refuses the games it does not apply to) to the
+    selected games not already at `review`: how many took it, how many were skipped."""
+    given = skipped = 0
+    for game in queryset.exclude(review=review):
         try:
-            daily.clear_review(game)  # which refuses all but won ranked games
+            verdict(game)
         except ServiceError:
             skipped += 1
         else:
-            cleared += 1
+            given += 1
+    return given, skipped
+
+
+@admin.action(description="Clear the review: the result is fair, rank it")
+def clear_review_action(modeladmin, request, queryset):
+    cleared, skipped = _give_verdict(queryset, daily.clear_review, Game.Review.CLEARED)
     modeladmin.message_user(request, f"{cleared} game(s) cleared and ranked", messages.SUCCESS)
     if skipped:
         modeladmin.message_user(request, f"{skipped} game(s) skipped: not won ranked games", messages.WARNING)
@@ -31,14 +38,7 @@ def clear_review_action(modeladmin, request, queryset):
 
 @admin.action(description="Reject the result: keep it off the leaderboard")
 def reject_review_action(modeladmin, request, queryset):
-    rejected = skipped = 0
-    for game in queryset.exclude(review=Game.Review.REJECTED):
-        try:
-            daily.reject_review(game)  # which refuses casual games: they are on no leaderboard
-        except ServiceError:
-            skipped += 1
-        else:
-            rejected += 1
+    rejected, skipped = _give_verdict(queryset, daily.reject_review, Game.Review.REJECTED)
     modeladmin.message_user(request, f"{rejected} game(s) rejected", messages.WARNING)
     if skipped:
-        modeladmin.message_user(request, f"{skipped} game(s) skipped: not ranked games", messages.WARNING)
+        modeladmin.message_user(request, f"{skipped} game(s) skipped: not ranked games (casual games are on no leaderboard)", messages.WARNING)

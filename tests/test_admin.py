@@ -84,6 +84,11 @@ def test_a_racers_game_and_a_race_under_way_are_not_deleted_from_the_admin(admin
     admin_client.post(f"/admin/games/race/{race_row.pk}/delete/", {"post": "yes"})
     assert not Race.objects.filter(pk=race_row.pk).exists()
     assert Game.objects.filter(pk=entry.game_id).exists()  # the games stay, as the players' own
+    # A player who goes takes their race entries and games with them (the restriction is on the game alone).
+    other = running_race(alice, bob)
+    bobs = RaceEntry.objects.get(race__code=other["code"], player=bob).game_id
+    bob.delete()
+    assert not Game.objects.filter(pk=bobs).exists()
 
 
 def test_rows_the_services_make_have_no_add_form_and_no_editable_field(admin_client, alice, bob):
