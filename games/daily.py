@@ -22,7 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from freecell_site.errors import ServiceError
-from games.engine import parse_day
+from games.engine import parse_day, parse_deal
 from games.models import DailyChallenge, Deal, Game
 
 logger = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ def deal_for(date: dt.date, index: int) -> Deal:
     """The stored `seed:` deal of the `index`-th seed of `date` (the id never says it is a daily)."""
     from games import services
 
-    return services.get_deal(f"seed:{seed_for(date, index)}")
+    return services.stored_deal(parse_deal(f"seed:{seed_for(date, index)}"))
 
 
 def make_daily(date: dt.date, *, budget: float, before_each_seed=lambda: None) -> DailyChallenge:

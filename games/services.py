@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from freecell_site.errors import ServiceError
 from games import events, ratelimit, store
-from games.engine import Board, EngineError, Move, parse_deal
+from games.engine import Board, DealId, EngineError, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
 from games.models import Action, DailyChallenge, Deal, Game, Race, RaceEntry
 from games.payloads import game_payload, iso
@@ -71,13 +71,31 @@ def deal_and_daily(deal: str) -> tuple[Deal, DailyChallenge | None]:
 
         challenge = daily.get_daily(deal_id.value)
         return challenge.deal, challenge
+    found = stored_deal(deal_id)
+    if deal_id.kind == "seed":
+        _refuse_a_daily_in_play(found)
+    return found, None
+
+
+def stored_deal(deal_id: DealId) -> Deal:
+    """The Deal row of an `ms:` or `seed:` deal, stored on first use. For the service's own use (the
+    daily's maker): players' requests go through `get_deal`, which guards the dailies in play."""
     key = str(deal_id)
     found = Deal.objects.filter(pk=key).first()
     if found is not None:
-        return found, None
+        return found
     columns = [[str(card) for card in column] for column in engine_deal_columns(deal_id)]
-    found, _ = Deal.objects.get_or_create(pk=key, defaults={"columns": columns})
-    return found, None
+    return Deal.objects.get_or_create(pk=key, defaults={"columns": columns})[0]
+
+
+def _refuse_a_daily_in_play(deal: Deal) -> None:
+    """A daily's deal is a seed: deal drawn from the service's secret. Should its seed be known (a
+    leaked or default secret makes it computable), it is still not dealt, shown or solved outside the
+    ranked game until its day is over: a player would practise it, or ask hints on it, first."""
+    from games import daily  # dailies depend on the solver; loaded only when asked for
+
+    if DailyChallenge.objects.filter(deal=deal, date__gte=daily.today()).exists():
+        raise ServiceError("forbidden", "this deal is a daily's whose day is not over: it is played ranked, at /api/daily/play/", status=403)
 
 
 def board_of_deal(deal: Deal) -> Board:

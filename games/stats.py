@@ -38,7 +38,8 @@ def player_statistics(user) -> dict:
     current_day = today()
     totals = Game.objects.filter(player=user).aggregate(
         played=Count("id"),
-        won=Count("id", filter=Q(status=Game.Status.WON)),
+        # A ranked win held for review or rejected is no win to show (a bot's counted on its profile).
+        won=Count("id", filter=Q(status=Game.Status.WON) & ~Q(review__in=[Game.Review.FLAGGED, Game.Review.REJECTED])),
         dailies=Count("id", filter=Q(daily__isnull=False)),
         lost_today=Count("id", filter=Q(daily_id=current_day, status=Game.Status.RESIGNED)),
         undecided=Count(

@@ -115,7 +115,7 @@ def test_the_race_page_keeps_the_focus_while_other_racers_move(browser, site):  
     owner.wait_live()
     game = next(r["game"] for r in site.api("GET", f"/api/races/{code}/", token=racer)["racers"] if r["username"] == "chaser")
     line = ms1_safe_line()
-    page.focus("[data-lobby] button:text-is('Resign')")
+    page.focus("[data-game-panel] [data-action=resign]")
     site.api("POST", f"/api/games/{game}/moves/", {"move": line[0], "ply": 0}, token=racer)
     page.wait_for_selector('[data-testid=racers] [data-username="chaser"] [data-testid=racer-moves]:text-is("1 move")')
     assert focused(page)["text"] == "Resign", focused(page)
@@ -135,6 +135,24 @@ def test_the_race_page_fits_a_narrow_phone(browser, site):  # noqa: F811
     assert code
     width = owner.page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 320
+    owner.assert_clean()
+    owner.context.close()
+
+
+def test_a_race_under_way_shows_the_table_on_a_small_phones_first_screen(browser, site):  # noqa: F811
+    """320 x 568: the race's panel (heading, status, a second Resign) pushed the table to the bottom edge."""
+    owner = new_tab(browser, site, viewport={"width": 320, "height": 568}, is_mobile=True, has_touch=True).sign_up("pocket")
+    page = owner.page
+    open_race(owner, "3")
+    page.click("[data-testid=start-race]")
+    owner.wait_live()
+    owner.settle()
+    page.evaluate("() => window.scrollTo(0, 0)")
+    assert page.locator("[data-lobby] button", has_text="Resign").count() == 0  # the table's own is the one
+    assert page.locator("[data-game-panel] [data-action=resign]").is_visible()
+    owner.shot("race-phone.png")
+    lowest = max(box["y"] + box["height"] for box in (owner.card_locator(str(i)).bounding_box() for i in range(1, 9)))
+    assert lowest <= 568, lowest  # every column's exposed card, without scrolling
     owner.assert_clean()
     owner.context.close()
 

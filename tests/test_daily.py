@@ -452,3 +452,27 @@ def test_a_past_daily_played_or_raced_casually_is_shown_by_its_daily_id_not_its_
     assert ghost.status_code == 201 and ghost.json()["deal"] == label, ghost.json()
     # An ms: or seed: game is shown by its own id, as ever.
     assert client.post("/api/games/", {"deal": "ms:7"}, format="json").json()["deal"] == "ms:7"
+
+
+def test_a_dailys_seed_is_not_dealt_outside_the_ranked_game_until_its_day_is_over(db, alice, clock):
+    """With a leaked or default secret the seed can be computed: practising it in a casual game, asking
+    hints on it, racing it or reading its board would come before the ranked game."""
+    from games.engine import parse_deal
+
+    day = dt.date(2026, 3, 1)
+    clock.set(day)
+    deal = services.stored_deal(parse_deal("seed:123456789"))
+    DailyChallenge.objects.create(date=day, deal=deal, seed_index=0, par=40, par_line="")
+    player = client_for(alice)
+    for method, path, body in (
+        ("post", "/api/games/", {"deal": "seed:123456789"}),
+        ("get", "/api/deals/seed:123456789/", None),
+        ("post", "/api/races/", {"deal": "seed:123456789"}),
+        ("post", "/api/solutions/verify/", {"deal": "seed:123456789", "moves": "1a"}),
+    ):
+        response = getattr(player, method)(path, body, format="json") if body is not None else player.get(path)
+        assert (response.status_code, response.json()["error"]["code"]) == (403, "forbidden"), (path, response.json())
+    assert player.post("/api/games/", {"deal": "seed:123456788"}, format="json").status_code == 201  # any other seed
+    clock.advance()
+    assert player.post("/api/games/", {"deal": "seed:123456789"}, format="json").status_code == 201
+    assert player.get("/api/deals/seed:123456789/").status_code == 200

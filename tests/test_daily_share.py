@@ -41,7 +41,8 @@ def test_a_resigned_daily_can_be_shared_as_a_loss(db, alice, clock):
     assert body["text"].startswith("FreeCell Online daily 2026-03-01: resigned after 0 moves (par 2), 0 undos")
 
 
-def test_someone_elses_result_is_hidden_until_the_viewer_has_finished_that_daily(db, alice, charlie, clock):
+def test_someone_elses_result_is_hidden_until_the_day_is_over_even_from_a_winner(db, alice, charlie, clock):
+    """A throwaway account that won would hand the leader's line to the main account."""
     make_test_daily(DAY)
     clock.set(DAY)
     game = win_daily(alice, moves=2)
@@ -51,6 +52,9 @@ def test_someone_elses_result_is_hidden_until_the_viewer_has_finished_that_daily
     daily.start_ranked_game(charlie)
     assert share(viewer, user="alice").status_code == 404  # playing is not finishing
     win_daily(charlie, moves=3)
+    assert share(viewer, user="alice").status_code == 404  # nor is winning
+    assert viewer.get(f"/api/games/{game.pk}/history/").status_code == 404
+    clock.advance()
     answer = share(viewer, user="alice")
     assert answer.status_code == 200 and answer.json()["username"] == "alice"
     assert viewer.get(f"/api/games/{game.pk}/history/").status_code == 200

@@ -89,6 +89,21 @@ def test_todays_daily_in_play_does_not_count_against_the_win_rate(db, alice, clo
     assert player_statistics(alice)["daily_win_rate"] == 0.5
 
 
+def test_a_ranked_win_held_for_review_is_no_win_on_the_profile(db, alice, clock):
+    """A bot's win, held for review, showed as a won game on its profile."""
+    from games.models import Game
+
+    make_test_daily(day(0))
+    clock.set(day(0))
+    game = win_daily(alice, moves=2)
+    assert player_statistics(alice)["games_won"] == 1
+    for review in (Game.Review.FLAGGED, Game.Review.REJECTED):
+        Game.objects.filter(pk=game.pk).update(review=review)
+        assert player_statistics(alice)["games_won"] == 0, review
+    Game.objects.filter(pk=game.pk).update(review=Game.Review.CLEARED)
+    assert player_statistics(alice)["games_won"] == 1
+
+
 def test_a_new_player_has_empty_statistics(db, charlie):
     stats = player_statistics(charlie)
     assert stats["dailies_played"] == 0 and stats["daily_win_rate"] is None

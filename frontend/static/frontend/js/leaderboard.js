@@ -163,8 +163,8 @@ export class Leaderboard {
   }
 
   canSeeReplays() {
-    // Others' ranked games open once the day is over, or once you have won it yourself.
-    return (this.today && this.date < this.today) || !!this.finishedMine;
+    // Others' ranked games open once the day is over (docs/daily.md).
+    return !!this.today && this.date < this.today;
   }
 
   async loadPage() {
@@ -176,7 +176,6 @@ export class Leaderboard {
       this.tableBox.replaceChildren(el("p", { class: "errors", role: "alert", text: err.message }));
       return;
     }
-    if (board.me) this.finishedMine = true;
     const row = (entry, extra = "") => {
       const mine = entry.username === this.me;
       const overPar = board.par ? entry.moves - board.par : null;

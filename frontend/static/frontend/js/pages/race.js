@@ -174,11 +174,7 @@ function renderLobby() {
       buttons.push(["leave", () => el("button", { type: "button", text: "Leave", onclick: () => act(`/api/races/${code}/resign/`, undefined, { focus: "join" }) })]);
     }
   }
-  if (race.status === "running" && entry && entry.status === "playing") {
-    buttons.push(["resign", () => el("button", { type: "button", class: "quiet-light", text: "Resign", onclick: () => {
-      if (window.confirm("Resign the race?")) act(`/api/races/${code}/resign/`, undefined, { focus: "heading" });
-    } })]);
-  }
+  // A racer playing resigns with the table's own Resign button (a second one here said the same).
   buttonsBox.hidden = !buttons.length;
   rebuild(buttonsBox, buttons.map(([key]) => key).join(" "), () => buttons.map(([key, make]) => {
     const node = make();
