@@ -86,7 +86,14 @@ def _error_response(exc, context):
     if isinstance(exc, ServiceError):
         # A wait in the body is also said in the standard header (as DRF's own throttles do).
         retry = {"Retry-After": str(exc.extra["retry_after"])} if "retry_after" in exc.extra else None
-        return Response({"error": exc.as_dict()}, status=exc.status, headers=retry)
+        response = Response({"error": exc.as_dict()}, status=exc.status, headers=retry)
+        if exc.status >= 500 and retry:
+            # A wait the service expects (the daily being made, a hint worker starting again): said
+            # as a warning with its reason, not as Django's ERROR "Service Unavailable" without one.
+            request = context.get("request")
+            logger.warning("%s on %s: %s", exc.code, getattr(request, "path", "?"), exc.message)
+            response._has_been_logged = True
+        return response
     if isinstance(exc, EngineError):
         return Response(error_body(exc.code, str(exc)), status=ENGINE_STATUS.get(exc.code, 400))
     if isinstance(exc, SuspiciousOperation):

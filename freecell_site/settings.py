@@ -208,6 +208,7 @@ DAILY_WAIT_SECONDS = env_float("DAILY_WAIT_SECONDS", 2.0, minimum=0)  # how long
 DAILY_MIN_MS_PER_MOVE = env_int("DAILY_MIN_MS_PER_MOVE", 150, minimum=0)  # faster ranked wins are held for review
 HINT_BUDGET = env_float("HINT_BUDGET", 3.0, minimum=0.1)  # seconds the solver may think for one hint
 HINT_CONCURRENCY = env_int("HINT_CONCURRENCY", 1, minimum=1)  # solver workers for hints, per process
+DAILY_SOLVE_IN_WORKER = env_bool("DAILY_SOLVE_IN_WORKER", True)  # make the daily's proof in a process of its own
 HINT_IN_WORKER = env_bool("HINT_IN_WORKER", True)  # solve hints in a worker process (0: in the request's thread)
 HINT_SECONDS_PER_MINUTE = env_float("HINT_SECONDS_PER_MINUTE", 10.0, minimum=0.1)  # solver time one player's hints may take a minute
 HINT_WAIT_SECONDS = env_float("HINT_WAIT_SECONDS", 0.5, minimum=0)  # wait for a free solver, then 429 (a waiting hint holds an HTTP thread)

@@ -147,13 +147,18 @@ def test_todays_daily_is_made_by_the_first_request_when_missing(db, anon_client,
     assert body["ends_at"] == "2026-03-02T00:00:00Z"
 
 
-def test_a_request_that_finds_the_daily_being_made_is_told_to_retry(db, anon_client, clock, settings):
+def test_a_request_that_finds_the_daily_being_made_is_told_to_retry(db, anon_client, clock, settings, caplog):
     settings.DAILY_WAIT_SECONDS = 0.2
     clock.set(dt.date(2026, 3, 1))
     cache.add(daily._lock_key(dt.date(2026, 3, 1)), "1", 60)  # another process is solving
-    answer = anon_client.get("/api/daily/")
+    with caplog.at_level("INFO"):
+        answer = anon_client.get("/api/daily/")
     assert answer.status_code == 503
     assert answer.json()["error"]["code"] == "daily_pending"
+    # An expected wait is a warning with its reason, not an ERROR "Service Unavailable".
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name in ("django.request", "freecell_site.errors")] == [
+        ("WARNING", "daily_pending on /api/daily/: the daily of 2026-03-01 is being prepared: try again in a few seconds")
+    ]
 
 
 def test_the_daily_is_made_without_the_lock_when_the_cache_is_down(db, anon_client, clock, monkeypatch):
@@ -340,12 +345,21 @@ def test_a_past_daily_shows_its_par_line_and_today_does_not(db, anon_client, clo
     assert anon_client.get("/api/daily/2026-03-01/").json()["par_line"] is None
 
 
-def test_the_real_solver_makes_a_daily_whose_par_line_wins(db, monkeypatch, settings):
-    pytest.importorskip("games.engine.solver")
+@pytest.mark.parametrize("in_worker", [True, False])
+def test_the_real_solver_makes_a_daily_whose_par_line_wins(db, monkeypatch, settings, in_worker):
+    solver = pytest.importorskip("games.engine.solver")
     monkeypatch.setattr(daily, "deal_for", REAL_DEAL_FOR)
     monkeypatch.setattr(daily, "prove", REAL_PROVE)
     settings.DAILY_PAR_BUDGET = 2.0
     settings.DAILY_SOLVE_BUDGET = 5.0
+    settings.DAILY_SOLVE_IN_WORKER = in_worker
+    if in_worker:
+        # The search runs in a process of its own (in a server thread it held the interpreter lock
+        # every move waits for): a solver broken in this process is never called.
+        def not_here(*args, **kwargs):
+            raise AssertionError("the daily's search ran in the server's process")
+
+        monkeypatch.setattr(solver, "solve", not_here)
     made = daily.ensure_daily(dt.date(2026, 3, 1))
     assert made.deal_id.startswith("seed:") and made.deal_id != trivial_deal().pk
     assert made.par == len(made.par_line.split()) > 0

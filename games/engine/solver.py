@@ -344,3 +344,13 @@ def first_move(board_text: str, autoplay: str, budget: float) -> tuple[str, str 
     solution = solve(Board.from_text(board_text), autoplay=autoplay, budget=budget)
     move = solution.first_move
     return solution.result, str(move) if move else None
+
+
+def par_line(board_text: str, budget: float, fallback_budget: float) -> tuple[str, list[str]]:
+    """(result, line) of a par search of `budget` seconds under safe autoplay from a position given as
+    board text, then, if it settled nothing, a plain solve of `fallback_budget` seconds: what the
+    daily's maker needs, in plain values, so that it can run in a worker process."""
+    found = solve(Board.from_text(board_text), autoplay="safe", par=True, budget=budget)
+    if found.result not in ("solved", "unsolvable"):
+        found = solve(Board.from_text(board_text), autoplay="safe", budget=fallback_budget)
+    return found.result, [str(move) for move in found.moves]
