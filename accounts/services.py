@@ -137,7 +137,9 @@ def send_reset_links(email: str, link_for) -> None:
             EmailMessage(
                 "FreeCell Online password reset",
                 f"Hello {user.username},\n\nTo choose a new password, open {link_for(uid, token)}\n"
-                f"or POST uid={uid} token={token} to /api/auth/password/reset/confirm/.\n",
+                "The link works once, for a few days.\n\n"
+                "If you did not ask for this, ignore this mail: your password stays as it is.\n\n"
+                f"(For programs using the API: POST uid={uid} token={token} to /api/auth/password/reset/confirm/.)\n",
                 to=[user.email],
             )
         )

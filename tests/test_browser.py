@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -1128,4 +1129,25 @@ def test_a_deal_button_works_after_signing_in_again_in_another_tab(browser, site
     tab.page.wait_for_url("**/games/*/")
     assert tab.page.inner_text("[data-testid=deal]") == "ms:3"
     tab.assert_clean()
+    tab.context.close()
+
+
+def test_a_newcomer_reads_the_rules_the_daily_clock_and_no_stale_hint(browser, site):
+    tab = new_tab(browser, site).sign_up("newcomer")
+    page = tab.page
+    tab.goto("/")
+    page.wait_for_selector("[data-testid=next-daily]", timeout=90000)
+    assert "(a UTC day)" in page.inner_text("[data-daily]")
+    assert re.fullmatch(r"Next deal in \d+ h \d+ min\.", page.inner_text("[data-testid=next-daily]"))
+    tab.deal("/play/1/")
+    tab.wait_live()
+    assert page.locator("details.help p", has_text="Win by building the four foundations").count() == 1
+    tab.type_move(ms1_safe_line()[0])
+    tab.wait_ply(1)
+    page.click("[data-action=hint]")
+    page.wait_for_function("() => document.querySelector('[data-testid=message]').textContent.startsWith('Hint: ')", timeout=30000)
+    page.click("[data-action=undo]")
+    tab.wait_ply(2)
+    assert tab.text("message") == ""  # the hint named a card of the position undone
+    assert [e for e in tab.errors if "503" not in e] == []  # the home page's daily_pending while it was made
     tab.context.close()

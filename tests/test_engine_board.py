@@ -42,9 +42,9 @@ def test_a_card_goes_on_a_card_one_rank_higher_of_the_other_colour():
 
 def test_it_refuses_a_card_on_the_same_colour_or_a_wrong_rank():
     board = position(cols("9H", "7C", "8S", "TS"))
-    assert illegal(board, "21") == "the 7 of clubs cannot go on the 9 of hearts"
-    assert illegal(board, "23") == "the 7 of clubs cannot go on the 8 of spades"
-    assert illegal(board, "34") == "the 8 of spades cannot go on the ten of spades"
+    assert illegal(board, "21") == "the seven of clubs cannot go on the nine of hearts"
+    assert illegal(board, "23") == "the seven of clubs cannot go on the eight of spades"
+    assert illegal(board, "34") == "the eight of spades cannot go on the ten of spades"
 
 
 def test_a_run_moves_onto_the_card_its_bottom_fits_with_the_count_implied():
@@ -109,7 +109,7 @@ def test_with_two_empty_columns_a_run_to_one_of_them_counts_the_other():
 def test_it_refuses_a_count_larger_than_the_run_to_an_empty_column():
     board = run_board(free_cells=4, empty_columns=1, run="KC 9S 8H")
     assert illegal(board, "13v3") == (
-        "the top 3 cards of column 1 are not a run (the 9 of spades does not rest on the king of clubs)"
+        "the top 3 cards of column 1 are not a run (the nine of spades does not rest on the king of clubs)"
     )
     assert illegal(board, "13v5") == "column 1 has only 3 cards, not 5"
 
@@ -157,7 +157,7 @@ def test_a_card_leaves_a_cell_for_a_fitting_card_an_empty_column_or_another_cell
     assert board.check("a1") == Move("a", "1")
     assert board.check("a2") == Move("a", "2")
     assert board.check("ab") == Move("a", "b")
-    assert illegal(board, "a3") == "the 8 of hearts cannot go on the 4 of diamonds"
+    assert illegal(board, "a3") == "the eight of hearts cannot go on the four of diamonds"
     assert illegal(board, "a2v2") == "a free cell holds one card, so 2 cards cannot move from it"
 
 
@@ -180,7 +180,7 @@ def test_an_ace_goes_home_and_then_its_two():
 
 def test_h_is_the_foundation_of_the_moved_cards_suit_and_builds_in_order():
     board = position(cols("3D", "2S"), found="D-A S-A")
-    assert illegal(board, "1h") == "the 3 of diamonds cannot go to the foundation before the 2 of diamonds"
+    assert illegal(board, "1h") == "the three of diamonds cannot go to the foundation before the two of diamonds"
     board.play("2h")
     assert board.foundations["S"] == 2
 
@@ -255,7 +255,7 @@ def test_autoplay_none_moves_nothing():
 def test_safe_autoplay_sends_a_card_home_only_when_both_foundations_of_the_other_colour_are_one_below():
     board = position(cols("3C", "3H", "4S"), found="C-2 D-A H-2 S-3")
     assert board.safe_autoplay() == [Move("2", "h")]  # 3H: clubs and spades hold 2 or more
-    # 3C waits for the 2 of diamonds; 4S waits for the 3 of hearts... now home, but diamonds hold 1
+    # 3C waits for the two of diamonds; 4S waits for the three of hearts... now home, but diamonds hold 1
     assert tops(board)[:3] == ["3C", None, "4S"]
 
 

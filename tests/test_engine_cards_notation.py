@@ -50,7 +50,7 @@ def test_a_card_writes_itself_with_t_for_ten():
 
 def test_a_card_knows_its_colour_and_its_name():
     assert Card.parse("TD").name == "ten of diamonds"
-    assert Card.parse("7C").name == "7 of clubs"
+    assert Card.parse("7C").name == "seven of clubs"
     assert Card.parse("QH").name == "queen of hearts"
     assert [c.is_red for c in map(Card.parse, ["AC", "AD", "AH", "AS"])] == [False, True, True, False]
     assert [c.index for c in CARDS] == list(range(52))

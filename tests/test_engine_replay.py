@@ -37,7 +37,7 @@ def test_the_first_bad_move_is_reported_with_its_index_and_kind():
             "index": 2,
             "move": "1h",
             "code": "illegal_move",
-            "message": "the 6 of spades cannot go to the foundation before the ace of spades",
+            "message": "the six of spades cannot go to the foundation before the ace of spades",
         },
     }
     malformed = verify("ms:1", ["5a", "zz"])

@@ -12,16 +12,18 @@ SUITS = "CDHS"
 RANKS = "A23456789TJQK"
 RED_SUITS = frozenset("DH")
 
+# Words, as the page names cards too ("the 6 of spades" in a refusal beside "the six of diamonds"
+# in a hint read as two ways of naming cards).
 _RANK_NAMES = (
     "ace",
-    "2",
-    "3",
-    "4",
-    "5",
-    "6",
-    "7",
-    "8",
-    "9",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
     "ten",
     "jack",
     "queen",

@@ -155,6 +155,7 @@ export class GameClient {
       this.display = this.trail[this.trail.length - 1];
       entry.optimistic = true;
       this.table.render(this.display);
+      this.say(""); // a hint shown for the position undone would name another card now
     }
     this.pending.push(entry);
     this.refresh();
@@ -639,7 +640,7 @@ export class GameClient {
       area.value = share;
       const copy = el("button", {
         type: "button",
-        text: "Copy",
+        text: "Copy result",
         onclick: async () => {
           try {
             await navigator.clipboard.writeText(share);
@@ -666,7 +667,7 @@ export class GameClient {
     const dialog = this.q("dialog[data-testid=win]");
     if (fresh && game.status === "won" && dialog && this.isMine()) {
       dialog.replaceChildren(
-        el("h2", { text: "Solved!" }),
+        el("h2", { text: "You won!" }),
         el("p", { class: "headline", text: headline }),
         shareBox(),
         linksRow(),

@@ -122,7 +122,10 @@ export class Leaderboard {
       // 4 px tall.
       h ? histogramSvg(h.buckets, { par: h.par ?? d.par, me: h.me, width: Math.max(300, Math.min(640, this.root.clientWidth || 640)) })
         : el("p", { class: "muted", text: "No histogram for this day." }),
-      el("figcaption", { class: "muted", text: "How many moves the winners needed (undos count). The dashed line is par; your bar is highlighted." }),
+      // Said of a chart with bars only: under "No wins yet" it described nothing.
+      h && h.buckets.length
+        ? el("figcaption", { class: "muted", text: "How many moves the winners needed (undos count). The dashed line is par, the fewest moves our solver found; your bar is highlighted." })
+        : null,
     );
     const tab = (scope, label) => el("button", {
       type: "button", "aria-pressed": String(this.scope === scope), "data-scope": scope, text: label,

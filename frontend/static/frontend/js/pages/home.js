@@ -8,8 +8,13 @@ async function showDaily() {
     const board = document.querySelector("[data-daily-board]");
     board.href = `/daily/${daily.date}/`;
     board.hidden = false;
+    // The day is UTC's, not the player's: say so, and when the next deal comes, in their time.
+    const left = Math.max(0, Date.parse(daily.ends_at) - Date.now());
+    const hours = Math.floor(left / 3600000);
+    const minutes = Math.floor((left % 3600000) / 60000);
     box.replaceChildren(
-      el("p", {}, el("strong", { text: formatDate(daily.date) })),
+      el("p", {}, el("strong", { text: formatDate(daily.date) }), " (a UTC day)"),
+      el("p", { class: "muted", "data-testid": "next-daily", text: `Next deal in ${hours} h ${minutes} min.` }),
       el("dl", { class: "stats" },
         el("div", {}, el("dt", { text: "Par" }), el("dd", { "data-testid": "daily-par", text: daily.par ?? "—" })),
         el("div", {}, el("dt", { text: "Players" }), el("dd", { text: daily.players }))),
@@ -19,7 +24,9 @@ async function showDaily() {
       play.textContent = "Back to your daily";
     }
   } catch (err) {
-    box.replaceChildren(el("p", { class: "muted", text: err.code === "daily_pending" ? "Today's deal is being prepared: try again in a moment." : `The daily is not available: ${err.message}` }));
+    box.replaceChildren(el("p", { class: "muted", text: err.code === "daily_pending" ? "Today's deal is being prepared…" : `The daily is not available: ${err.message}` }));
+    // Asked again by itself, as the daily page does: the player was told to try again and never was.
+    if (err.code === "daily_pending") setTimeout(showDaily, (err.error.retry_after || 2) * 1000);
   }
 }
 
