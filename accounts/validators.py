@@ -16,7 +16,7 @@ class NotTheUsernameValidator:
             raise ValidationError("The password contains the username.", code="password_has_username")
 
     def get_help_text(self) -> str:
-        return "Your password can't contain your username."
+        return "Your password can’t contain your username."
 
 
 class NotBlankValidator:
@@ -27,4 +27,4 @@ class NotBlankValidator:
             raise ValidationError("The password is only spaces.", code="password_blank")
 
     def get_help_text(self) -> str:
-        return "Your password can't be only spaces."
+        return "Your password can’t be only spaces."

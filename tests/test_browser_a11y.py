@@ -187,6 +187,12 @@ def test_a_friend_action_is_announced_and_keeps_the_focus(browser, site):  # noq
     described = field.get_attribute("aria-describedby")
     assert described and "no player" in page.inner_text(f"#{described}")
     assert focused(page)["tag"] == "INPUT"
+
+    # A friend can be removed again (the page had no way to), after a confirm.
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("[data-friends] button[aria-label='Remove asker from your friends']")
+    page.wait_for_selector("[role=status]:has-text('asker is no longer your friend.')")
+    assert page.locator("[data-friends] li a:text-is('asker')").count() == 0
     assert [e for e in visitor.errors if "404" not in e] == []  # the refused request's answer only
     visitor.context.close()
 

@@ -188,7 +188,11 @@ async function friendsPanel(known = null) {
   const parts = [];
   const link = (name) => el("a", { href: `/u/${encodeURIComponent(name)}/`, text: name });
   const quoted = encodeURIComponent;
-  parts.push(f.friends.length ? el("ul", {}, f.friends.map((x) => el("li", {}, link(x.username)))) : el("p", { class: "muted", text: "No friends yet: open a player's page to send a request." }));
+  // Each friend with a way to end the friendship (DELETE /api/friends/<name>/, as for a request).
+  const remove = (name) => el("button", { type: "button", class: "link", text: "remove", "aria-label": `Remove ${name} from your friends`, onclick: () => {
+    if (window.confirm(`Remove ${name} from your friends?`)) change(() => api("DELETE", `/api/friends/${quoted(name)}/`), `${name} is no longer your friend.`);
+  } });
+  parts.push(f.friends.length ? el("ul", {}, f.friends.map((x) => el("li", {}, link(x.username), " ", remove(x.username)))) : el("p", { class: "muted", text: "No friends yet: open a player's page to send a request." }));
   if (f.incoming.length) {
     parts.push(el("h3", { text: "Requests for you" }));
     parts.push(el("ul", {}, f.incoming.map((x) => el("li", {}, link(x.username), " ",
