@@ -115,8 +115,8 @@ def prove(deal: Deal, budget: float) -> Proof | None:
     args = (services.board_of_deal(deal).to_text(), budget, solve_budget())
     if setting("DAILY_SOLVE_IN_WORKER", True):
         # In a process of its own: in a server thread the pure-Python search held the interpreter
-        # lock for its whole budget, and every move of every game waited (acks of 18 ms at the
-        # median took 170 ms, up to 0.7 s, while the first request of the day made the daily).
+        # lock for its whole budget, and every move of every game waited (REST moves took 349 ms at
+        # the median while the first request of the day made the daily, against 10 ms: docs/daily.md).
         # "spawn": forking a process that runs threads and an event loop is unsafe.
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as worker:
             result, line = worker.submit(par_line, *args).result()
