@@ -89,6 +89,10 @@ class ProfileSerializer(serializers.Serializer):
     date_joined = serializers.DateTimeField(read_only=True)
 
 
+class CloseAccountSerializer(serializers.Serializer):
+    password = serializers.CharField(max_length=256, trim_whitespace=False, help_text="your current password")
+
+
 class FriendSerializer(serializers.Serializer):
     username = serializers.CharField()
     since = serializers.DateTimeField(allow_null=True)

@@ -14,6 +14,7 @@ urlpatterns = [
     path("auth/password/reset/", views.PasswordResetView.as_view(), name="password-reset"),
     path("auth/password/reset/confirm/", views.PasswordResetConfirmView.as_view(), name="password-reset-confirm"),
     path("me/", views.MeView.as_view(), name="me"),
+    path("me/close/", views.CloseAccountView.as_view(), name="me-close"),
     path("users/<str:username>/", views.UserView.as_view(), name="user"),
     path("users/<str:username>/games/", UserGamesExportView.as_view(), name="user-games"),
     path("friends/", views.FriendsView.as_view(), name="friends"),

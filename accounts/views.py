@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services, throttle
 from accounts import serializers as s
+from accounts.closing import close_account
 from accounts.models import Profile
 from freecell_site.errors import ServiceError
 from freecell_site.throttling import AnonRateThrottle
@@ -218,6 +219,34 @@ class MeView(APIView):
                 setattr(profile, field, body.validated_data[field])
         profile.save()
         return Response(s.ProfileSerializer(profile_of(user)).data)
+
+
+class CloseAccountView(APIView):
+    """A POST with the password in its body, not a DELETE of /api/me/: OpenAPI 3.0 gives a DELETE no
+    request body, and some clients and proxies drop it."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        request=s.CloseAccountSerializer,
+        responses={204: OpenApiResponse(description="closed: signed out everywhere"), 400: ERR, 401: ERR, 403: ERR, 409: ERR, 429: ERR},
+        summary="Close your account",
+        description=(
+            "Closes the caller's account for good, confirmed by the current password. Open races are "
+            "left (an owner's is called off) and games still playing are resigned; finished games stay "
+            "in leaderboards, races and replays under the name `closed account <id>`. The e-mail address, "
+            "profile, friends and invitations are deleted, the token and sessions end, and the username is "
+            "free for a new sign-up. 409 `race_not_started` during a race's countdown (seconds)."
+        ),
+    )
+    def post(self, request):
+        body = s.CloseAccountSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        check_own_password(request, body.validated_data["password"], "password")
+        close_account(request.user)
+        if not signed_in_with_token(request):
+            logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class UserView(APIView):

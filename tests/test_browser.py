@@ -713,6 +713,29 @@ def test_a_profile_offers_ghost_races_and_friend_requests_only_as_they_can_be_ma
     visitor.context.close()
 
 
+def test_a_player_closes_their_account_from_their_profile(browser, site):
+    tab = new_tab(browser, site).sign_up("leaving")
+    page = tab.page
+    tab.goto("/u/leaving/")
+    answers = []
+    page.on("dialog", lambda dialog: (answers.append(dialog.message), dialog.accept()))
+    page.fill("#close-password", "not the password 1")
+    page.click("[data-testid=close-account] button[type=submit]")
+    error = page.locator("[data-testid=close-account-error]")
+    error.wait_for()
+    assert "wrong password" in error.inner_text()
+    assert page.evaluate("document.activeElement.id") == "close-password"
+    page.fill("#close-password", PASSWORD)
+    page.click("[data-testid=close-account] button[type=submit]")
+    page.wait_for_url(site.url("/"))
+    assert page.locator("[data-testid=me]").count() == 0, "signed out"
+    assert len(answers) == 2 and "for good" in answers[0]
+    assert page.request.get(site.url("/u/leaving/")).status == 404
+    tab.errors = [e for e in tab.errors if "400" not in e]  # the wrong password's answer, shown on the page
+    tab.assert_clean()
+    tab.context.close()
+
+
 def test_the_profile_lists_the_newest_finished_games_first_even_when_the_last_page_is_short(browser, site):
     """21 finished games: the newest 20 show, newest first (the export's last page holds only one)."""
     token = site.api("POST", "/api/auth/register/", {"username": "archivist", "password": PASSWORD})["token"]

@@ -356,12 +356,13 @@ def test_the_replay_page_gets_the_layout_and_the_autoplay_prelude(alice):
 
 
 @pytest.mark.django_db
-def test_the_profile_page_exists_for_players_only(alice):
+def test_the_profile_page_exists_for_players_only(alice, bob):
     assert Client().get("/u/alice/").status_code == 200
     assert Client().get("/u/nobody/").status_code == 404
     own = signed_in(alice).get("/u/alice/")
-    assert b"data-friends" in own.content
+    assert b"data-friends" in own.content and b"data-close-account" in own.content
     assert b"data-friends" not in Client().get("/u/alice/").content
+    assert b"data-close-account" not in signed_in(bob).get("/u/alice/").content
 
 
 # --- daily and race pages ------------------------------------------------------------------------

@@ -130,6 +130,7 @@ API = {
     ),
     "GET /api/me/": row(lambda w, r: "/api/me/", SIGNED_IN),
     "PATCH /api/me/": row(lambda w, r: "/api/me/", SIGNED_IN, lambda w, r: {"bio": "hello"}),
+    "POST /api/me/close/": row(lambda w, r: "/api/me/close/", (401, 204, 204, 204, 204), lambda w, r: {"password": PASSWORD}),
     "GET /api/users/{username}/": row(lambda w, r: "/api/users/alice/", 200),
     "GET /api/users/{username}/games/": row(lambda w, r: "/api/users/alice/games/", 200),
     "GET /api/friends/": row(lambda w, r: "/api/friends/", SIGNED_IN),

@@ -1,0 +1,63 @@
+"""Closing an account at its player's request: their games and races end, what they told about themselves
+is erased, and the account can never sign in again."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from accounts.models import Friendship, Profile
+from freecell_site.errors import ServiceError
+
+
+def closed_name(user: User) -> str:
+    """The name a closed account shows where its games stay listed (leaderboards, races, replays).
+
+    The space keeps it out of sign-up's reach (names there are letters, digits and @.+-_), so no
+    new player can ever take it; the id keeps it unique."""
+    return f"closed account {user.pk}"
+
+
+@transaction.atomic
+def close_account(user: User) -> None:
+    """Closes the player's account. Their open races are left (an owner's is called off), every
+    game they were still playing is resigned through games.services (a race running with them goes
+    on, or ends if they were its last racer), and the account is kept under `closed_name`: its
+    finished games stay in the leaderboards, races and replays of the other players, without
+    the player's name. The e-mail address, profile, friendships and invitations are deleted,
+    the password becomes unusable, the API token is deleted and open sockets are closed
+    (accounts/receivers.py, on the deactivation). The old name is free for a new sign-up.
+
+    Refused (409 race_not_started) during a race's countdown: the game it is about to deal would be
+    left playing until the race's time limit; the countdown lasts seconds."""
+    from games import races
+    from games import services as games
+    from games.models import Game, Race, RaceEntry, RaceInvite
+
+    user = User.objects.select_for_update().get(pk=user.pk)
+    if not user.is_active:
+        return
+    for entry in RaceEntry.objects.filter(player=user).exclude(race__status=Race.Status.FINISHED).select_related("race"):
+        race = races.refresh(entry.race)
+        if race.status == Race.Status.COUNTDOWN:
+            raise ServiceError(
+                "race_not_started",
+                "your race starts in a few seconds: close your account once its boards are shown",
+                status=409,
+            )
+        if race.status == Race.Status.OPEN:
+            races.resign(code=race.code, user=user)  # leaves it; the owner's leaving calls it off
+    for game_id in Game.objects.filter(player=user, status=Game.Status.PLAYING).values_list("pk", flat=True):
+        games.resign(game_id=game_id, user=user)
+
+    Friendship.objects.filter(from_user=user).delete()
+    Friendship.objects.filter(to_user=user).delete()
+    RaceInvite.objects.filter(invited=user).delete()
+    Profile.objects.filter(user=user).update(display_name="", bio="")
+    Token.objects.filter(user=user).delete()
+    user.username = closed_name(user)
+    user.first_name = user.last_name = user.email = ""
+    user.set_unusable_password()
+    user.is_active = False
+    user.save()
