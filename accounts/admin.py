@@ -1,10 +1,15 @@
-"""Admin pages for profiles, friendships and login-failure counters, and the admin's counted sign-in."""
+"""Admin pages for players (with closing accounts), profiles, friendships and login-failure counters,
+and the admin's counted sign-in."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import User
 from django.http import HttpResponse
 
 from accounts import throttle
+from accounts.closing import close_account
 from accounts.models import Friendship, LoginFailure, Profile
+from freecell_site.errors import ServiceError
 
 
 def admin_login(request, extra_context=None):
@@ -41,3 +46,30 @@ class FriendshipAdmin(admin.ModelAdmin):
 class LoginFailureAdmin(admin.ModelAdmin):
     list_display = ["key", "window", "count"]
     search_fields = ["key"]
+
+
+@admin.action(description="Close the selected accounts (for good: personal data erased, games kept)")
+def close_accounts_action(modeladmin, request, queryset):
+    """A player's erasure, as their own close (accounts/closing.py): deleting the user instead takes
+    their finished games out of other players' leaderboards and races."""
+    closed = 0
+    for user in queryset.filter(is_active=True):
+        if user.pk == request.user.pk:
+            modeladmin.message_user(request, "Your own account is closed from your profile, not here.", messages.WARNING)
+            continue
+        name = user.username
+        try:
+            close_account(user)
+        except ServiceError as exc:
+            modeladmin.message_user(request, f"{name}: {exc.message}", messages.WARNING)
+        else:
+            closed += 1
+    modeladmin.message_user(request, f"{closed} account(s) closed.")
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class PlayerAdmin(UserAdmin):
+    actions = [close_accounts_action]

@@ -194,3 +194,22 @@ def test_a_password_set_outside_the_services_revokes_the_api_token(admin_client,
     from rest_framework.authtoken.models import Token
 
     assert Token.objects.get(user=user).key == fresh.key
+
+
+def test_the_close_action_closes_players_as_their_own_close_does(admin_client, alice, bob):
+    from django.contrib.auth.models import User
+
+    from accounts.closing import closed_name
+
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    root = User.objects.get(username="root")
+    response = admin_client.post(
+        "/admin/auth/user/", {"action": "close_accounts_action", "_selected_action": [alice.pk, root.pk]}, follow=True
+    )
+    page = response.content.decode()
+    assert "1 account(s) closed." in page and "closed from your profile" in page
+    closed = User.objects.get(pk=alice.pk)
+    assert closed.username == closed_name(alice) and not closed.is_active
+    assert Game.objects.get(pk=game.pk).status == Game.Status.RESIGNED
+    assert User.objects.get(pk=root.pk).is_active and User.objects.get(pk=bob.pk).is_active
+    assert admin_client.get(f"/admin/auth/user/{alice.pk}/change/").status_code == 200
