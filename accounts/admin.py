@@ -2,13 +2,16 @@
 and the admin's counted sign-in."""
 
 from django.contrib import admin, messages
-from django.contrib.auth.admin import UserAdmin
-from django.contrib.auth.models import User
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, User
 from django.http import HttpResponse
+from rest_framework.authtoken.admin import TokenAdmin
+from rest_framework.authtoken.models import TokenProxy
 
 from accounts import throttle
 from accounts.closing import close_account
 from accounts.models import Friendship, LoginFailure, Profile
+from freecell_site.admin_selection import CheckedSelection
 from freecell_site.errors import ServiceError
 
 
@@ -28,14 +31,14 @@ def admin_login(request, extra_context=None):
 
 
 @admin.register(Profile)
-class ProfileAdmin(admin.ModelAdmin):
+class ProfileAdmin(CheckedSelection, admin.ModelAdmin):
     list_display = ["user", "display_name"]
     search_fields = ["user__username", "display_name"]
     raw_id_fields = ["user"]
 
 
 @admin.register(Friendship)
-class FriendshipAdmin(admin.ModelAdmin):
+class FriendshipAdmin(CheckedSelection, admin.ModelAdmin):
     list_display = ["from_user", "to_user", "status", "created_at", "accepted_at"]
     list_filter = ["status"]
     search_fields = ["from_user__username", "to_user__username"]
@@ -43,7 +46,7 @@ class FriendshipAdmin(admin.ModelAdmin):
 
 
 @admin.register(LoginFailure)
-class LoginFailureAdmin(admin.ModelAdmin):
+class LoginFailureAdmin(CheckedSelection, admin.ModelAdmin):
     list_display = ["key", "window", "count"]
     search_fields = ["key"]
 
@@ -71,5 +74,12 @@ admin.site.unregister(User)
 
 
 @admin.register(User)
-class PlayerAdmin(UserAdmin):
+class PlayerAdmin(CheckedSelection, UserAdmin):
     actions = [close_accounts_action]
+
+
+# The stock admins of groups and API tokens, with their actions' selections checked too.
+admin.site.unregister(Group)
+admin.site.register(Group, type("CheckedGroupAdmin", (CheckedSelection, GroupAdmin), {}))
+admin.site.unregister(TokenProxy)
+admin.site.register(TokenProxy, type("CheckedTokenAdmin", (CheckedSelection, TokenAdmin), {}))

@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 
+from freecell_site.admin_selection import CheckedSelection
 from games.admin_daily import clear_review_action, reject_review_action
 from games.models import (
     Action,
@@ -34,7 +35,7 @@ class ActionInline(ReadOnlyInline):
     readonly_fields = fields
 
 
-class ServiceMadeAdmin(admin.ModelAdmin):
+class ServiceMadeAdmin(CheckedSelection, admin.ModelAdmin):
     """Rows only the services make and change (deals, games, dailies, races): shown with every field
     read-only and no "Add" (an add form of read-only required fields was a 500; an editable field
     let the admin put a race or a game in a state the rules never make). Deleting stays possible."""
@@ -64,7 +65,7 @@ class GameAdmin(ServiceMadeAdmin):
     actions = [clear_review_action, reject_review_action]
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(CheckedSelection, admin.ModelAdmin):
     """Derived or historical rows: shown, never written from the admin."""
 
     def has_add_permission(self, request):

@@ -213,3 +213,19 @@ def test_the_close_action_closes_players_as_their_own_close_does(admin_client, a
     assert Game.objects.get(pk=game.pk).status == Game.Status.RESIGNED
     assert User.objects.get(pk=root.pk).is_active and User.objects.get(pk=bob.pk).is_active
     assert admin_client.get(f"/admin/auth/user/{alice.pk}/change/").status_code == 200
+
+
+def test_an_action_on_a_forged_selection_is_refused_without_a_server_error(admin_client, alice):
+    """`_selected_action` is whatever the request says: `abc` for a game's number was a 500."""
+    from freecell_site.admin_selection import CheckedSelection
+
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    request = _request(admin_client)
+    for model, model_admin in admin.site._registry.items():
+        assert isinstance(model_admin, CheckedSelection), model.__name__
+        url = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+        for action in model_admin.get_actions(request):
+            for forged in (["abc"], [str(game.pk), "1.5"], ["9" * 30]):
+                response = admin_client.post(url, {"action": action, "_selected_action": forged, "post": "yes"})
+                assert response.status_code < 500, (url, action, forged)
+    assert Game.objects.get(pk=game.pk).status == Game.Status.PLAYING
