@@ -20,5 +20,6 @@ urlpatterns = [
     path("races/", views.race_form, name="page-race-form"),
     path("races/<str:code>/", views.race, name="page-race"),
     path("u/<str:username>/", views.profile, name="page-profile"),
+    path("account/", views.account, name="page-account"),
     path("replay/<int:game_id>/", views.replay, name="page-replay"),
 ]

@@ -456,6 +456,14 @@ def profile(request, username: str):
     return render(request, "frontend/profile.html", {"page": "profile", "player": user.username, "boot": boot})
 
 
+@login_required
+@ensure_csrf_cookie
+def account(request):
+    """One's own settings: display name and bio, e-mail address, password, closing the account (the
+    page's script calls the REST API)."""
+    return render(request, "frontend/account.html", {"page": "account", "password_rules": _password_rules()})
+
+
 @ensure_csrf_cookie
 def replay(request, game_id: int):
     found = _visible_game(request, game_id)

@@ -713,25 +713,60 @@ def test_a_profile_offers_ghost_races_and_friend_requests_only_as_they_can_be_ma
     visitor.context.close()
 
 
-def test_a_player_closes_their_account_from_their_profile(browser, site):
+def test_a_player_edits_their_account_then_closes_it(browser, site):
     tab = new_tab(browser, site).sign_up("leaving")
     page = tab.page
     tab.goto("/u/leaving/")
+    page.click("[data-testid=account-link]")
+    page.wait_for_url(site.url("/account/"))
+    page.wait_for_selector("text=You have given no e-mail address")
+    # Profile
+    profile = page.locator("[data-testid=profile-form]")
+    profile.locator("input[name=display_name]").fill("Lea Ving")
+    profile.locator("textarea[name=bio]").fill("Off soon.")
+    profile.locator("button[type=submit]").click()
+    profile.locator("text=Profile saved.").wait_for()
+    # E-mail: a wrong password is said beside it, and it takes the focus
+    email = page.locator("[data-testid=email-form]")
+    email.locator("input[name=email]").fill("lea@example.com")
+    email.locator("input[name=password]").fill("not the password 1")
+    email.locator("button[type=submit]").click()
+    email.locator("text=wrong password").wait_for()
+    assert page.evaluate("document.activeElement.name") == "password"
+    email.locator("input[name=email]").fill("lea@example.com")
+    email.locator("input[name=password]").fill(PASSWORD)
+    email.locator("button[type=submit]").click()
+    page.wait_for_selector("text=Your address is lea@example.com.")
+    # Password: the two new ones must agree; then changed, and this page stays signed in
+    form = page.locator("[data-testid=password-form]")
+    new = "a brand new secret 77"
+    form.locator("input[name=old_password]").fill(PASSWORD)
+    form.locator("input[name=new_password]").fill(new)
+    form.locator("input[name=new_password2]").fill(new + "x")
+    form.locator("button[type=submit]").click()
+    form.locator("text=The two new passwords differ.").wait_for()
+    assert page.evaluate("document.activeElement.name") == "new_password2"
+    form.locator("input[name=new_password2]").fill(new)
+    form.locator("button[type=submit]").click()
+    form.locator("text=Password changed.").wait_for()
+    tab.goto("/u/leaving/")
+    page.wait_for_selector("text=Lea Ving")
+    assert page.inner_text("[data-testid=me]") == "leaving"
+    # Closing: asked once more, then signed out on the home page, and the profile is gone
+    tab.goto("/account/")
     answers = []
     page.on("dialog", lambda dialog: (answers.append(dialog.message), dialog.accept()))
-    page.fill("#close-password", "not the password 1")
-    page.click("[data-testid=close-account] button[type=submit]")
-    error = page.locator("[data-testid=close-account-error]")
-    error.wait_for()
-    assert "wrong password" in error.inner_text()
-    assert page.evaluate("document.activeElement.id") == "close-password"
-    page.fill("#close-password", PASSWORD)
-    page.click("[data-testid=close-account] button[type=submit]")
+    close = page.locator("[data-testid=close-account]")
+    close.locator("input[name=password]").fill(PASSWORD)  # the old one: refused
+    close.locator("button[type=submit]").click()
+    close.locator("text=wrong password").wait_for()
+    close.locator("input[name=password]").fill(new)
+    close.locator("button[type=submit]").click()
     page.wait_for_url(site.url("/"))
     assert page.locator("[data-testid=me]").count() == 0, "signed out"
     assert len(answers) == 2 and "for good" in answers[0]
     assert page.request.get(site.url("/u/leaving/")).status == 404
-    tab.errors = [e for e in tab.errors if "400" not in e]  # the wrong password's answer, shown on the page
+    tab.errors = [e for e in tab.errors if "status of 400" not in e]  # the refusals above, shown on the page
     tab.assert_clean()
     tab.context.close()
 

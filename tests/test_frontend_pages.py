@@ -360,9 +360,18 @@ def test_the_profile_page_exists_for_players_only(alice, bob):
     assert Client().get("/u/alice/").status_code == 200
     assert Client().get("/u/nobody/").status_code == 404
     own = signed_in(alice).get("/u/alice/")
-    assert b"data-friends" in own.content and b"data-close-account" in own.content
+    assert b"data-friends" in own.content and b'href="/account/"' in own.content
     assert b"data-friends" not in Client().get("/u/alice/").content
-    assert b"data-close-account" not in signed_in(bob).get("/u/alice/").content
+    assert b'href="/account/"' not in signed_in(bob).get("/u/alice/").content
+
+
+@pytest.mark.django_db
+def test_the_account_page_is_ones_own_and_needs_a_player(alice):
+    assert Client().get("/account/")["Location"].startswith("/login/?next=/account/")
+    page = signed_in(alice).get("/account/").content.decode()
+    for form in ("profile", "email", "password", "close"):
+        assert f'data-form="{form}"' in page
+    assert "can’t contain your username" in page  # the password rules, as at sign-up
 
 
 # --- daily and race pages ------------------------------------------------------------------------

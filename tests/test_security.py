@@ -197,6 +197,7 @@ PAGES = {
     "games/<int:game_id>/": row(lambda w, r: f"/games/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
     "replay/<int:game_id>/": row(lambda w, r: f"/replay/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
     "daily/": row(lambda w, r: "/daily/", (302, 200, 200, 200, 200)),  # the ranked table needs a player
+    "account/": row(lambda w, r: "/account/", (302, 200, 200, 200, 200)),  # one's own settings
     "daily/<str:date>/": row(lambda w, r: f"/daily/{w.yesterday}/", 200),
     "races/": row(lambda w, r: "/races/", 302),  # the no-script form's target: on to the race page
     "races/<str:code>/": row(lambda w, r: f"/races/{w.open_race.code}/", 200),

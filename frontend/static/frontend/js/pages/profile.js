@@ -208,29 +208,6 @@ async function friendsPanel(known = null) {
   if (!friendsBox.contains(requestForm)) friendsBox.replaceChildren(friendsLists, requestForm);
 }
 
-// Closing one's account (POST /api/me/close/ with the password): asked once more, then off to the home
-// page, signed out. A wrong password is said beside its field, which takes the focus.
-const closeForm = document.querySelector("[data-close-account]");
-if (closeForm) {
-  const input = closeForm.querySelector("input[name=password]");
-  const error = document.getElementById("close-password-error");
-  closeForm.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    if (!window.confirm("Close your account for good? This cannot be undone.")) return;
-    try {
-      await post("/api/me/close/", { password: input.value });
-    } catch (err) {
-      error.textContent = err.message;
-      error.hidden = false;
-      input.setAttribute("aria-invalid", "true");
-      input.setAttribute("aria-describedby", error.id);
-      input.focus();
-      return;
-    }
-    window.location.assign("/");
-  });
-}
-
 profile();
 games();
 friendsPanel();
