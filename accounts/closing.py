@@ -19,6 +19,15 @@ def closed_name(user: User) -> str:
     return f"closed account {user.pk}"
 
 
+def is_closed_name(username: str) -> bool:
+    """Whether a name is one `closed_name` gives (the account it names is closed)."""
+    prefix, _, number = username.partition(" account ")
+    # At most 18 digits: a longer number overflows the database's integer (a 500).
+    return prefix == "closed" and number.isascii() and number.isdigit() and len(number) <= 18 and User.objects.filter(
+        pk=int(number), username=username, is_active=False
+    ).exists()
+
+
 @transaction.atomic
 def close_account(user: User) -> None:
     """Closes the player's account. Their open races are left (an owner's is called off), every

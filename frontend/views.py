@@ -19,6 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
+from accounts.closing import is_closed_name
 from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 from games import selectors, services
@@ -450,6 +451,9 @@ def profile(request, username: str):
 
     user = player_named(username)
     if user is None:
+        if is_closed_name(username):  # a closed account's games link here from leaderboards and replays
+            message = "This player closed their account. Their finished games stay in leaderboards and replays."
+            return render(request, "frontend/error.html", {"title": "Account closed", "message": message}, status=404)
         raise Http404("no such player")
     # `today`: a daily won today cannot be raced as a ghost before its day is over.
     boot = {"username": user.username, "me": _me(request), "today": today().isoformat()}

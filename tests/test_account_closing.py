@@ -151,3 +151,13 @@ def test_closing_twice_is_harmless(alice):
     close_account(alice)
     close_account(alice)
     assert User.objects.get(pk=alice.pk).username == closed_name(alice)
+
+
+def test_the_closed_accounts_page_says_it_was_closed(alice, bob):
+    from django.test import Client
+
+    close(alice)
+    page = Client().get(f"/u/{closed_name(alice)}/")
+    assert page.status_code == 404 and "closed their account" in page.content.decode()
+    for other in (f"closed account {bob.pk}", "closed account 99999", "closed account x", "closed account " + "9" * 40, "alice"):
+        assert "closed their account" not in Client().get(f"/u/{other}/").content.decode(), other
