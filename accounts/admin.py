@@ -9,7 +9,7 @@ from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
 from accounts import throttle
-from accounts.closing import close_account
+from accounts.closing import close_account, is_closed_name
 from accounts.models import Friendship, LoginFailure, Profile
 from freecell_site.admin_selection import CheckedSelection
 from freecell_site.errors import ServiceError
@@ -64,7 +64,11 @@ def close_accounts_action(modeladmin, request, queryset):
         try:
             close_account(user)
         except ServiceError as exc:
-            modeladmin.message_user(request, f"{name}: {exc.message}", messages.WARNING)
+            if exc.code == "race_not_started":
+                reason = "in a race's countdown, not closed: try again once the race has started (a few seconds)"
+            else:
+                reason = exc.message
+            modeladmin.message_user(request, f"Player {name} {reason}.", messages.WARNING)
         else:
             closed += 1
     modeladmin.message_user(request, f"{closed} account(s) closed.")
@@ -76,6 +80,12 @@ admin.site.unregister(User)
 @admin.register(User)
 class PlayerAdmin(CheckedSelection, UserAdmin):
     actions = [close_accounts_action]
+
+    def get_readonly_fields(self, request, obj=None):
+        # A closed account's name has a space, which the form's username check refuses: every save
+        # of its page failed.
+        fields = super().get_readonly_fields(request, obj)
+        return (*fields, "username") if obj is not None and is_closed_name(obj.username) else fields
 
 
 # The stock admins of groups and API tokens, with their actions' selections checked too.

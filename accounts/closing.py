@@ -11,6 +11,15 @@ from accounts.models import Friendship, Profile
 from freecell_site.errors import ServiceError
 
 
+def lock_open_account(user) -> None:
+    """Locks the acting player's row to the end of the transaction and refuses the act if their
+    account is closed (or deactivated). A request authenticated a moment before its player's close
+    committed would otherwise leave a game, a race, a race entry or a friend request behind it;
+    `close_account` takes the same lock first, so one of the two waits for the other."""
+    if not list(User.objects.select_for_update().filter(pk=user.pk, is_active=True).values_list("pk", flat=True)):
+        raise ServiceError("authentication_failed", "this account is closed", status=401)
+
+
 def closed_name(user: User) -> str:
     """The name a closed account shows where its games stay listed (leaderboards, races, replays).
 
@@ -34,7 +43,8 @@ def close_account(user: User) -> None:
     game they were still playing is resigned through games.services (a race running with them goes
     on, or ends if they were its last racer), and the account is kept under `closed_name`: its
     finished games stay in the leaderboards, races and replays of the other players, without
-    the player's name. The e-mail address, profile, friendships and invitations are deleted,
+    the player's name. The e-mail address, profile, friendships and race invitations (to them and
+    from them) are deleted,
     the password becomes unusable, the API token is deleted and open sockets are closed
     (accounts/receivers.py, on the deactivation). The old name is free for a new sign-up.
 
@@ -47,26 +57,28 @@ def close_account(user: User) -> None:
     user = User.objects.select_for_update().get(pk=user.pk)
     if not user.is_active:
         return
-    for entry in RaceEntry.objects.filter(player=user).exclude(race__status=Race.Status.FINISHED).select_related("race"):
-        race = races.refresh(entry.race)
-        if race.status == Race.Status.COUNTDOWN:
+    entries = list(RaceEntry.objects.filter(player=user).exclude(race__status=Race.Status.FINISHED).select_related("race"))
+    for entry in entries:
+        if races.refresh(entry.race).status == Race.Status.COUNTDOWN:
             raise ServiceError(
                 "race_not_started",
                 "your race starts in a few seconds: close your account once its boards are shown",
                 status=409,
             )
-        if race.status == Race.Status.OPEN:
-            races.resign(code=race.code, user=user)  # leaves it; the owner's leaving calls it off
-    for game_id in Game.objects.filter(player=user, status=Game.Status.PLAYING).values_list("pk", flat=True):
-        games.resign(game_id=game_id, user=user)
-
-    Friendship.objects.filter(from_user=user).delete()
-    Friendship.objects.filter(to_user=user).delete()
-    RaceInvite.objects.filter(invited=user).delete()
-    Profile.objects.filter(user=user).update(display_name="", bio="")
+    # Renamed first, so that every push the leaving and resigning below sends names the closed account.
     Token.objects.filter(user=user).delete()
     user.username = closed_name(user)
     user.first_name = user.last_name = user.email = ""
     user.set_unusable_password()
     user.is_active = False
     user.save()
+    Profile.objects.filter(user=user).update(display_name="", bio="")
+    Friendship.objects.filter(from_user=user).delete()
+    Friendship.objects.filter(to_user=user).delete()
+    RaceInvite.objects.filter(invited=user).delete()
+    RaceInvite.objects.filter(invited_by=user).delete()
+    for entry in entries:
+        if entry.race.status == Race.Status.OPEN:
+            races.resign(code=entry.race.code, user=user)  # leaves it; the owner's leaving calls it off
+    for game_id in Game.objects.filter(player=user, status=Game.Status.PLAYING).values_list("pk", flat=True):
+        games.resign(game_id=game_id, user=user)

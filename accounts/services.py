@@ -178,7 +178,12 @@ def _lock_pair(a: User, b: User) -> None:
     transaction: requests, answers and unfriending of one pair take turns. Two requests crossing each
     other then find each other (the second accepts the first), and a request racing an unfriend never
     finds the row it collided with gone (that was a 500). One row per pair is also a constraint."""
-    list(User.objects.select_for_update().filter(pk__in=[a.pk, b.pk]).order_by("pk"))
+    open_ids = {user.pk for user in User.objects.select_for_update().filter(pk__in=[a.pk, b.pk]).order_by("pk") if user.is_active}
+    # Either may have closed their account since the request read them (accounts/closing.py).
+    if a.pk not in open_ids:
+        raise ServiceError("authentication_failed", "this account is closed", status=401)
+    if b.pk not in open_ids:
+        raise ServiceError("not_found", f"no player named {b.username!r}", status=404)
 
 
 @transaction.atomic

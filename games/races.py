@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.closing import lock_open_account
 from freecell_site.errors import ServiceError
 from games import events
 from games.models import Action, DailyChallenge, Deal, Game, Race, RaceEntry, RaceInvite
@@ -110,8 +111,9 @@ _TIMELINE_CACHE = 256
 
 
 def ghost_timeline(game: Game) -> GhostTimeline:
-    """The recorded progress of a finished game, action by action (cached: a finished game never changes)."""
-    key = (game.pk, game.created_at, game.finished_at)
+    """The recorded progress of a finished game, action by action (cached: a finished game never
+    changes, but its player's name does when they close their account: the name is in the key)."""
+    key = (game.pk, game.created_at, game.finished_at, game.player.username)
     cached = _timelines.get(key)
     if cached is not None:
         _timelines.move_to_end(key)
@@ -362,6 +364,7 @@ def create_race(*, owner, deal: str | None = None, autoplay: str = "safe", time_
     """An open race on `deal` (a fresh random seed when none), with its owner as the first racer."""
     if autoplay not in Game.Autoplay.values:
         raise ServiceError("invalid_request", "autoplay must be one of: none, safe")
+    lock_open_account(owner)
     deal_row, past_daily = resolve_deal(deal)
     race = _new_race(
         deal=deal_row, past_daily=past_daily, owner=owner, autoplay=autoplay, time_limit_s=time_limit_s or default_time_limit_s()
@@ -378,6 +381,7 @@ def create_ghost_race(*, owner, game_id, time_limit_s: int | None = None) -> Rac
     from games.daily import today
     from games.selectors import can_view_game
 
+    lock_open_account(owner)
     game = Game.objects.select_related("player", "deal").filter(pk=game_id).first() if isinstance(game_id, int) else None
     if game is None or not can_view_game(owner, game):
         raise ServiceError("not_found", f"no game {game_id}", status=404)
@@ -403,6 +407,7 @@ def create_ghost_race(*, owner, game_id, time_limit_s: int | None = None) -> Rac
 @transaction.atomic
 def join(*, code, user) -> Race:
     """Adds the user to an open race (joining twice is harmless)."""
+    lock_open_account(user)  # before the race's lock, as close_account takes them
     race = _lock(code)
     if _entry_of(race, user) is not None:
         return race
@@ -428,6 +433,7 @@ def invite(*, code, user, username: str) -> Race:
     """A racer invites one of their accepted friends to an open race."""
     from accounts.selectors import friend_ids, player_named
 
+    lock_open_account(user)
     race = _lock(code)
     if _entry_of(race, user) is None:
         raise ServiceError("forbidden", "only a racer can invite to this race", status=403)
@@ -473,7 +479,8 @@ def _reveal(race: Race) -> None:
     for entry in race.entries.select_related("player").order_by("joined_at", "id"):
         if entry.game_id is None:
             entry.game = services.create_game(
-                player=entry.player, deal=race.deal, past_daily_id=race.past_daily_id, autoplay=race.autoplay, started_at=race.starts_at
+                player=entry.player, deal=race.deal, past_daily_id=race.past_daily_id, autoplay=race.autoplay, started_at=race.starts_at,
+                by_player=False,
             )
             entry.save(update_fields=["game"])
     race.status = Race.Status.RUNNING
@@ -663,6 +670,7 @@ def rematch(*, code, user) -> tuple[Race, bool]:
     """A new race for the same racers on a fresh seed; everyone asking for it lands in the same one.
 
     Returns (race, created)."""
+    lock_open_account(user)
     race = _lock(code)
     if _entry_of(race, user) is None:
         raise ServiceError("forbidden", "only a racer can ask for a rematch", status=403)
@@ -681,7 +689,8 @@ def rematch(*, code, user) -> tuple[Race, bool]:
         rematch_of=race,
     )
     RaceEntry.objects.create(race=new, player=user)
-    for entry in race.entries.exclude(player=user).select_related("player").order_by("joined_at", "id"):
+    # Racers who closed their account since are left out.
+    for entry in race.entries.exclude(player=user).filter(player__is_active=True).select_related("player").order_by("joined_at", "id"):
         RaceEntry.objects.create(race=new, player=entry.player)
     _publish_after_commit(new)
     _bump(race)  # the old race's sockets learn the rematch's code

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.closing import lock_open_account
 from freecell_site.errors import ServiceError
 from games import events, ratelimit, store
 from games.engine import Board, DealId, EngineError, Move, parse_deal
@@ -116,8 +117,13 @@ def board_of(game: Game) -> Board:
 # --- creating games ---------------------------------------------------------------------------
 
 
-def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None, past_daily_id=None, started_at=None) -> Game:
+def create_game(
+    *, player, deal: str | Deal, autoplay: str = "safe", daily=None, past_daily_id=None, started_at=None, by_player: bool = True
+) -> Game:
     """A new game of `deal` for `player`; the clock starts at `started_at` (default: now).
+
+    `by_player`: the player asked for it, so their account must be open (a race's start deals every
+    racer's board, and closing an account leaves its open races first).
 
     `daily`: the ranked game of that daily. A casual game asked for as `daily:DATE`, or given the
     `past_daily_id` (the date of the daily) a race was asked for by, is shown under that id."""
@@ -126,6 +132,8 @@ def create_game(*, player, deal: str | Deal, autoplay: str = "safe", daily=None,
     deal_row, asked_daily = (deal, None) if isinstance(deal, Deal) else deal_and_daily(deal)
     board = board_of_deal(deal_row)
     with transaction.atomic():
+        if by_player:
+            lock_open_account(player)
         game = Game.objects.create(
             deal=deal_row,
             player=player,

@@ -161,3 +161,115 @@ def test_the_closed_accounts_page_says_it_was_closed(alice, bob):
     assert page.status_code == 404 and "closed their account" in page.content.decode()
     for other in (f"closed account {bob.pk}", "closed account 99999", "closed account x", "closed account " + "9" * 40, "alice"):
         assert "closed their account" not in Client().get(f"/u/{other}/").content.decode(), other
+
+
+# --- what was in flight when the close committed (found by a black-box pass) ----------------------
+
+
+@pytest.fixture
+def stale(alice):
+    """Alice as a request authenticated a moment before her close committed still holds her."""
+    from accounts.closing import close_account
+
+    held = User.objects.get(pk=alice.pk)
+    close_account(alice)
+    return held
+
+
+def test_nothing_new_is_made_for_an_account_closed_while_the_request_was_on_its_way(bob, stale):
+    from accounts import services as accounts
+    from freecell_site.errors import ServiceError
+    from games import races, services
+    from games.models import Race, RaceEntry
+
+    bobs = open_race(bob)
+    attempts = {
+        "game": lambda: services.create_game(player=stale, deal="ms:1"),
+        "race": lambda: races.create_race(owner=stale, deal="ms:3"),
+        "join": lambda: races.join(code=bobs["code"], user=stale),
+        "friend": lambda: accounts.request_friend(user=stale, username="bob"),
+    }
+    for what, attempt in attempts.items():
+        with pytest.raises(ServiceError) as refused:
+            attempt()
+        assert refused.value.code == "authentication_failed" and refused.value.status == 401, what
+    assert not Game.objects.filter(player_id=stale.pk).exists()
+    assert not Race.objects.filter(owner_id=stale.pk).exists()
+    assert not RaceEntry.objects.filter(player_id=stale.pk).exists()
+    assert not Friendship.objects.filter(from_user_id=stale.pk).exists()
+
+
+def test_a_friend_request_to_an_account_closed_meanwhile_is_not_found(alice, charlie, monkeypatch):
+    from accounts import services as accounts
+    from accounts.closing import close_account
+    from freecell_site.errors import ServiceError
+
+    held = User.objects.get(pk=alice.pk)
+    close_account(alice)
+    monkeypatch.setattr(accounts, "player_named", lambda name: held)  # read before the close
+    with pytest.raises(ServiceError) as refused:
+        accounts.request_friend(user=charlie, username="alice")
+    assert refused.value.code == "not_found"
+    assert not Friendship.objects.filter(to_user_id=alice.pk).exists()
+
+
+def test_a_rematch_leaves_out_a_racer_who_closed_their_account(alice, bob, charlie):
+    race = running_race(alice, bob, charlie)
+    assert close(alice).status_code == 204
+    act(bob, race["code"], "resign")
+    act(charlie, race["code"], "resign")
+    assert read(race["code"])["status"] == "finished"
+    rematch = act(bob, race["code"], "rematch")
+    assert rematch.status_code == 201
+    assert sorted(r["username"] for r in rematch.json()["racers"]) == ["bob", "charlie"]
+
+
+def test_invitations_sent_by_a_closed_account_go_with_it(alice, bob, charlie):
+    from games.models import RaceInvite
+
+    race = open_race(charlie)
+    act(alice, race["code"], "join")
+    assert act(alice, race["code"], "invite", username="bob").status_code == 200
+    assert close(alice).status_code == 204
+    assert not RaceInvite.objects.exists()
+    assert client_for(bob).get("/api/races/").json()["invites"] == []
+
+
+def test_a_ghost_of_a_closed_accounts_game_shows_the_closed_name(alice, bob):
+    from tests.test_races import MS1_WIN, win
+
+    game = client_for(alice).post("/api/games/", {"deal": "ms:1", "autoplay": "none"}, format="json").json()
+    win(alice, game["id"], MS1_WIN)
+    ghost = client_for(bob).post("/api/races/ghost/", {"game": game["id"]}, format="json")
+    assert ghost.status_code == 201, ghost.json()
+    code = ghost.json()["code"]
+    assert read(code)["ghost"]["username"] == "alice"  # the timeline is cached now
+    assert close(alice).status_code == 204
+    shown = read(code)
+    assert shown["ghost"]["username"] == closed_name(alice) and "alice" not in str(shown)
+
+
+def test_the_last_pushes_name_the_closed_account(alice, bob, monkeypatch, django_capture_on_commit_callbacks):
+    from games import events
+
+    race = running_race(alice, bob)
+    sent = []
+    monkeypatch.setattr(events, "publish_game", lambda payload: sent.append(payload))
+    monkeypatch.setattr(events, "publish_race", lambda payload: sent.append(payload))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert close(alice).status_code == 204
+    assert sent and "alice" not in str(sent) and closed_name(alice) in str(sent)
+    assert read(race["code"])["status"] == "running"
+
+
+def test_the_admin_saves_a_closed_accounts_page(client, alice):
+    root = User.objects.create_superuser("root", "root@example.com", "a long admin password 1")
+    client.force_login(root)
+    close(alice)
+    page = client.get(f"/admin/auth/user/{alice.pk}/change/")
+    assert page.status_code == 200
+    form = {"is_active": "", "is_staff": "on", "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00", "last_login_0": "", "last_login_1": ""}
+    saved = client.post(f"/admin/auth/user/{alice.pk}/change/", form)
+    assert saved.status_code == 302, saved.content.decode()[:3000]
+    closed = User.objects.get(pk=alice.pk)
+    assert closed.is_staff and closed.username == closed_name(alice)

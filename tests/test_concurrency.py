@@ -116,3 +116,33 @@ def test_password_changes_at_once_with_the_same_old_password_let_one_through(ali
     assert sorted(a.status_code for a in answers) == [200, 400, 400, 400], [a.content for a in answers]
     winner = next(a for a in answers if a.status_code == 200)
     assert list(Token.objects.filter(user=alice).values_list("key", flat=True)) == [winner.json()["token"]]
+
+
+def test_a_close_racing_new_games_races_and_joins_leaves_nothing_behind(alice, bob):
+    """Requests of a player already authenticated when their close runs: each either goes first (and
+    the close resigns or leaves what it made) or is refused; found by a black-box pass, where a game
+    and an open race of the closed account stayed behind."""
+    from django.contrib.auth.models import User
+
+    from accounts.closing import close_account
+    from games import races
+    from games.models import Race, RaceEntry
+
+    bobs = races.create_race(owner=bob, deal="ms:2")
+    held = User.objects.get(pk=alice.pk)
+
+    def work(i):
+        if i == 0:
+            return close_account(held)
+        if i % 3 == 1:
+            return services.create_game(player=held, deal=f"ms:{i}")
+        if i % 3 == 2:
+            return races.create_race(owner=held, deal="ms:3")
+        return races.join(code=bobs.code, user=held)
+
+    results = race_threads(10, work)
+    assert not [r for r in results if isinstance(r, Exception) and getattr(r, "code", "") != "authentication_failed"], results
+    assert not Game.objects.filter(player=alice, status=Game.Status.PLAYING).exists()
+    assert not Race.objects.filter(owner=alice).exclude(status=Race.Status.FINISHED).exists()
+    assert not RaceEntry.objects.filter(player=alice, race__status=Race.Status.OPEN).exists()
+    assert not User.objects.get(pk=alice.pk).is_active
