@@ -936,6 +936,30 @@ def test_closing_the_win_dialog_leaves_the_links_under_the_table(browser, site):
     tab.context.close()
 
 
+def test_the_home_page_leads_back_to_games_in_progress(browser, site):
+    tab = new_tab(browser, site).sign_up("midgame")
+    page = tab.page
+    assert page.locator("[data-testid=games-in-progress]").is_hidden(), "none yet: no empty section"
+    tab.deal("/play/ms:5/")
+    first = page.url
+    tab.deal("/play/ms:6/")
+    tab.goto("/")
+    items = page.locator("[data-testid=games-in-progress-list] li")
+    items.first.wait_for()
+    assert [items.nth(i).locator("a").inner_text() for i in range(items.count())] == ["ms:6", "ms:5"]
+    assert "0 moves" in items.nth(1).inner_text()
+    assert "null" not in page.inner_text("[data-testid=games-in-progress]")
+    items.nth(1).locator("a").click()
+    page.wait_for_url(first)
+    for deal in (7, 8, 9, 10):
+        tab.deal(f"/play/ms:{deal}/")
+    tab.goto("/")
+    page.wait_for_selector("text=The 5 newest of 6 games in progress.")
+    assert page.locator("[data-testid=games-in-progress-list] li").count() == 5
+    tab.assert_clean()
+    tab.context.close()
+
+
 def test_the_home_deal_field_takes_every_form_the_server_takes(browser, site):
     tab = new_tab(browser, site).sign_up("dealer")
     page = tab.page

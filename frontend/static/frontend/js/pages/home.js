@@ -78,6 +78,29 @@ async function showMyRaces() {
   } catch { /* not essential */ }
 }
 
+// The player's games still playing, newest first, each with a way back to its table.
+const IN_PROGRESS = 5;
+
+async function showGamesInProgress() {
+  const box = document.querySelector("[data-games-in-progress]");
+  if (!box) return;
+  let page;
+  try {
+    page = await get(`/api/games/?status=playing&page_size=${IN_PROGRESS}`);
+  } catch {
+    return; /* not essential: the rest of the page stands */
+  }
+  if (!page.count) return;
+  const items = page.results.map((game) => el("li", {},
+    el("a", { href: `/games/${game.id}/`, text: game.ranked ? "Today's daily" : game.deal }),
+    ` · ${game.moves} move${game.moves === 1 ? "" : "s"} · ${game.cards_home} of 52 cards home · started ${formatDate(game.created_at)}`));
+  const list = [el("ul", { "data-testid": "games-in-progress-list" }, items)];
+  if (page.count > items.length) list.push(el("p", { class: "muted", text: `The ${items.length} newest of ${page.count} games in progress.` }));
+  box.querySelector("[data-list]").replaceChildren(...list);
+  box.hidden = false;
+}
+
 showDaily();
 wireRaces();
 showMyRaces();
+showGamesInProgress();
