@@ -209,8 +209,10 @@ class MeView(APIView):
         body.is_valid(raise_exception=True)
         user = request.user
         profile, _ = Profile.objects.get_or_create(user=user)
-        if "email" in body.validated_data and body.validated_data["email"] != user.email:
-            # Resets are mailed there: with a stolen session or token alone, the address is not theirs to move.
+        email = body.validated_data.get("email")
+        if email is not None and (email != user.email or "password" in body.validated_data):
+            # Resets are mailed there: with a stolen session or token alone, the address is not theirs to
+            # move. A password given with the same address is checked too: a wrong one was "changed".
             check_own_password(request, body.validated_data.get("password", ""), "password")
             user.email = body.validated_data["email"]
             user.save(update_fields=["email"])

@@ -437,6 +437,9 @@ class TestEmailLength:
         assert alice_client.patch("/api/me/", {"bio": "hi", "email": ""}, format="json").status_code == 200
         moved = alice_client.patch("/api/me/", {"email": "alice@new.example", "password": PASSWORD}, format="json")
         assert moved.status_code == 200 and moved.json()["email"] == "alice@new.example" and "password" not in moved.json()
+        # The same address with a wrong password was answered 200, as if it had been changed.
+        same = alice_client.patch("/api/me/", {"email": "alice@new.example", "password": "guess"}, format="json")
+        assert same.status_code == 400 and "wrong" in same.json()["error"]["fields"]["password"][0]
 
     def test_wrong_current_passwords_are_counted_like_failed_logins(self, alice, alice_client, monkeypatch):
         from accounts import throttle

@@ -720,53 +720,102 @@ def test_a_player_edits_their_account_then_closes_it(browser, site):
     page.click("[data-testid=account-link]")
     page.wait_for_url(site.url("/account/"))
     page.wait_for_selector("text=You have given no e-mail address")
-    # Profile
+
+    def error_of(form, name):
+        """The field's error: shown under it, and the field marked, described by it and focused."""
+        field = form.locator(f"[name={name}]:not([hidden])")
+        error = form.locator(f"#{field.get_attribute('aria-describedby').split()[0]}")
+        assert field.get_attribute("aria-invalid") == "true"
+        assert page.evaluate("document.activeElement.name") == name
+        return error.inner_text()
+
+    # Profile: a bio of two lines in a right-to-left script keeps both
     profile = page.locator("[data-testid=profile-form]")
+    profile.locator("input[name=display_name]").fill("x" * 41)
+    profile.locator("button[type=submit]").click()
+    page.wait_for_selector("#display_name-error:not([hidden])")
+    assert "40 characters" in error_of(profile, "display_name")
+    assert "display_name" not in page.inner_text("#display_name-error"), "the message, not the field's code name"
     profile.locator("input[name=display_name]").fill("Lea Ving")
-    profile.locator("textarea[name=bio]").fill("Off soon.")
+    profile.locator("textarea[name=bio]").fill("שלום\nOff soon.")
     profile.locator("button[type=submit]").click()
     profile.locator("text=Profile saved.").wait_for()
-    # E-mail: a wrong password is said beside it, and it takes the focus
+    assert profile.locator("input[name=display_name]").get_attribute("aria-invalid") is None
+    assert profile.locator("input[name=display_name]").get_attribute("aria-describedby") == "display_name-help"
+    # E-mail: a wrong password is said under it; the same address again is not a change
     email = page.locator("[data-testid=email-form]")
     email.locator("input[name=email]").fill("lea@example.com")
     email.locator("input[name=password]").fill("not the password 1")
     email.locator("button[type=submit]").click()
-    email.locator("text=wrong password").wait_for()
-    assert page.evaluate("document.activeElement.name") == "password"
+    page.wait_for_selector("#email-password-error:not([hidden])")
+    assert "wrong password" in error_of(email, "password")
     email.locator("input[name=email]").fill("lea@example.com")
     email.locator("input[name=password]").fill(PASSWORD)
     email.locator("button[type=submit]").click()
     page.wait_for_selector("text=Your address is lea@example.com.")
-    # Password: the two new ones must agree; then changed, and this page stays signed in
+    email.locator("input[name=email]").fill("lea@example.com")
+    email.locator("input[name=password]").fill("anything at all 1")
+    email.locator("button[type=submit]").click()
+    page.wait_for_selector("text=That is already your address.")
+    # Password: the error is right under the field, above the rules; the rules stay linked to it
     form = page.locator("[data-testid=password-form]")
     new = "a brand new secret 77"
     form.locator("input[name=old_password]").fill(PASSWORD)
+    form.locator("input[name=new_password]").fill("leaving leaving 1")
+    form.locator("input[name=new_password2]").fill("leaving leaving 1")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector("#new_password-error:not([hidden])")
+    assert "username" in error_of(form, "new_password")
+    assert form.locator("input[name=new_password]").get_attribute("aria-describedby") == "new_password-error new-password-help"
+    error_box = page.locator("#new_password-error").bounding_box()
+    assert error_box["y"] < page.locator("#new-password-help").bounding_box()["y"]
     form.locator("input[name=new_password]").fill(new)
     form.locator("input[name=new_password2]").fill(new + "x")
     form.locator("button[type=submit]").click()
-    form.locator("text=The two new passwords differ.").wait_for()
+    page.wait_for_selector("text=The two new passwords differ.")
     assert page.evaluate("document.activeElement.name") == "new_password2"
     form.locator("input[name=new_password2]").fill(new)
     form.locator("button[type=submit]").click()
     form.locator("text=Password changed.").wait_for()
+    assert form.locator("input[name=new_password]").get_attribute("aria-describedby") == "new-password-help"
     tab.goto("/u/leaving/")
     page.wait_for_selector("text=Lea Ving")
+    assert page.locator("p.bio").inner_text() == "שלום\nOff soon." and page.locator("p.bio").get_attribute("dir") == "auto"
     assert page.inner_text("[data-testid=me]") == "leaving"
-    # Closing: asked once more, then signed out on the home page, and the profile is gone
+    # Closing: asked once more, then signed out on the home page, which says so
     tab.goto("/account/")
     answers = []
     page.on("dialog", lambda dialog: (answers.append(dialog.message), dialog.accept()))
     close = page.locator("[data-testid=close-account]")
     close.locator("input[name=password]").fill(PASSWORD)  # the old one: refused
     close.locator("button[type=submit]").click()
-    close.locator("text=wrong password").wait_for()
+    page.wait_for_selector("#close-password-error:not([hidden])")
+    assert "wrong password" in error_of(close, "password")
     close.locator("input[name=password]").fill(new)
     close.locator("button[type=submit]").click()
-    page.wait_for_url(site.url("/"))
+    page.wait_for_url(site.url("/?closed=1"))
+    page.locator("[data-testid=closed-notice]").wait_for()
     assert page.locator("[data-testid=me]").count() == 0, "signed out"
     assert len(answers) == 2 and "for good" in answers[0]
     assert page.request.get(site.url("/u/leaving/")).status == 404
     tab.errors = [e for e in tab.errors if "status of 400" not in e]  # the refusals above, shown on the page
+    tab.assert_clean()
+    tab.context.close()
+
+
+def test_the_account_page_says_when_its_player_was_signed_out_meanwhile(browser, site):
+    tab = new_tab(browser, site).sign_up("signedout")
+    page = tab.page
+    tab.goto("/account/")
+    profile = page.locator("[data-testid=profile-form]")
+    page.wait_for_selector("[data-testid=profile-form] fieldset:not([disabled])")
+    tab.context.clear_cookies(name="sessionid")
+    profile.locator("button[type=submit]").click()
+    status = profile.locator("[data-status]")
+    status.locator("a[href='/login/?next=/account/']").wait_for()
+    assert "signed out" in status.inner_text()
+    assert profile.locator("[aria-invalid]").count() == 0, "no field is at fault"
+    tab.errors = [e for e in tab.errors if "status of 401" not in e and "status of 403" not in e]
     tab.assert_clean()
     tab.context.close()
 

@@ -4,56 +4,100 @@ import { api, get, post } from "../api.js";
 
 const form = (name) => document.querySelector(`[data-form=${name}]`);
 const currentEmail = document.querySelector("[data-testid=current-email]");
+let knownEmail = "";
 
-// The outcome in the form's live region. An error marks the field the server named (else the form's
-// first field), ties the message to it and gives it the focus, so it can be corrected at once.
-function outcome(target, text, { error = null } = {}) {
-  const status = target.querySelector("[data-status]");
-  status.id = status.id || `${target.dataset.form}-status`;
-  for (const input of target.querySelectorAll("input:not([hidden]), textarea")) {
+const describedBy = (input) => (input.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+
+function setDescribedBy(input, ids) {
+  if (ids.length) input.setAttribute("aria-describedby", ids.join(" "));
+  else input.removeAttribute("aria-describedby");
+}
+
+/** Takes back what the form said last: field errors (and their links from the fields), the status. */
+function clear(target) {
+  for (const input of target.querySelectorAll("input[name]:not([hidden]), textarea")) {
+    const error = input.closest(".field").querySelector(".errors");
+    error.hidden = true;
+    error.textContent = "";
     input.removeAttribute("aria-invalid");
-    if (input.getAttribute("aria-describedby") === status.id) input.removeAttribute("aria-describedby");
+    setDescribedBy(input, describedBy(input).filter((id) => id !== error.id));
   }
-  status.className = error ? "errors" : "muted";
-  status.textContent = text;
-  if (!error) {
-    status.focus();
+  const status = target.querySelector("[data-status]");
+  status.className = "";
+  status.replaceChildren();
+}
+
+/** The form's outcome, focused so that it is read: a success, or what concerns the whole form. */
+function say(target, text, { ok = true, link = null } = {}) {
+  const status = target.querySelector("[data-status]");
+  status.className = ok ? "ok" : "errors";
+  status.replaceChildren(text, ...(link ? [" ", link] : []));
+  status.focus();
+}
+
+/** A refusal: under each field the server named (marked invalid, described by it, the first focused);
+ * otherwise (signed out, no connection, too many tries) said for the whole form. */
+function refuse(target, err) {
+  const fields = (err.error && err.error.fields) || {};
+  const named = Object.entries(fields)
+    .map(([name, messages]) => [target.querySelector(`[name=${name}]:not([hidden])`), messages])
+    .filter(([input]) => input);
+  if (!named.length) {
+    const signedOut = err.status === 401 || err.code === "not_authenticated";
+    if (signedOut) {
+      const link = Object.assign(document.createElement("a"), { href: "/login/?next=/account/", textContent: "Sign in again" });
+      say(target, "You are signed out (your password was changed or your session ended).", { ok: false, link });
+    } else {
+      say(target, err.message.charAt(0).toUpperCase() + err.message.slice(1), { ok: false });
+    }
     return;
   }
-  const fields = (error.error && error.error.fields) || {};
-  const named = Object.keys(fields).map((name) => target.querySelector(`[name=${name}]`)).find(Boolean);
-  const field = named || target.querySelector("input:not([hidden]), textarea");
-  field.setAttribute("aria-invalid", "true");
-  field.setAttribute("aria-describedby", status.id);
-  field.focus();
+  for (const [input, messages] of named) {
+    const error = input.closest(".field").querySelector(".errors");
+    error.textContent = [].concat(messages).join(" ");
+    error.hidden = false;
+    input.setAttribute("aria-invalid", "true");
+    setDescribedBy(input, [error.id, ...describedBy(input).filter((id) => id !== error.id)]);
+  }
+  named[0][0].focus();
 }
 
 function showEmail(email) {
+  knownEmail = email || "";
   currentEmail.textContent = email ? `Your address is ${email}.` : "You have given no e-mail address: a forgotten password cannot be reset.";
 }
 
 async function load() {
+  const profile = form("profile");
   try {
     const me = await get("/api/me/");
-    form("profile").display_name.value = me.display_name || "";
-    form("profile").bio.value = me.bio || "";
+    profile.display_name.value = me.display_name || "";
+    profile.bio.value = me.bio || "";
     showEmail(me.email);
+    // Enabled once filled: saved empty, it would have wiped what the player had written.
+    profile.querySelector("fieldset").disabled = false;
   } catch (err) {
-    currentEmail.textContent = err.message;
+    currentEmail.textContent = "";
+    refuse(profile, err);
   }
 }
 
 function onSubmit(name, action) {
   const target = form(name);
+  let busy = false;
   target.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (busy) return;
+    busy = true;
+    clear(target);
     const button = target.querySelector("button[type=submit]");
     button.disabled = true;
     try {
       await action(target);
     } catch (err) {
-      outcome(target, err.message, { error: err.body || {} });
+      refuse(target, err);
     } finally {
+      busy = false;
       button.disabled = false;
     }
   });
@@ -63,31 +107,35 @@ onSubmit("profile", async (target) => {
   const me = await api("PATCH", "/api/me/", { display_name: target.display_name.value.trim(), bio: target.bio.value.trim() });
   target.display_name.value = me.display_name;
   target.bio.value = me.bio;
-  outcome(target, "Profile saved.");
+  say(target, "Profile saved.");
 });
 
 onSubmit("email", async (target) => {
-  const me = await api("PATCH", "/api/me/", { email: target.email.value.trim(), password: target.password.value });
+  const email = target.email.value.trim();
+  if (email === knownEmail) {
+    refuse(target, { error: { fields: { email: [email ? "That is already your address." : "You have no address to remove."] } } });
+    return;
+  }
+  const me = await api("PATCH", "/api/me/", { email, password: target.password.value });
   target.reset();
   showEmail(me.email);
-  outcome(target, me.email ? `E-mail address changed to ${me.email}.` : "E-mail address removed.");
+  say(target, me.email ? `E-mail address changed to ${me.email}.` : "E-mail address removed.");
 });
 
 onSubmit("password", async (target) => {
   if (target.new_password.value !== target.new_password2.value) {
-    const err = { error: { fields: { new_password2: ["The two new passwords differ."] } } };
-    outcome(target, "The two new passwords differ.", { error: err });
+    refuse(target, { error: { fields: { new_password2: ["The two new passwords differ."] } } });
     return;
   }
   await post("/api/auth/password/change/", { old_password: target.old_password.value, new_password: target.new_password.value });
   target.reset();
-  outcome(target, "Password changed. You stay signed in here; other devices must sign in again.");
+  say(target, "Password changed. You stay signed in here; other devices must sign in again.");
 });
 
 onSubmit("close", async (target) => {
   if (!window.confirm("Close your account for good? This cannot be undone.")) return;
   await post("/api/me/close/", { password: target.password.value });
-  window.location.assign("/");
+  window.location.assign("/?closed=1");
 });
 
 load();

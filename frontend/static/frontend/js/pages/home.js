@@ -100,6 +100,12 @@ async function showGamesInProgress() {
   box.hidden = false;
 }
 
+// After closing one's account (the account page comes here with ?closed=1).
+if (new URLSearchParams(location.search).get("closed") === "1" && !document.querySelector("[data-testid=me]")) {
+  const said = el("p", { class: "ok", role: "status", "data-testid": "closed-notice", text: "Your account is closed. Thank you for playing." });
+  document.querySelector("main .wrap").prepend(said);
+}
+
 showDaily();
 wireRaces();
 showMyRaces();

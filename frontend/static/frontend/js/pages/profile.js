@@ -26,8 +26,9 @@ async function profile() {
   const s = p.stats || {};
   const stat = (label, value, id) => el("div", {}, el("dt", { text: label }), el("dd", { "data-testid": id || null, text: value }));
   const parts = [];
-  if (p.display_name && p.display_name !== p.username) parts.push(el("p", { class: "big-number", text: p.display_name }));
-  if (p.bio) parts.push(el("p", { text: p.bio }));
+  // dir=auto: a name or bio in a right-to-left script is laid out as one.
+  if (p.display_name && p.display_name !== p.username) parts.push(el("p", { class: "big-number", dir: "auto", text: p.display_name }));
+  if (p.bio) parts.push(el("p", { class: "bio", dir: "auto", text: p.bio }));
   parts.push(el("p", { class: "muted", text: `Playing since ${formatDate(p.date_joined)}` }));
   parts.push(el("dl", { class: "stats", "data-testid": "stats" },
     stat("Current streak", `${s.current_streak ?? 0} day${s.current_streak === 1 ? "" : "s"}`, "current-streak"),
