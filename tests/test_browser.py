@@ -820,6 +820,19 @@ def test_the_account_page_says_when_its_player_was_signed_out_meanwhile(browser,
     tab.context.close()
 
 
+def test_a_ghost_race_lobby_counts_its_racers_without_the_ghost(browser, site):
+    token = site.api("POST", "/api/auth/register/", {"username": "haunted", "password": PASSWORD})["token"]
+    won = api_game(site, token, ms1_safe_line())
+    race = site.api("POST", "/api/races/ghost/", {"game": won["id"]}, token=token)
+    tab = sign_in(new_tab(browser, site), "haunted")
+    tab.goto(f"/races/{race['code']}/")
+    said = tab.page.locator("[data-testid=race-status]")
+    tab.page.wait_for_selector("text=against the ghost of haunted")
+    assert said.inner_text().startswith("Start the race when everyone is in. 1 racer is in, against the ghost of haunted.")
+    tab.assert_clean()
+    tab.context.close()
+
+
 def test_the_profile_lists_the_newest_finished_games_first_even_when_the_last_page_is_short(browser, site):
     """21 finished games: the newest 20 show, newest first (the export's last page holds only one)."""
     token = site.api("POST", "/api/auth/register/", {"username": "archivist", "password": PASSWORD})["token"]

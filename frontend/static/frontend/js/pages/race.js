@@ -74,9 +74,11 @@ function progress(racer) {
 function statusText() {
   switch (race.status) {
     case "open": {
-      const count = race.racers.length;
-      const who = count === 1 ? "1 racer is in." : `${count} racers are in.`;
-      if (count < 2) return `Waiting for racers to join. ${who}`;
+      // A ghost is no racer who joined, but a race against one may start with its owner alone.
+      const count = race.racers.filter((r) => !r.ghost).length;
+      const ghost = race.racers.find((r) => r.ghost);
+      const who = `${count === 1 ? "1 racer is in" : `${count} racers are in`}${ghost ? `, against the ghost of ${ghost.username}` : ""}.`;
+      if (count < 2 && !ghost) return `Waiting for racers to join. ${who}`;
       // The owner (a rematch's too) is the one who starts: tell them so rather than to wait for themselves.
       return `${me && me === race.owner ? "Start the race when everyone is in." : `Waiting for ${race.owner} to start.`} ${who}`;
     }
