@@ -58,7 +58,7 @@ def close_accounts_action(modeladmin, request, queryset):
     closed = 0
     for user in queryset.filter(is_active=True):
         if user.pk == request.user.pk:
-            modeladmin.message_user(request, "Your own account is closed from your profile, not here.", messages.WARNING)
+            modeladmin.message_user(request, "Your own account is closed from your account page (/account/), not here.", messages.WARNING)
             continue
         name = user.username
         try:

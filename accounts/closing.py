@@ -44,9 +44,9 @@ def close_account(user: User) -> None:
     on, or ends if they were its last racer), and the account is kept under `closed_name`: its
     finished games stay in the leaderboards, races and replays of the other players, without
     the player's name. The e-mail address, profile, friendships and race invitations (to them and
-    from them) are deleted,
-    the password becomes unusable, the API token is deleted and open sockets are closed
-    (accounts/receivers.py, on the deactivation). The old name is free for a new sign-up.
+    from them) are deleted, the password becomes unusable, the API token is deleted and open
+    sockets are closed (accounts/receivers.py, on the deactivation). The old name is free for a new
+    sign-up.
 
     Refused (409 race_not_started) during a race's countdown: the game it is about to deal would be
     left playing until the race's time limit; the countdown lasts seconds."""

@@ -207,7 +207,7 @@ def test_the_close_action_closes_players_as_their_own_close_does(admin_client, a
         "/admin/auth/user/", {"action": "close_accounts_action", "_selected_action": [alice.pk, root.pk]}, follow=True
     )
     page = response.content.decode()
-    assert "1 account(s) closed." in page and "closed from your profile" in page
+    assert "1 account(s) closed." in page and "closed from your account page" in page
     closed = User.objects.get(pk=alice.pk)
     assert closed.username == closed_name(alice) and not closed.is_active
     assert Game.objects.get(pk=game.pk).status == Game.Status.RESIGNED
