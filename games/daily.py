@@ -246,7 +246,11 @@ def parse_date(text: str) -> dt.date:
 
 
 def published(date: dt.date) -> DailyChallenge:
-    """A daily that players may read about (leaderboard, histogram): begun and made; never makes one."""
+    """A daily that players may read about (leaderboard, histogram, share): begun and made. Today's is
+    made on the first request as `get_daily` makes it (a client that asked for today's leaderboard
+    first got a 404 until someone opened the daily); a past day's never is."""
+    if date == today():
+        return get_daily(date)
     if date > today():
         raise ServiceError("not_found", f"the daily of {date.isoformat()} has not begun", status=404)
     found = DailyChallenge.objects.select_related("deal").filter(date=date).first()

@@ -212,3 +212,16 @@ def test_a_flagged_game_stays_off_the_board(alice, bob, today_daily, settings):
 def test_a_game_that_is_only_playing_is_not_on_the_board(alice, today_daily):
     daily.start_ranked_game(alice)
     assert board(client_for(alice), today_daily.date)["entries"] == []
+
+
+def test_todays_leaderboard_and_histogram_make_the_daily_rather_than_answer_404(db, anon_client):
+    """An API client that asked for today's leaderboard before anyone had opened the daily got 404
+    `there is no daily`; it is made on that first request, as GET /api/daily/ makes it."""
+    assert not DailyChallenge.objects.exists()
+    day = daily.today().isoformat()
+    board_answer = anon_client.get(f"/api/daily/{day}/leaderboard/")
+    assert board_answer.status_code == 200 and board_answer.json()["count"] == 0
+    assert anon_client.get(f"/api/daily/{day}/histogram/").status_code == 200
+    assert DailyChallenge.objects.filter(date=daily.today()).count() == 1
+    past = (daily.today() - dt.timedelta(days=3)).isoformat()
+    assert anon_client.get(f"/api/daily/{past}/leaderboard/").status_code == 404  # a missing past day is not made

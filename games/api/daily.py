@@ -255,7 +255,7 @@ class DailyArchiveView(APIView):
 class DailyDetailView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(parameters=[DATE], responses={200: DailyDetailSerializer, **E400, **E404}, summary="A daily", operation_id="daily_detail")
+    @extend_schema(parameters=[DATE], responses={200: DailyDetailSerializer, **E400, **E404, **E503}, summary="A daily", operation_id="daily_detail")
     def get(self, request, date: str):
         found = daily.published(daily.parse_date(date))
         body = _daily_body(found, request.user)
@@ -273,7 +273,7 @@ class LeaderboardView(APIView):
             OpenApiParameter("scope", OpenApiTypes.STR, enum=["all", "friends"], description="friends: you and your friends"),
             *PAGING,
         ],
-        responses={200: LeaderboardSerializer, **E400, **E401, **E404},
+        responses={200: LeaderboardSerializer, **E400, **E401, **E404, **E503},
         summary="A daily's leaderboard", operation_id="daily_leaderboard",
     )
     def get(self, request, date: str):
@@ -313,7 +313,7 @@ class LeaderboardView(APIView):
 class HistogramView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(parameters=[DATE], responses={200: HistogramSerializer, **E400, **E404}, summary="Winning move counts of a daily", operation_id="daily_histogram")
+    @extend_schema(parameters=[DATE], responses={200: HistogramSerializer, **E400, **E404, **E503}, summary="Winning move counts of a daily", operation_id="daily_histogram")
     def get(self, request, date: str):
         found = daily.published(daily.parse_date(date))
         buckets = leaderboard.histogram(found.date)
@@ -333,7 +333,7 @@ class ShareView(APIView):
 
     @extend_schema(
         parameters=[DATE, OpenApiParameter("user", OpenApiTypes.STR, description="whose result (default: yours)")],
-        responses={200: ShareSerializer, **E400, **E401, **E404, **E409},
+        responses={200: ShareSerializer, **E400, **E401, **E404, **E409, **E503},
         summary="A shareable result of a finished daily", operation_id="daily_share",
     )
     def get(self, request, date: str):
