@@ -1141,6 +1141,31 @@ def test_a_race_lobby_tells_its_owner_to_start(browser, site):
         tab.context.close()
 
 
+def test_a_race_everyone_resigned_says_nobody_finished_and_a_called_off_race_says_so(browser, site):
+    tokens = [site.api("POST", "/api/auth/register/", {"username": name, "password": PASSWORD})["token"] for name in ("quitter", "quitter2")]
+    race = site.api("POST", "/api/races/", {"deal": "ms:3"}, token=tokens[0])
+    site.api("POST", f"/api/races/{race['code']}/join/", {}, token=tokens[1])
+    site.api("POST", f"/api/races/{race['code']}/start/", {}, token=tokens[0])
+    deadline = time.monotonic() + 30
+    while site.api("GET", f"/api/races/{race['code']}/")["status"] != "running":
+        assert time.monotonic() < deadline, "the race did not start"
+        time.sleep(0.3)
+    for token in tokens:
+        site.api("POST", f"/api/races/{race['code']}/resign/", {}, token=token)
+    called_off = site.api("POST", "/api/races/", {"deal": "ms:4"}, token=tokens[0])
+    site.api("POST", f"/api/races/{called_off['code']}/resign/", {}, token=tokens[0])
+    tab = sign_in(new_tab(browser, site), "quitter")
+    tab.goto(f"/races/{race['code']}/")
+    tab.page.wait_for_selector("text=The race is over: nobody finished.")
+    order = tab.page.inner_text("[data-testid=finish-order]")
+    assert order.startswith("Nobody finished.") and "quitter: resigned" in order
+    tab.goto(f"/races/{called_off['code']}/")
+    tab.page.wait_for_selector("text=The race was called off before it started.")
+    assert "Nobody finished." not in tab.page.inner_text("main")
+    tab.assert_clean()
+    tab.context.close()
+
+
 def test_a_move_made_elsewhere_first_is_explained_in_a_players_words(browser, site):
     token = site.api("POST", "/api/auth/register/", {"username": "twotabs", "password": PASSWORD})["token"]
     game = api_game(site, token, [])

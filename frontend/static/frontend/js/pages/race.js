@@ -86,7 +86,9 @@ function statusText() {
     case "running": return "Go! The race is on.";
     case "finished": {
       const first = race.racers.find((r) => r.rank === 1);
-      return first ? `The race is over: ${first.username} won.` : "The race is over.";
+      if (first) return `The race is over: ${first.username} won.`;
+      // Called off: the owner left before the start (no start instant was ever set).
+      return race.starts_at ? "The race is over: nobody finished." : "The race was called off before it started.";
     }
     default: return race.status;
   }
@@ -265,11 +267,14 @@ function renderFinish() {
   const out = race.racers.filter((r) => r.rank == null && r.status === "resigned");
   finishBox.hidden = !done.length && race.status !== "finished";
   const order = finishBox.querySelector("[data-testid=finish-order]");
+  const nobody = race.status === "finished" && !done.length && race.starts_at;
   const items = [
+    ...(nobody ? [["", "Nobody finished."]] : []),
     ...done.map((r) => [r.username, `${r.moves} moves, ${formatClock(r.elapsed_ms || 0)}`]),
     ...out.map((r) => [r.username, `${r.out_of_time ? "out of time" : "resigned"}`]),
   ];
   rebuild(order, JSON.stringify(items), () => [
+    nobody ? el("li", { style: { listStyle: "none" }, text: "Nobody finished." }) : null,
     ...done.map((r) => el("li", { "data-username": r.username }, el("strong", { text: r.username }), ` ${r.moves} moves, ${formatClock(r.elapsed_ms || 0)}`)),
     ...out.map((r) => el("li", { class: "muted", style: { listStyle: "none" }, text: `${r.username}: ${r.out_of_time ? "out of time" : "resigned"}` })),
   ]);
