@@ -372,6 +372,7 @@ def test_the_account_page_is_ones_own_and_needs_a_player(alice):
     for form in ("profile", "email", "password", "close"):
         assert f'data-form="{form}"' in page
     assert "can’t contain your username" in page  # the password rules, as at sign-up
+    assert 'href="/api/users/alice/games/?format=ndjson"' in page  # one's games, to keep before closing
 
 
 # --- daily and race pages ------------------------------------------------------------------------
