@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import warnings
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -196,6 +198,10 @@ STORAGES = {
 # folders, so `daphne` alone serves the site; those files go uncompressed.
 WHITENOISE_USE_FINDERS = DEBUG or not (STATIC_ROOT / "frontend").is_dir()
 WHITENOISE_AUTOREFRESH = DEBUG
+if not STATIC_ROOT.is_dir():
+    # Serving from the app folders is meant until collectstatic runs; WhiteNoise's warning about the
+    # missing STATIC_ROOT read like a fault on every start.
+    warnings.filterwarnings("ignore", message=f"No directory at: {re.escape(str(STATIC_ROOT))}", category=UserWarning)
 
 # Moves and undos per second per account, over every socket and request together (0: no limit).
 ACTIONS_PER_SECOND = env_int("ACTIONS_PER_SECOND", 20, minimum=0)
