@@ -803,6 +803,48 @@ def test_a_player_edits_their_account_then_closes_it(browser, site):
     tab.context.close()
 
 
+def test_a_password_changed_in_another_tab_keeps_this_browsers_game_playing(browser, site):
+    """The session that changes the password stays signed in under a new key; its other tabs' sockets
+    close (4401) and come back with it. The game tab took that close for a sign-out and only watched."""
+    game_tab = new_tab(browser, site).sign_up("twotabs")
+    game_tab.deal("/play/ms:7/")
+    game_tab.wait_live()
+    account = Tab(game_tab.context, site)  # the same browser: the same session
+    account.goto("/account/")
+    form = account.page.locator("[data-testid=password-form]")
+    new = "another fine secret 31"
+    form.locator("input[name=old_password]").fill(PASSWORD)
+    form.locator("input[name=new_password]").fill(new)
+    form.locator("input[name=new_password2]").fill(new)
+    form.locator("button[type=submit]").click()
+    form.locator("text=Password changed.").wait_for()
+    game_tab.page.wait_for_timeout(1500)  # the close, the check and the reconnect
+    game_tab.wait_live()
+    assert "signed out" not in game_tab.page.inner_text("[data-testid=message]")
+    ply = game_tab.counters()[0]
+    move = str(Board.from_state(game_tab.server_state()).legal_moves()[0])
+    game_tab.type_move(move)
+    game_tab.wait_ply(ply + 1)
+    for tab in (game_tab, account):
+        tab.assert_clean()
+    game_tab.context.close()
+
+
+def test_a_sign_out_in_another_tab_turns_this_game_tab_to_watching(browser, site):
+    game_tab = new_tab(browser, site).sign_up("leavetab")
+    game_tab.deal("/play/ms:8/")
+    game_tab.wait_live()
+    other = Tab(game_tab.context, site)
+    other.goto("/")
+    other.page.click("header form button[type=submit]")  # Sign out
+    other.page.wait_for_url(site.url("/"))
+    game_tab.page.wait_for_selector("text=You were signed out (in another tab or on another device)")
+    assert game_tab.page.is_disabled("[data-game-panel] button[data-action=undo]")
+    game_tab.errors = [e for e in game_tab.errors if "status of 401" not in e and "status of 403" not in e]  # the check
+    game_tab.assert_clean()
+    game_tab.context.close()
+
+
 def test_the_account_page_says_when_its_player_was_signed_out_meanwhile(browser, site):
     tab = new_tab(browser, site).sign_up("signedout")
     page = tab.page

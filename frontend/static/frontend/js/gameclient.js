@@ -328,10 +328,24 @@ export class GameClient {
     this.display = this.confirmed.state;
     this.table.render(this.display);
     if (frame.code === "not_authenticated") this.signedOut(); // says why
+    // A sign-in that ended: the close (4401) that follows is checked (checkSignIn) before anything is said.
+    else if (frame.code === "authentication_failed" && index < 0) { /* see onSocketDown */ }
     else if (index >= 0 || !hadPending) this.say(this.refusalText(frame), "error", frame.code);
     if (frame.code === "ply_conflict" && !frame.game) this.sync();
     this.flushStash();
     this.refresh();
+  }
+
+  /** After a socket closed because a sign-in ended: a password change made in this browser keeps its
+   * session under a new key (the socket reconnects with it and the page plays on), any other ending
+   * signs the page out. */
+  async checkSignIn() {
+    if (!this.me) return;
+    try {
+      const me = await get("/api/me/");
+      if (me && me.username === this.me) return;
+    } catch { /* signed out */ }
+    this.signedOut();
   }
 
   /** The page's sign-in has ended: from now on it only watches (the socket comes back as a watcher's). */
@@ -432,7 +446,7 @@ export class GameClient {
 
   onSocketDown(info) {
     this.panel.dataset.live = "off";
-    if (info.code === 4401) this.signedOut(); // the sign-in ended (another tab signed out, a password change)
+    if (info.code === 4401) this.checkSignIn(); // a sign-in ended (a sign-out, a password change): this page's?
     for (const p of this.pending.filter((q) => q.via === "ws")) clearTimeout(p.timer);
     if (this.pending.some((p) => p.via === "ws")) {
       this.pending = this.pending.filter((p) => p.via === "rest");
