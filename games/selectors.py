@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from django.db.models import QuerySet
 
 from games.daily import today
-from games.models import Action, Game
+from games.models import Action, Game, Race, RaceEntry
 from games.payloads import deal_label, iso
 
 
@@ -15,10 +15,24 @@ def can_view_game(user, game: Game) -> bool:
     """Anyone may watch casual games and see finished ones; a ranked daily game of someone else
     stays hidden from everyone until that day is over. Winning that daily oneself once opened them:
     a throwaway account won it (a solver's line at a human pace), read the leader's line, and the
-    main account played it for the same count in less time, taking the top rank."""
-    if getattr(user, "is_authenticated", False) and (user.pk == game.player_id or user.is_staff):
+    main account played it for the same count in less time, taking the top rank.
+
+    Likewise a racer's game is hidden from the other racers of its race until the race is over: a
+    racer sees the others' progress (the spec's race), not their boards, and a rival's finished
+    line could be copied move for move while the race ran. Others may watch."""
+    signed_in = getattr(user, "is_authenticated", False)
+    if signed_in and (user.pk == game.player_id or user.is_staff):
         return True
-    return game.daily_id is None or game.daily_id < today()
+    if game.daily_id is not None and game.daily_id >= today():
+        return False
+    return not (signed_in and _racing_against(user, game))
+
+
+def _racing_against(user, game: Game) -> bool:
+    """Whether `user` races, in a race not yet over, against the player of `game`."""
+    return RaceEntry.objects.filter(
+        game_id=game.pk, race__status__in=[Race.Status.COUNTDOWN, Race.Status.RUNNING], race__entries__player_id=user.pk
+    ).exists()
 
 
 def actions_of(game: Game) -> QuerySet[Action]:
@@ -52,6 +66,13 @@ def exported_games(user, viewer) -> QuerySet[Game]:
     # by one, the rest are visible to all.
     candidates = games.filter(daily_id__gte=today()).select_related(None).only("id", "player_id", "daily_id")
     hidden = [game.pk for game in candidates if not can_view_game(viewer, game)]
+    if getattr(viewer, "is_authenticated", False) and viewer.pk != user.pk and not viewer.is_staff:
+        # Finished in a race the viewer still runs against this player (see can_view_game).
+        hidden += list(
+            RaceEntry.objects.filter(
+                player_id=user.pk, game__isnull=False, race__status__in=[Race.Status.COUNTDOWN, Race.Status.RUNNING], race__entries__player_id=viewer.pk
+            ).values_list("game_id", flat=True)
+        )
     return games.exclude(pk__in=hidden) if hidden else games
 
 

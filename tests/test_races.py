@@ -492,3 +492,24 @@ def test_a_ghost_race_has_no_rematch_on_a_new_deal(alice, bob):
     act(alice, race["code"], "start")
     act(alice, race["code"], "resign")
     assert act(alice, race["code"], "rematch").status_code == 400
+
+
+def test_a_racers_game_is_hidden_from_the_other_racers_until_the_race_is_over(alice, bob, charlie):
+    """A racer sees the others' progress, not their boards: a rival's finished line could be copied
+    move for move while the race ran. Someone outside the race may watch."""
+    race = running_race(alice, bob)
+    alices = racer(race, "alice")["game"]
+    win(alice, alices)
+    assert read(race["code"])["status"] == "running"  # bob still plays
+    for path in (f"/api/games/{alices}/", f"/api/games/{alices}/history/", f"/api/games/{alices}/history/?format=text"):
+        assert client_for(bob).get(path).status_code == 404, path
+        assert client_for(charlie).get(path).status_code == 200, path
+    from django.test import Client
+
+    page = Client()
+    page.force_login(bob)  # pages take the session
+    assert page.get(f"/replay/{alices}/").status_code == 404 and page.get(f"/games/{alices}/").status_code == 404
+    assert client_for(bob).get("/api/users/alice/games/").json()["count"] == 0
+    act(bob, race["code"], "resign")
+    assert read(race["code"])["status"] == "finished"
+    assert client_for(bob).get(f"/api/games/{alices}/history/?format=text").status_code == 200
