@@ -484,8 +484,17 @@ def test_drag_double_click_refusals_reconnect_tabs_and_phone(browser, site):
     page.evaluate("() => window.fc.client.socket.drop()")
     page.wait_for_selector("[data-testid=connection]:not([hidden])", timeout=5000)
     assert "Reconnecting" in page.inner_text("[data-testid=connection]")
+    assert "your moves still go to the server" in page.inner_text("[data-testid=connection]")
     page.wait_for_selector("[data-testid=connection]", state="hidden", timeout=15000)
     tab.wait_live()
+    # A watcher's banner promises no moves: it has none to send.
+    watcher = new_tab(browser, site).goto(game_path)
+    watcher.wait_live()
+    watcher.page.evaluate("() => window.fc.client.socket.drop()")
+    watcher.page.wait_for_selector("[data-testid=connection]:not([hidden])", timeout=5000)
+    said = watcher.page.inner_text("[data-testid=connection]")
+    assert "Reconnecting" in said and "your moves" not in said, said
+    watcher.context.close()
     tab.click_move("6h")  # the ace of spades, now exposed
     tab.wait_ply(5)
 

@@ -738,3 +738,14 @@ def test_a_signed_out_deal_button_keeps_its_autoplay_through_the_sign_in():
     answer = Client().post("/play/ms:21/", {"autoplay": "none"})
     assert answer.status_code == 302 and answer["Location"] == "/login/?next=/play/ms%3A21/%3Fautoplay%3Dnone"
     assert Client().get("/play/ms:21/")["Location"] == "/login/?next=/play/ms%3A21/"
+
+
+@pytest.mark.django_db
+def test_the_replay_of_a_game_still_being_played_says_so_and_links_to_it_live(alice):
+    from games import services
+
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    page = Client().get(f"/replay/{game.pk}/").content.decode()
+    assert "still being played" in page and f'href="/games/{game.pk}/"' in page
+    services.resign(game_id=game.pk, user=alice)
+    assert "still being played" not in Client().get(f"/replay/{game.pk}/").content.decode()

@@ -460,7 +460,8 @@ export class GameClient {
     // it changes, and a rebuilt "Retry now" took the keyboard focus with it every second.
     const seconds = el("span", { "aria-hidden": "true" });
     banner.replaceChildren(
-      el("span", {}, `${lead} Reconnecting`, seconds, " (your moves still go to the server). "),
+      // Only a player has moves to send; a watcher's board waits for the socket.
+      el("span", {}, `${lead} Reconnecting`, seconds, this.canPlay() ? " (your moves still go to the server). " : ". "),
       el("button", { type: "button", class: "link", text: "Retry now", onclick: () => this.socket.reconnectNow() }),
     );
     const update = () => {
