@@ -749,3 +749,13 @@ def test_the_replay_of_a_game_still_being_played_says_so_and_links_to_it_live(al
     assert "still being played" in page and f'href="/games/{game.pk}/"' in page
     services.resign(game_id=game.pk, user=alice)
     assert "still being played" not in Client().get(f"/replay/{game.pk}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_watchers_tab_title_says_whose_game_it_is(alice, bob):
+    from games import services
+
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    assert "<title>ms:1 by alice · FreeCell Online</title>" in Client().get(f"/games/{game.pk}/").content.decode()
+    assert "<title>ms:1 by alice · FreeCell Online</title>" in signed_in(bob).get(f"/games/{game.pk}/").content.decode()
+    assert "<title>ms:1 · FreeCell Online</title>" in signed_in(alice).get(f"/games/{game.pk}/").content.decode()
