@@ -815,7 +815,7 @@ def test_a_player_edits_their_account_then_closes_it(browser, site):
 def test_a_password_changed_in_another_tab_keeps_this_browsers_game_playing(browser, site):
     """The session that changes the password stays signed in under a new key; its other tabs' sockets
     close (4401) and come back with it. The game tab took that close for a sign-out and only watched."""
-    game_tab = new_tab(browser, site).sign_up("twotabs")
+    game_tab = new_tab(browser, site).sign_up("pwtabs")
     game_tab.deal("/play/ms:7/")
     game_tab.wait_live()
     account = Tab(game_tab.context, site)  # the same browser: the same session
@@ -827,7 +827,7 @@ def test_a_password_changed_in_another_tab_keeps_this_browsers_game_playing(brow
     form.locator("input[name=new_password2]").fill(new)
     form.locator("button[type=submit]").click()
     form.locator("text=Password changed.").wait_for()
-    game_tab.page.wait_for_timeout(1500)  # the close, the check and the reconnect
+    game_tab.page.wait_for_timeout(3000)  # the close, the check a moment later, the reconnect
     game_tab.wait_live()
     assert "signed out" not in game_tab.page.inner_text("[data-testid=message]")
     ply = game_tab.counters()[0]
@@ -1193,7 +1193,7 @@ def test_a_race_lobby_tells_its_owner_to_start(browser, site):
 
 
 def test_a_race_everyone_resigned_says_nobody_finished_and_a_called_off_race_says_so(browser, site):
-    tokens = [site.api("POST", "/api/auth/register/", {"username": name, "password": PASSWORD})["token"] for name in ("quitter", "quitter2")]
+    tokens = [site.api("POST", "/api/auth/register/", {"username": name, "password": PASSWORD})["token"] for name in ("allquit", "allquit2")]
     race = site.api("POST", "/api/races/", {"deal": "ms:3"}, token=tokens[0])
     site.api("POST", f"/api/races/{race['code']}/join/", {}, token=tokens[1])
     site.api("POST", f"/api/races/{race['code']}/start/", {}, token=tokens[0])
@@ -1205,11 +1205,11 @@ def test_a_race_everyone_resigned_says_nobody_finished_and_a_called_off_race_say
         site.api("POST", f"/api/races/{race['code']}/resign/", {}, token=token)
     called_off = site.api("POST", "/api/races/", {"deal": "ms:4"}, token=tokens[0])
     site.api("POST", f"/api/races/{called_off['code']}/resign/", {}, token=tokens[0])
-    tab = sign_in(new_tab(browser, site), "quitter")
+    tab = sign_in(new_tab(browser, site), "allquit")
     tab.goto(f"/races/{race['code']}/")
     tab.page.wait_for_selector("text=The race is over: nobody finished.")
     order = tab.page.inner_text("[data-testid=finish-order]")
-    assert order.startswith("Nobody finished.") and "quitter: resigned" in order
+    assert order.startswith("Nobody finished.") and "allquit: resigned" in order
     tab.goto(f"/races/{called_off['code']}/")
     tab.page.wait_for_selector("text=The race was called off before it started.")
     assert "Nobody finished." not in tab.page.inner_text("main")

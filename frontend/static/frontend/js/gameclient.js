@@ -341,10 +341,21 @@ export class GameClient {
    * signs the page out. */
   async checkSignIn() {
     if (!this.me) return;
-    try {
-      const me = await get("/api/me/");
-      if (me && me.username === this.me) return;
-    } catch { /* signed out */ }
+    // The close comes before this browser has the session's new cookie (the answer to the change is
+    // still on its way), and a check sent with the old cookie would do harm: its answer deletes the
+    // session cookie, by then the new one. So the check waits a moment first, and is made twice.
+    for (const wait of [1500, 2500]) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      const asked = Date.now();
+      try {
+        const me = await get("/api/me/");
+        if (me && me.username === this.me) {
+          // A socket that reconnected before the new cookie came is a watcher's: connect it again.
+          if (this.socket && this.socket.ws && this.socket.startedAt < asked) this.socket.drop();
+          return;
+        }
+      } catch { /* not signed in, or not yet */ }
+    }
     this.signedOut();
   }
 

@@ -41,6 +41,7 @@ export class LiveSocket {
       return;
     }
     this.ws = ws;
+    this.startedAt = Date.now(); // the handshake carries the cookies of this moment
     ws.addEventListener("open", () => {
       if (ws !== this.ws) return;
       this.attempts = 0;
