@@ -235,6 +235,9 @@ function racerRow(key) {
 }
 
 function renderRacers() {
+  // A racer cannot open a rival's game before the race is over (the server hides it); a ghost's
+  // recorded game, and everyone's for a watcher, can be opened.
+  const racing = race.status !== "finished" && race.racers.some((x) => x.username === me && !x.ghost);
   const wanted = race.racers.map((r) => {
     const key = `${r.ghost ? "ghost:" : ""}${r.username}`;
     const row = racerRow(key);
@@ -243,7 +246,7 @@ function renderRacers() {
     setAttr(row.li, "class", `racer${r.username === me && !r.ghost ? " me" : ""}`);
     setAttr(row.li, "data-username", r.username);
     setAttr(row.li, "data-status", r.status);
-    const watch = r.game && r.username !== me ? r.game : "";
+    const watch = r.game && r.username !== me && (r.ghost || !racing) ? r.game : "";
     rebuild(row.name, `${watch}`, () => [
       watch ? el("a", { href: `/games/${watch}/`, "data-focus-key": `watch:${key}`, text: r.username, title: "Watch this game" }) : r.username,
       r.ghost ? " (ghost)" : "",
