@@ -317,7 +317,7 @@ class Stats:
     refusals: collections.Counter = field(default_factory=collections.Counter)  # definitive errors (anomalies)
     failures: collections.Counter = field(default_factory=collections.Counter)  # transient failures by kind
     outages: list = field(default_factory=list)  # (began, seconds, what)
-    games: set = field(default_factory=set)
+    games: dict = field(default_factory=dict)  # game id -> the index of its player
     won: int = 0
     races: int = 0
     ack_ms: list = field(default_factory=list)
@@ -413,7 +413,7 @@ class Player:
     async def play(self, game_id: int, race_code: str | None = None) -> None:
         link = WsLink(self, game_id, race_code) if self.transport == "ws" else RestLink(self, game_id)
         stats = self.run.stats
-        stats.games.add(game_id)
+        stats.games[game_id] = self.index
         planner = Planner(self.rng)
         try:
             game = await self.deliver_open(link)
@@ -796,10 +796,11 @@ class Verdict:
 
 def check(run: Run, database_url: str, database: str, postgres: Postgres) -> Verdict:
     stats = run.stats
-    rest = Rest(run.ports, 0, run.players[0].token)
     lost = twice = unacked = 0
     details: list[str] = []
     for game_id in sorted(stats.games):
+        # Read as its own player: a racer's game is hidden from the other racers until the race is over.
+        rest = Rest(run.ports, 0, run.players[stats.games[game_id]].token)
         status, history = rest.call("GET", f"/api/games/{game_id}/history/")
         assert status == 200, (game_id, status, history)
         stored = [(a["index"], a["kind"], a["move"]) for a in history["actions"]]
