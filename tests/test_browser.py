@@ -1192,15 +1192,22 @@ def test_a_race_lobby_tells_its_owner_to_start(browser, site):
         tab.context.close()
 
 
-def test_racers_get_no_link_to_a_rivals_game_until_the_race_is_over_and_watchers_do(browser, site):
-    tokens = [site.api("POST", "/api/auth/register/", {"username": name, "password": PASSWORD})["token"] for name in ("rival1", "rival2")]
-    race = site.api("POST", "/api/races/", {"deal": "ms:9"}, token=tokens[0])
+def running_race_over_the_api(site, names: tuple[str, str], deal: str) -> tuple[list[str], dict]:
+    """Two new players' race on `deal`, opened by the first, joined by the second, started and
+    running; their tokens and the race."""
+    tokens = [site.api("POST", "/api/auth/register/", {"username": name, "password": PASSWORD})["token"] for name in names]
+    race = site.api("POST", "/api/races/", {"deal": deal}, token=tokens[0])
     site.api("POST", f"/api/races/{race['code']}/join/", {}, token=tokens[1])
     site.api("POST", f"/api/races/{race['code']}/start/", {}, token=tokens[0])
     deadline = time.monotonic() + 30
     while site.api("GET", f"/api/races/{race['code']}/")["status"] != "running":
         assert time.monotonic() < deadline, "the race did not start"
         time.sleep(0.3)
+    return tokens, race
+
+
+def test_racers_get_no_link_to_a_rivals_game_until_the_race_is_over_and_watchers_do(browser, site):
+    tokens, race = running_race_over_the_api(site, ("rival1", "rival2"), "ms:9")
     racer = sign_in(new_tab(browser, site), "rival1")
     racer.goto(f"/races/{race['code']}/")
     racer.page.wait_for_selector('[data-testid=racers] [data-username="rival2"]')
@@ -1216,14 +1223,7 @@ def test_racers_get_no_link_to_a_rivals_game_until_the_race_is_over_and_watchers
 
 
 def test_a_race_everyone_resigned_says_nobody_finished_and_a_called_off_race_says_so(browser, site):
-    tokens = [site.api("POST", "/api/auth/register/", {"username": name, "password": PASSWORD})["token"] for name in ("allquit", "allquit2")]
-    race = site.api("POST", "/api/races/", {"deal": "ms:3"}, token=tokens[0])
-    site.api("POST", f"/api/races/{race['code']}/join/", {}, token=tokens[1])
-    site.api("POST", f"/api/races/{race['code']}/start/", {}, token=tokens[0])
-    deadline = time.monotonic() + 30
-    while site.api("GET", f"/api/races/{race['code']}/")["status"] != "running":
-        assert time.monotonic() < deadline, "the race did not start"
-        time.sleep(0.3)
+    tokens, race = running_race_over_the_api(site, ("allquit", "allquit2"), "ms:3")
     for token in tokens:
         site.api("POST", f"/api/races/{race['code']}/resign/", {}, token=token)
     called_off = site.api("POST", "/api/races/", {"deal": "ms:4"}, token=tokens[0])
