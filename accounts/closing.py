@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from rest_framework.authtoken.models import Token
 
 from accounts.models import Friendship, Profile
@@ -73,10 +74,8 @@ def close_account(user: User) -> None:
     user.is_active = False
     user.save()
     Profile.objects.filter(user=user).update(display_name="", bio="")
-    Friendship.objects.filter(from_user=user).delete()
-    Friendship.objects.filter(to_user=user).delete()
-    RaceInvite.objects.filter(invited=user).delete()
-    RaceInvite.objects.filter(invited_by=user).delete()
+    Friendship.objects.filter(Q(from_user=user) | Q(to_user=user)).delete()
+    RaceInvite.objects.filter(Q(invited=user) | Q(invited_by=user)).delete()
     for entry in entries:
         if entry.race.status == Race.Status.OPEN:
             races.resign(code=entry.race.code, user=user)  # leaves it; the owner's leaving calls it off

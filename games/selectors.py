@@ -25,14 +25,12 @@ def can_view_game(user, game: Game) -> bool:
         return True
     if game.daily_id is not None and game.daily_id >= today():
         return False
-    return not (signed_in and _racing_against(user, game))
+    return not (signed_in and _entries_raced_by(user).filter(game_id=game.pk).exists())
 
 
-def _racing_against(user, game: Game) -> bool:
-    """Whether `user` races, in a race not yet over, against the player of `game`."""
-    return RaceEntry.objects.filter(
-        game_id=game.pk, race__status__in=[Race.Status.COUNTDOWN, Race.Status.RUNNING], race__entries__player_id=user.pk
-    ).exists()
+def _entries_raced_by(viewer) -> QuerySet[RaceEntry]:
+    """The entries of races not yet over in which `viewer` races too (their games are hidden from them)."""
+    return RaceEntry.objects.filter(race__status__in=[Race.Status.COUNTDOWN, Race.Status.RUNNING], race__entries__player_id=viewer.pk)
 
 
 def actions_of(game: Game) -> QuerySet[Action]:
@@ -68,11 +66,7 @@ def exported_games(user, viewer) -> QuerySet[Game]:
     hidden = [game.pk for game in candidates if not can_view_game(viewer, game)]
     if getattr(viewer, "is_authenticated", False) and viewer.pk != user.pk and not viewer.is_staff:
         # Finished in a race the viewer still runs against this player (see can_view_game).
-        hidden += list(
-            RaceEntry.objects.filter(
-                player_id=user.pk, game__isnull=False, race__status__in=[Race.Status.COUNTDOWN, Race.Status.RUNNING], race__entries__player_id=viewer.pk
-            ).values_list("game_id", flat=True)
-        )
+        hidden += list(_entries_raced_by(viewer).filter(player_id=user.pk, game__isnull=False).values_list("game_id", flat=True))
     return games.exclude(pk__in=hidden) if hidden else games
 
 
