@@ -582,7 +582,10 @@ def test_a_race_in_two_browsers(browser, site):
         alice.wait_ply(ply)
     bob.page.wait_for_selector('[data-testid=finish-order] [data-username="alice"]', timeout=20000)
     alice.page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
+    # The winner is told their place, in the dialog and under the table, once the race frame says it.
+    alice.page.wait_for_selector('dialog[data-testid=win] [data-testid=race-place]:text-is("You finished 1st of 2 in this race.")')
     alice.page.click("dialog[data-testid=win] button.primary")
+    assert alice.page.inner_text("[data-testid=result] [data-testid=race-place]") == "You finished 1st of 2 in this race."
     progress = bob.page.get_attribute('[data-testid=racers] [data-username="alice"] [data-testid=progress]', "aria-valuenow")
     assert progress == "52"
 

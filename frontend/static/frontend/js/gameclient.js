@@ -68,6 +68,7 @@ export class GameClient {
     this.me = options.me || "";
     this.par = options.par ?? null;
     this.endsAt = options.endsAt ?? null; // a race's time limit: a resign from then on is the limit's
+    this.place = ""; // a race's finishing place, under the result's headline (setPlace)
     this.confirmed = game;
     this.display = game.state;
     this.pending = [];
@@ -617,6 +618,16 @@ export class GameClient {
     if (clock.textContent !== text) clock.textContent = text;
   }
 
+  /** A line under the result's headline, in the panel and the win dialog alike: a racer's finishing
+   * place, which the race's socket may bring a moment after the winning move's answer. */
+  setPlace(text) {
+    this.place = text || "";
+    for (const node of this.panel.querySelectorAll("[data-testid=race-place]")) {
+      if (node.textContent !== this.place) node.textContent = this.place;
+      node.hidden = !this.place;
+    }
+  }
+
   shareText() {
     const game = this.confirmed;
     const undos = `${game.undos} undo${game.undos === 1 ? "" : "s"}`;
@@ -661,6 +672,7 @@ export class GameClient {
         : dealButton(game.deal, game.autoplay, "Play this deal again"),
       dealButton("random", game.autoplay, "New random deal"),
     );
+    const placeLine = () => el("p", { class: "place", "data-testid": "race-place", text: this.place, hidden: !this.place });
     const shareBox = () => {
       const area = el("textarea", { readonly: true, rows: 3, "data-testid": "share", "aria-label": "Shareable result" });
       area.value = share;
@@ -680,7 +692,7 @@ export class GameClient {
     };
     if (result) {
       // replaceChildren writes a null as the text "null": leave the share box out for a resignation.
-      const parts = [el("p", { class: "headline", "data-testid": "result-headline", text: headline })];
+      const parts = [el("p", { class: "headline", "data-testid": "result-headline", text: headline }), placeLine()];
       if (game.status === "won") parts.push(shareBox());
       parts.push(linksRow());
       result.replaceChildren(...parts);
@@ -695,6 +707,7 @@ export class GameClient {
       dialog.replaceChildren(
         el("h2", { text: "You won!" }),
         el("p", { class: "headline", text: headline }),
+        placeLine(),
         shareBox(),
         linksRow(),
         el("form", { method: "dialog" }, el("button", { class: "primary", text: "Close" })),

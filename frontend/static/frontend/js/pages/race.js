@@ -328,12 +328,26 @@ async function startMyGame() {
     const game = await get(`/api/games/${entry.game}/`);
     panel.hidden = false;
     client = new GameClient(panel, game, { me, endsAt: race.ends_at });
+    client.setPlace(placeText());
     window.fc = { client, table: client.table, race: () => race };
     countdown.hidden = true;
   } catch (err) {
     client = null;
     say(err.message);
   }
+}
+
+const ordinal = (n) => {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
+  return `${n}${suffix}`;
+};
+
+/** The racer's finishing place, for the line under their table's result ("" before they finish). */
+function placeText() {
+  const entry = myEntry();
+  if (!entry || entry.status !== "won" || entry.rank == null) return "";
+  return `You finished ${ordinal(entry.rank)} of ${race.racers.length} in this race.`;
 }
 
 function render() {
@@ -348,6 +362,7 @@ function render() {
   renderRacers();
   renderFinish();
   renderCountdown();
+  if (client && client !== "loading") client.setPlace(placeText());
   if (inside && document.activeElement !== active) {
     if (active.isConnected && !active.closest("[hidden]")) active.focus();
     else moveFocus(awaitedFocus || key || "heading");
