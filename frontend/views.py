@@ -366,12 +366,14 @@ def _me(request) -> str:
 
 @ensure_csrf_cookie
 def game(request, game_id: int):
-    from games.races import ends_at_of_game
+    from games.races import ends_at, race_of_game
 
     found = _visible_game(request, game_id)
     payload = game_payload(found)
-    boot = {"game": payload, "me": _me(request), "endsAt": iso(ends_at_of_game(found))}
-    return render(request, "frontend/game.html", {"page": "game", "game": payload, "boot": boot})
+    race = race_of_game(found)
+    boot = {"game": payload, "me": _me(request), "endsAt": iso(ends_at(race)) if race else None}
+    context = {"page": "game", "game": payload, "boot": boot, "race_code": race.code if race else None}
+    return render(request, "frontend/game.html", context)
 
 
 @ensure_csrf_cookie

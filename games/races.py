@@ -65,11 +65,11 @@ def ends_at(race: Race) -> dt.datetime | None:
     return race.starts_at + dt.timedelta(seconds=race.time_limit_s)
 
 
-def ends_at_of_game(game: Game) -> dt.datetime | None:
-    """The time limit of the race `game` is played in (None outside races): a resign from then on
-    was the limit's, which the game's page says rather than "You resigned"."""
+def race_of_game(game: Game) -> Race | None:
+    """The race `game` is played in (None outside races): its page links to it, and its time limit
+    (`ends_at`) makes a resign from then on the limit's, which the page says rather than "You resigned"."""
     entry = RaceEntry.objects.select_related("race").filter(game=game).first()
-    return ends_at(entry.race) if entry else None
+    return entry.race if entry else None
 
 
 # --- ghosts -----------------------------------------------------------------------------------

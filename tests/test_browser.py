@@ -1217,6 +1217,12 @@ def test_racers_get_no_link_to_a_rivals_game_until_the_race_is_over_and_watchers
     assert racer.page.locator('[data-testid=racers] [data-username="rival2"] a').count() == 0
     watcher = new_tab(browser, site).goto(f"/races/{race['code']}/")
     watcher.page.wait_for_selector('[data-testid=racers] [data-username="rival2"] a[title="Watch this game"]')
+    # The game's own page leads back to its race.
+    watcher.page.click('[data-testid=racers] [data-username="rival2"] a[title="Watch this game"]')
+    watcher.page.wait_for_url("**/games/*/")
+    watcher.page.click(f'[data-testid=race-of-game] a:text-is("race {race["code"]}")')
+    watcher.page.wait_for_url(f"**/races/{race['code']}/")
+    watcher.page.wait_for_selector('[data-testid=racers] [data-username="rival2"]')
     for token in tokens:
         site.api("POST", f"/api/races/{race['code']}/resign/", {}, token=token)
     racer.page.wait_for_selector('[data-testid=racers] [data-username="rival2"] a[title="Watch this game"]')

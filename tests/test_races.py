@@ -315,8 +315,9 @@ def test_racers_the_time_limit_resigned_are_out_of_time_and_those_who_resigned_a
     ]
 
 
-def test_a_racers_game_page_knows_the_races_time_limit(alice, bob):
-    """So that it says "Time ran out" rather than "You resigned" (it did only on the race's page)."""
+def test_a_racers_game_page_knows_the_races_time_limit_and_links_to_the_race(alice, bob):
+    """So that it says "Time ran out" rather than "You resigned" (it did only on the race's page), and
+    a game watched on its own page leads to its race (it had no way there)."""
     import json
 
     from django.test import Client
@@ -329,9 +330,11 @@ def test_a_racers_game_page_knows_the_races_time_limit(alice, bob):
     html = page.get(f"/games/{racer(race, 'alice')['game']}/").content.decode()
     boot = json.loads(html.split('<script id="boot" type="application/json">')[1].split("</script>")[0])
     assert boot["endsAt"] == race["ends_at"] and boot["endsAt"] is not None
+    assert f'<a href="/races/{race["code"]}/">race {race["code"]}</a>' in html
     casual = services.create_game(player=alice, deal="ms:2", autoplay="safe")
     html = page.get(f"/games/{casual.pk}/").content.decode()
     assert '"endsAt": null' in html
+    assert 'data-testid="race-of-game"' not in html
 
 
 def test_a_move_or_undo_after_the_time_limit_is_refused_even_with_no_one_watching_the_race(alice, bob):
