@@ -360,9 +360,18 @@ def test_the_profile_page_exists_for_players_only(alice, bob):
     assert Client().get("/u/alice/").status_code == 200
     assert Client().get("/u/nobody/").status_code == 404
     own = signed_in(alice).get("/u/alice/")
-    assert b"data-friends" in own.content and b'href="/account/"' in own.content
+    assert b"data-friends" in own.content and b'data-testid="account-link"' in own.content
     assert b"data-friends" not in Client().get("/u/alice/").content
-    assert b'href="/account/"' not in signed_in(bob).get("/u/alice/").content
+    assert b'data-testid="account-link"' not in signed_in(bob).get("/u/alice/").content
+
+
+@pytest.mark.django_db
+def test_the_header_links_a_player_to_their_account_page(alice):
+    assert 'data-testid="nav-account"' not in Client().get("/").content.decode()
+    home = signed_in(alice).get("/").content.decode()
+    assert '<a href="/account/" data-testid="nav-account">Account</a>' in home
+    account = signed_in(alice).get("/account/").content.decode()
+    assert '<a href="/account/" data-testid="nav-account" aria-current="page">Account</a>' in account
 
 
 @pytest.mark.django_db
