@@ -1133,6 +1133,10 @@ def test_the_move_box_is_off_when_this_page_cannot_move(browser, site):
         enabled, button, reason = move_box(watcher)
         assert not enabled and not button and "watching" in reason.lower()
         assert "watching" in watcher.page.get_attribute(box, "title").lower()
+        # A card pressed on the table says so too (it did nothing at all).
+        assert watcher.text("message") == ""
+        watcher.card_locator("1").click()
+        assert watcher.text("message") == "You are watching: only typist can move."
         watcher.shot("watching.png")
         watcher.assert_clean()
         watcher.context.close()

@@ -88,6 +88,10 @@ export class GameClient {
         const typed = this.q("[data-testid=typed]");
         if (typed) typed.textContent = text ? `typed: ${text}` : "";
       },
+      onReadonly: () => {
+        const reason = this.readonlyReason();
+        if (reason) this.say(reason, "info");
+      },
       interactive: this.canPlay(),
       keyboard: true,
     });
@@ -585,13 +589,18 @@ export class GameClient {
   }
 
   /** The "Type a move" box follows the other controls: off when this page cannot move, saying why. */
+  /** Why this page takes no move ("" when it does): the move box says it, and so does a pressed card. */
+  readonlyReason() {
+    const game = this.confirmed;
+    if (game.status !== "playing") return `The game is over (${game.status}).`;
+    if (!this.isMine()) return `You are watching: only ${game.player} can move.`;
+    return "";
+  }
+
   refreshMoveForm() {
     const form = this.q("[data-move-form]");
     if (!form) return;
-    const game = this.confirmed;
-    let reason = "";
-    if (game.status !== "playing") reason = `The game is over (${game.status}).`;
-    else if (!this.isMine()) reason = `You are watching: only ${game.player} can move.`;
+    const reason = this.readonlyReason();
     for (const control of form.querySelectorAll("input, button")) {
       control.disabled = !!reason;
       control.title = reason;

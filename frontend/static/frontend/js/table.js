@@ -37,7 +37,8 @@ export class Table {
   /**
    * @param root element to draw into
    * @param options.onMove(notation, {via}) called with a move to send; options.onUndo() for "u";
-   *        options.onMessage(text) for a local hint; options.interactive whether input is taken.
+   *        options.onMessage(text) for a local hint; options.interactive whether input is taken;
+   *        options.onReadonly() when a card is pressed while it is not (a watcher, a game over).
    */
   constructor(root, options = {}) {
     this.root = root;
@@ -45,6 +46,7 @@ export class Table {
     this.onUndo = options.onUndo || (() => {});
     this.onMessage = options.onMessage || (() => {});
     this.onTyping = options.onTyping || (() => {});
+    this.onReadonly = options.onReadonly || (() => {});
     this.interactive = options.interactive ?? true;
     this.keyboard = options.keyboard ?? this.interactive;
     this.state = emptyState(); // what is drawn (an autoplay animation draws intermediate positions)
@@ -384,7 +386,12 @@ export class Table {
   // ------------------------------------------------------------------ pointer: tap, double tap, drag
 
   onPointerDown(e) {
-    if (!this.interactive || (e.button !== undefined && e.button !== 0)) return;
+    if (e.button !== undefined && e.button !== 0) return;
+    if (!this.interactive) {
+      // Say why nothing moves, rather than nothing at all.
+      if (e.target.closest("[data-card]")) this.onReadonly();
+      return;
+    }
     if (e.isPrimary === false) {
       // A second finger (a pinch): neither finger's lifting is a tap, and a drag under way ends.
       this.cancelDrag();
