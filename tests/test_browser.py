@@ -1009,11 +1009,23 @@ def test_a_resigned_game_shows_no_stray_text(browser, site):
     assert "null" not in page.inner_text("[data-testid=result]")
     assert page.eval_on_selector("[data-testid=result]", "r => [...r.childNodes].every((n) => n.nodeType === 1)")
     assert page.locator("[data-testid=result] .links :is(a, button)").count() == 3
-    # The same after a reload, and for a watcher who is not signed in.
-    for viewer in (tab, new_tab(browser, site)):
+    # The same after a reload, and for watchers, whose links say what they lead to.
+    site.api("POST", "/api/auth/register/", {"username": "onlooker2", "password": PASSWORD})
+    viewers = {
+        "player": (tab, ["Watch the replay", "Play this deal again", "New random deal"]),
+        "watcher": (sign_in(new_tab(browser, site), "onlooker2"), ["Watch the replay", "Play this deal", "New random deal"]),
+        "stranger": (new_tab(browser, site), ["Watch the replay", "Sign in to play this deal"]),
+    }
+    for viewer, links in viewers.values():
         viewer.goto(f"/games/{game['id']}/")
         viewer.page.wait_for_selector("[data-testid=result]:not([hidden]) [data-testid=result-headline]")
         assert "null" not in viewer.page.inner_text("[data-testid=result]")
+        shown = viewer.page.locator("[data-testid=result] .links :is(a, button)")
+        assert [shown.nth(i).inner_text() for i in range(shown.count())] == links
+    stranger = viewers["stranger"][0].page
+    stranger.click("[data-testid=result] button:has-text('Sign in to play this deal')")
+    stranger.wait_for_url("**/login/**")
+    for viewer, _links in viewers.values():
         viewer.assert_clean()
         viewer.context.close()
 

@@ -678,8 +678,9 @@ export class GameClient {
       el("a", { href: `/replay/${game.id}/`, text: "Watch the replay" }),
       game.ranked
         ? el("a", { href: `/daily/${game.deal.replace("daily:", "")}/`, text: "Leaderboard" })
-        : dealButton(game.deal, game.autoplay, "Play this deal again"),
-      dealButton("random", game.autoplay, "New random deal"),
+        // "again" for its player only; a watcher who is not signed in is sent to sign in first.
+        : dealButton(game.deal, game.autoplay, !this.me ? "Sign in to play this deal" : this.isMine() ? "Play this deal again" : "Play this deal"),
+      this.me ? dealButton("random", game.autoplay, "New random deal") : null,
     );
     const placeLine = () => el("p", { class: "place", "data-testid": "race-place", text: this.place, hidden: !this.place });
     const shareBox = () => {
