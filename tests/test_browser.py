@@ -1247,6 +1247,38 @@ def test_racers_get_no_link_to_a_rivals_game_until_the_race_is_over_and_watchers
         tab.context.close()
 
 
+def test_a_racer_on_a_phone_sees_the_others_progress_above_the_table(browser, site):
+    tokens, race = running_race_over_the_api(site, ("phoner", "rival3"), "ms:1")
+    game = next(r["game"] for r in race_racers(site, race["code"]) if r["username"] == "rival3")
+    for ply, move in enumerate(ms1_safe_line()[:12]):
+        site.api("POST", f"/api/games/{game}/moves/", {"move": move, "ply": ply}, token=tokens[1])
+    home = next(r["cards_home"] for r in race_racers(site, race["code"]) if r["username"] == "rival3")
+    assert home > 0
+    phone = sign_in(new_tab(browser, site, viewport={"width": 375, "height": 667}, is_mobile=True, has_touch=True), "phoner")
+    phone.goto(f"/races/{race['code']}/")
+    phone.page.wait_for_selector("[data-game-panel]:not([hidden])", timeout=20000)
+    line = phone.page.locator("[data-testid=race-standing]")
+    line.wait_for(state="visible")
+    assert line.inner_text() == f"rival3 {home}/52"
+    # On the first screen, above the table (the racers' list is below it on a phone).
+    box, table = line.bounding_box(), phone.page.locator("[data-table]").bounding_box()
+    assert box["y"] + box["height"] <= min(table["y"], 667), (box, table)
+    phone.shot("race-phone.png")
+    site.api("POST", f"/api/races/{race['code']}/resign/", {}, token=tokens[1])
+    phone.page.wait_for_selector('[data-testid=race-standing]:text-is("rival3 resigned")')
+    # Beside the table on a wide screen, the racers' list says it: no such line.
+    wide = sign_in(new_tab(browser, site), "rival3").goto(f"/races/{race['code']}/")
+    wide.page.wait_for_selector('[data-testid=racers] [data-username="phoner"]')
+    assert not wide.page.locator("[data-testid=race-standing]").is_visible()
+    for tab in (phone, wide):
+        tab.assert_clean()
+        tab.context.close()
+
+
+def race_racers(site, code: str) -> list[dict]:
+    return site.api("GET", f"/api/races/{code}/")["racers"]
+
+
 def test_a_race_everyone_resigned_says_nobody_finished_and_a_called_off_race_says_so(browser, site):
     tokens, race = running_race_over_the_api(site, ("allquit", "allquit2"), "ms:3")
     for token in tokens:

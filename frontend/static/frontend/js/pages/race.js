@@ -138,6 +138,19 @@ const statusLine = lobby.querySelector("[data-testid=race-status]");
 const said = statusLine.querySelector("[data-race-said]");
 const detail = statusLine.querySelector("[data-race-detail]");
 const messageBox = lobby.querySelector("[data-race-message]");
+const standing = lobby.querySelector("[data-testid=race-standing]");
+
+/** Under way, every other racer's progress in one short line ("bob 12/52 · carol finished #1"). */
+function standingText() {
+  if (race.status !== "running") return "";
+  return race.racers
+    .filter((r) => r.ghost || r.username !== me)
+    .map((r) => {
+      const where = r.status === "won" ? `finished #${r.rank ?? "?"}` : r.status === "resigned" ? "resigned" : `${r.cards_home}/52`;
+      return `${r.username}${r.ghost ? " (ghost)" : ""} ${where}`;
+    })
+    .join(" · ");
+}
 const joinBox = el("div", { class: "join-link", hidden: true });
 const buttonsBox = el("p", { class: "row", hidden: true });
 const inviteBox = el("div", { class: "invite" });
@@ -149,6 +162,9 @@ function renderLobby() {
   setText(detail, ` Deal ${race.deal}, opened by ${race.owner}${race.ghost ? `, against ${race.ghost.username}'s recorded game` : ""}.`);
   setAttr(statusLine, "data-status", race.status);
   rebuild(messageBox, message, () => (message ? el("p", { class: "errors", text: message }) : null));
+  const others = standingText();
+  setText(standing, others);
+  standing.hidden = !others;
 
   const link = new URL(race.link || `/races/${race.code}/`, location.origin).href;
   joinBox.hidden = race.status !== "open";
