@@ -588,7 +588,6 @@ export class GameClient {
     if (this.options.onChange) this.options.onChange(game, this);
   }
 
-  /** The "Type a move" box follows the other controls: off when this page cannot move, saying why. */
   /** Why this page takes no move ("" when it does): the move box says it, and so does a pressed card. */
   readonlyReason() {
     const game = this.confirmed;
@@ -597,6 +596,7 @@ export class GameClient {
     return "";
   }
 
+  /** The "Type a move" box follows the other controls: off when this page cannot move, saying why. */
   refreshMoveForm() {
     const form = this.q("[data-move-form]");
     if (!form) return;

@@ -139,18 +139,6 @@ const said = statusLine.querySelector("[data-race-said]");
 const detail = statusLine.querySelector("[data-race-detail]");
 const messageBox = lobby.querySelector("[data-race-message]");
 const standing = lobby.querySelector("[data-testid=race-standing]");
-
-/** Under way, every other racer's progress in one short line ("bob 12/52 · carol finished #1"). */
-function standingText() {
-  if (race.status !== "running") return "";
-  return race.racers
-    .filter((r) => r.ghost || r.username !== me)
-    .map((r) => {
-      const where = r.status === "won" ? `finished #${r.rank ?? "?"}` : r.status === "resigned" ? "resigned" : `${r.cards_home}/52`;
-      return `${r.username}${r.ghost ? " (ghost)" : ""} ${where}`;
-    })
-    .join(" · ");
-}
 const joinBox = el("div", { class: "join-link", hidden: true });
 const buttonsBox = el("p", { class: "row", hidden: true });
 const inviteBox = el("div", { class: "invite" });
@@ -250,6 +238,22 @@ function racerRow(key) {
   return row;
 }
 
+/** How a racer's race ended, in the racers' list's words ("finished #1", "out of time"), or null. */
+function outcome(r) {
+  if (r.status === "won") return `finished #${r.rank ?? "?"}`;
+  if (r.status === "resigned") return r.out_of_time ? "out of time" : "resigned";
+  return null;
+}
+
+/** Under way, every other racer's progress in one short line ("bob 12/52 · carol finished #1"). */
+function standingText() {
+  if (race.status !== "running") return "";
+  return race.racers
+    .filter((r) => r.ghost || r.username !== me)
+    .map((r) => `${r.username}${r.ghost ? " (ghost)" : ""} ${outcome(r) ?? `${r.cards_home}/52`}`)
+    .join(" · ");
+}
+
 function renderRacers() {
   // A racer cannot open a rival's game before the race is over (the server hides it); a ghost's
   // recorded game, and everyone's for a watcher, can be opened.
@@ -257,8 +261,8 @@ function renderRacers() {
   const wanted = race.racers.map((r) => {
     const key = `${r.ghost ? "ghost:" : ""}${r.username}`;
     const row = racerRow(key);
-    const label = r.status === "won" ? `finished #${r.rank ?? "?"}${r.elapsed_ms != null ? ` in ${formatClock(r.elapsed_ms)}` : ""}`
-      : r.status === "resigned" ? (r.out_of_time ? "out of time" : "resigned") : r.status === "waiting" ? "ready" : "playing";
+    const label = r.status === "won" ? `${outcome(r)}${r.elapsed_ms != null ? ` in ${formatClock(r.elapsed_ms)}` : ""}`
+      : outcome(r) ?? (r.status === "waiting" ? "ready" : "playing");
     setAttr(row.li, "class", `racer${r.username === me && !r.ghost ? " me" : ""}`);
     setAttr(row.li, "data-username", r.username);
     setAttr(row.li, "data-status", r.status);
