@@ -584,8 +584,12 @@ def test_a_race_in_two_browsers(browser, site):
     alice.page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
     # The winner is told their place, in the dialog and under the table, once the race frame says it.
     alice.page.wait_for_selector('dialog[data-testid=win] [data-testid=race-place]:text-is("You finished 1st of 2 in this race.")')
+    # The share text carries the place too (written before the race frame brought it, then rewritten).
+    share = alice.page.input_value("dialog[data-testid=win] [data-testid=share]")
+    assert share.startswith("FreeCell Online ms:1: won in") and ", 1st of 2 in a race\n" in share
     alice.page.click("dialog[data-testid=win] button.primary")
     assert alice.page.inner_text("[data-testid=result] [data-testid=race-place]") == "You finished 1st of 2 in this race."
+    assert alice.page.input_value("[data-testid=result] [data-testid=share]") == share
     progress = bob.page.get_attribute('[data-testid=racers] [data-username="alice"] [data-testid=progress]', "aria-valuenow")
     assert progress == "52"
 

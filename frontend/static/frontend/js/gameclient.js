@@ -69,6 +69,8 @@ export class GameClient {
     this.par = options.par ?? null;
     this.endsAt = options.endsAt ?? null; // a race's time limit: a resign from then on is the limit's
     this.place = ""; // a race's finishing place, under the result's headline (setPlace)
+    this.placeShare = ""; // the same place in the share text's words ("1st of 3 in a race")
+    this.localShare = true; // the share text is shareText()'s, not the server's (options.share)
     this.confirmed = game;
     this.display = game.state;
     this.pending = [];
@@ -628,12 +630,19 @@ export class GameClient {
   }
 
   /** A line under the result's headline, in the panel and the win dialog alike: a racer's finishing
-   * place, which the race's socket may bring a moment after the winning move's answer. */
-  setPlace(text) {
-    this.place = text || "";
+   * place (`line`), which the race's socket may bring a moment after the winning move's answer; `share` is
+   * that place as the share text gives it, and a share box already shown is rewritten with it. */
+  setPlace(line, share = "") {
+    this.place = line || "";
+    this.placeShare = share || "";
     for (const node of this.panel.querySelectorAll("[data-testid=race-place]")) {
       if (node.textContent !== this.place) node.textContent = this.place;
       node.hidden = !this.place;
+    }
+    if (!this.localShare) return;
+    const text = this.shareText();
+    for (const area of this.panel.querySelectorAll("textarea[data-testid=share]")) {
+      if (area.value !== text) area.value = text;
     }
   }
 
@@ -643,7 +652,8 @@ export class GameClient {
     const par = this.par ? ` (par ${this.par})` : "";
     const name = game.ranked ? `daily ${game.deal.replace("daily:", "")}` : game.deal;
     const outcome = game.status === "won" ? `won in ${game.moves} moves${par}` : game.status;
-    return `FreeCell Online ${name}: ${outcome}, ${undos}, ${formatClock(game.elapsed_ms || 0)}\n${location.origin}/replay/${game.id}/`;
+    const place = this.placeShare ? `, ${this.placeShare}` : "";
+    return `FreeCell Online ${name}: ${outcome}, ${undos}, ${formatClock(game.elapsed_ms || 0)}${place}\n${location.origin}/replay/${game.id}/`;
   }
 
   async showResult(fresh) {
@@ -657,9 +667,11 @@ export class GameClient {
       } catch { /* no par known */ }
     }
     let share = this.shareText();
+    this.localShare = true;
     if (this.options.share) {
       try {
-        share = (await this.options.share(game)) || share;
+        const served = await this.options.share(game);
+        if (served) [share, this.localShare] = [served, false];
       } catch { /* the local text will do */ }
     }
     const result = this.q("[data-testid=result]");
@@ -691,7 +703,7 @@ export class GameClient {
         text: "Copy result",
         onclick: async () => {
           try {
-            await navigator.clipboard.writeText(share);
+            await navigator.clipboard.writeText(area.value); // setPlace may have rewritten it
             copy.textContent = "Copied";
           } catch {
             area.select();

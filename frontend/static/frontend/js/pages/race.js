@@ -348,7 +348,7 @@ async function startMyGame() {
     const game = await get(`/api/games/${entry.game}/`);
     panel.hidden = false;
     client = new GameClient(panel, game, { me, endsAt: race.ends_at });
-    client.setPlace(placeText());
+    client.setPlace(...placeTexts());
     window.fc = { client, table: client.table, race: () => race };
     countdown.hidden = true;
   } catch (err) {
@@ -363,11 +363,13 @@ const ordinal = (n) => {
   return `${n}${suffix}`;
 };
 
-/** The racer's finishing place, for the line under their table's result ("" before they finish). */
-function placeText() {
+/** The racer's finishing place: the line under their table's result, and the words their share text
+ * adds ("" for both before they finish). */
+function placeTexts() {
   const entry = myEntry();
-  if (!entry || entry.status !== "won" || entry.rank == null) return "";
-  return `You finished ${ordinal(entry.rank)} of ${race.racers.length} in this race.`;
+  if (!entry || entry.status !== "won" || entry.rank == null) return ["", ""];
+  const place = `${ordinal(entry.rank)} of ${race.racers.length}`;
+  return [`You finished ${place} in this race.`, `${place} in a race`];
 }
 
 function render() {
@@ -382,7 +384,7 @@ function render() {
   renderRacers();
   renderFinish();
   renderCountdown();
-  if (client && client !== "loading") client.setPlace(placeText());
+  if (client && client !== "loading") client.setPlace(...placeTexts());
   if (inside && document.activeElement !== active) {
     if (active.isConnected && !active.closest("[hidden]")) active.focus();
     else moveFocus(awaitedFocus || key || "heading");
