@@ -1,7 +1,9 @@
-"""Password rules beyond Django's: no password built on the username, none made of white space alone."""
+"""Password rules beyond Django's: no password built on the username, none made of white space alone,
+no "new" password that is the current one."""
 
 from __future__ import annotations
 
+from django.contrib.auth.hashers import check_password
 from django.core.exceptions import ValidationError
 
 
@@ -28,3 +30,19 @@ class NotBlankValidator:
 
     def get_help_text(self) -> str:
         return "Your password can’t be only spaces."
+
+
+class NotTheCurrentPasswordValidator:
+    """Refuses, on a change or a reset, the password the account already has: the player meant to
+    replace it (a password they fear was seen, say), and "changed" would tell them it was."""
+
+    existing_accounts_only = True  # the sign-up form does not list this rule
+
+    def validate(self, password: str, user=None) -> None:
+        # hashers.check_password, not user.check_password: that one may re-hash and save the password.
+        encoded = getattr(user, "password", "") if getattr(user, "pk", None) else ""
+        if encoded and check_password(password, encoded):
+            raise ValidationError("That is your current password: choose a new one.", code="password_unchanged")
+
+    def get_help_text(self) -> str:
+        return "A new password can’t be the one you have now."

@@ -176,6 +176,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     {"NAME": "accounts.validators.NotTheUsernameValidator"},
     {"NAME": "accounts.validators.NotBlankValidator"},
+    {"NAME": "accounts.validators.NotTheCurrentPasswordValidator"},
 ]
 
 LANGUAGE_CODE = "en-us"

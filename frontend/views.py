@@ -47,11 +47,16 @@ def _next_url(request, default: str = "/") -> str:
     return default
 
 
-def _password_rules() -> list[str]:
-    """The password rules of AUTH_PASSWORD_VALIDATORS in words, shown before the first try."""
+def _password_rules(*, new_account: bool = False) -> list[str]:
+    """The password rules of AUTH_PASSWORD_VALIDATORS in words, shown before the first try; sign-up
+    leaves out those about the password an account already has (`existing_accounts_only`)."""
     from django.contrib.auth import password_validation
 
-    return password_validation.password_validators_help_texts()
+    return [
+        validator.get_help_text()
+        for validator in password_validation.get_default_password_validators()
+        if not (new_account and getattr(validator, "existing_accounts_only", False))
+    ]
 
 
 def _form(names: list[str], field_errors: dict[str, list[str]], helps: tuple[str, ...] = (), focus: str | None = None) -> dict:
@@ -137,7 +142,7 @@ def signup(request):
             "page": "signup",
             "errors": errors,
             "fields": fields,
-            "password_rules": _password_rules(),
+            "password_rules": _password_rules(new_account=True),
             "username": username,
             "email": email,
             "next": _next_url(request, ""),

@@ -127,6 +127,27 @@ class TestPasswords:
         alice.refresh_from_db()
         assert alice.check_password("a fresh password 7")
 
+    def test_a_new_password_must_differ_from_the_current_one(self, alice, alice_client, anon_client):
+        """A player who changes a password they fear was seen must not be told it changed when it did
+        not; the refusal leaves the password and the API token as they were."""
+        same = alice_client.post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": PASSWORD}, format="json")
+        assert same.status_code == 400
+        error = same.json()["error"]
+        assert error["code"] == "invalid_request"
+        assert error["fields"]["new_password"] == ["That is your current password: choose a new one."]
+        assert alice_client.get("/api/me/").status_code == 200  # the token was not revoked
+        # A reset to the password the account has is refused the same way, and its link still works.
+        alice.email = "alice@example.com"
+        alice.save()
+        assert anon_client.post("/api/auth/password/reset/", {"email": "alice@example.com"}, format="json").status_code == 202
+        uid, token = re.search(r"uid=(\S+) token=(\S+)", sent_mail()[0].body).groups()
+        confirm = {"uid": uid, "token": token, "new_password": PASSWORD}
+        refused = anon_client.post("/api/auth/password/reset/confirm/", confirm, format="json")
+        assert refused.status_code == 400 and refused.json()["error"]["fields"]["new_password"][0].startswith("That is your current")
+        changed = anon_client.post("/api/auth/password/reset/confirm/", {**confirm, "new_password": "another good one 5"}, format="json")
+        assert changed.status_code == 204
+        assert User.objects.get(username="alice").check_password("another good one 5")
+
     def test_one_address_gets_at_most_three_reset_mails_an_hour(self, alice, monkeypatch):
         """The request needs no account and its throttle is per client: without this, anyone could
         fill a player's mailbox. The answer stays 202 (it says nothing about the address)."""

@@ -381,6 +381,7 @@ def test_the_account_page_is_ones_own_and_needs_a_player(alice):
     for form in ("profile", "email", "password", "close"):
         assert f'data-form="{form}"' in page
     assert "can’t contain your username" in page  # the password rules, as at sign-up
+    assert "can’t be the one you have now" in page  # and the one sign-up has no use for
     assert 'href="/api/users/alice/games/?format=ndjson"' in page  # one's games, to keep before closing
 
 
@@ -640,6 +641,7 @@ def test_the_sign_up_form_states_the_password_rules_before_the_first_try():
     html = Client().get("/signup/").content.decode()
     rules = _described_by(html, "password")
     assert "at least 8 characters" in rules and "username" in rules
+    assert "the one you have now" not in html  # a new account has no current password
     assert "autofocus" in _input(html, "username") and "aria-invalid" not in html
     assert "<title>Sign up" in html
 
