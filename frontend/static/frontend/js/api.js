@@ -90,3 +90,6 @@ export function formatDate(iso) {
   const d = new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso);
   return d.toLocaleDateString(undefined, { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
 }
+
+/** "1 move", "3 moves". */
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;

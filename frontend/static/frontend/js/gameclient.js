@@ -2,7 +2,7 @@
 // websocket (REST when the socket is down). A move shows at once; the server's answer confirms it or
 // puts the cards back, and the autoplay it made is animated card by card.
 
-import { ApiError, csrfToken, el, get, post } from "./api.js";
+import { ApiError, csrfToken, el, get, plural, post } from "./api.js";
 import { applyMove, cardName, describeMove, formatClock, sameState, statusWord } from "./cards.js";
 import { LiveSocket } from "./socket.js";
 import { setSingleKeys, singleKeysOn, Table } from "./table.js";
@@ -32,8 +32,6 @@ function actionWords(entry, action, game) {
   if (game.status === "won") words.push("You won");
   return `${words.join(". ")}.`;
 }
-
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** A button that deals a fresh casual game of `deal` (or "random"): a POST, as a GET of /play/ deals nothing. */
 function dealButton(deal, autoplay, text) {

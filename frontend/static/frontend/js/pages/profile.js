@@ -1,6 +1,6 @@
 // /u/<username>/: a player's profile, statistics and streaks, recent games (with replays and ghost
 // races), and, on one's own page, friends and requests.
-import { api, boot, el, formatDate, get, post } from "../api.js";
+import { api, boot, el, formatDate, get, plural, post } from "../api.js";
 import { formatClock } from "../cards.js";
 
 const data = boot();
@@ -80,6 +80,7 @@ const dailyNotOver = (g) => g.deal.startsWith("daily:") && g.deal.slice(6) >= da
 async function games() {
   const box = document.querySelector("[data-games]");
   let rows;
+  let unlisted = 0; // games the statistics count that the list leaves out
   let canRaceGhosts = false; // of one's own games and friends' (POST /api/races/ghost/ refuses others)
   try {
     const p = await profileRequest.catch(() => null);
@@ -88,6 +89,7 @@ async function games() {
     // page before it when the last one is short.
     const url = (page) => `/api/users/${encodeURIComponent(who)}/games/?page_size=${PAGE}&page=${page}`;
     const first = await get(url(1));
+    if (p && p.stats) unlisted = Math.max(0, (p.stats.games_played || 0) - first.count);
     const pages = Math.ceil(first.count / PAGE);
     rows = first.results;
     if (pages > 1) {
@@ -100,12 +102,19 @@ async function games() {
     box.replaceChildren(el("p", { class: "errors", text: err.message }));
     return;
   }
+  // "Games won: 2 of 5" counts games still in play, and another player's daily or race game that is
+  // kept from view until its day or race is over (can_view_game): say why the list has fewer.
+  const unlistedNote = unlisted
+    ? el("p", { class: "muted", "data-testid": "games-unlisted", text: me === who
+      ? `${plural(unlisted, "game")} still in play ${unlisted === 1 ? "is" : "are"} not listed.`
+      : `${plural(unlisted, "more game")} ${unlisted === 1 ? "is" : "are"} not listed: still in play, or a daily or race game shown once its day or race is over.` })
+    : null;
   if (!rows.length) {
-    box.replaceChildren(el("p", { class: "muted", text: "No finished games yet." }));
+    box.replaceChildren(el("p", { class: "muted", text: "No finished games yet." }), ...(unlistedNote ? [unlistedNote] : []));
     return;
   }
   // In a box of its own that scrolls sideways, so a narrow phone does not scroll the whole page.
-  box.replaceChildren(el("div", { class: "table-scroll" }, el("table", { class: "board", "data-testid": "games" },
+  box.replaceChildren(...(unlistedNote ? [unlistedNote] : []), el("div", { class: "table-scroll" }, el("table", { class: "board", "data-testid": "games" },
     el("caption", { class: "visually-hidden", text: `Recent finished games of ${who}, newest first` }),
     el("thead", {}, el("tr", {},
       el("th", { scope: "col", text: "Deal" }), el("th", { scope: "col", text: "Result" }),
