@@ -24,6 +24,7 @@ from django.conf import settings  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from freecell_site import server_loop  # noqa: E402
+from freecell_site.daphne_requests import stop_form_parsing  # noqa: E402
 from freecell_site.origin import SameOriginValidator  # noqa: E402
 from freecell_site.wsgi_bridge import WSGIBridge  # noqa: E402
 from games.routing import websocket_router  # noqa: E402
@@ -59,4 +60,5 @@ def freeze_what_lives_forever() -> None:
     gc.freeze()
 
 
+stop_form_parsing()  # before Daphne makes its first request (it imports this module first)
 freeze_what_lives_forever()

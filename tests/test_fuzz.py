@@ -396,6 +396,35 @@ def test_a_real_server_shrugs_off_huge_frames_and_floods_and_keeps_acking_others
     assert "Traceback" not in log.read_text(errors="replace")
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+def test_a_real_server_answers_a_malformed_form_upload_with_the_spec_error_shape(daphne_server):
+    """Twisted parsed multipart bodies itself and answered one it could not parse with a bare 400 and a
+    closed connection, before Django saw it (freecell_site/daphne_requests.py): no JSON, no code."""
+    import http.client
+
+    port, ((token, _game), _), proc, log = daphne_server
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    bodies = [
+        ("multipart/form-data; boundary=c637e12e2b1a998d80d1b087531af51c", b"--c637e12e2b1a998d80d1b087531af51c--\r\n"),
+        ("multipart/form-data; boundary=zz", b"garbage"),
+        ("multipart/form-data", b"garbage"),
+    ]
+    answers = []
+    for content_type, body in bodies:  # all on one connection: none of them may close it
+        for path in ("/api/solutions/verify/", "/api/games/"):
+            connection.request("POST", path, body, {"Content-Type": content_type, "Authorization": f"Token {token}"})
+            response = connection.getresponse()
+            answers.append((response.status, response.getheader("Content-Type"), json.loads(response.read())["error"]["code"]))
+    assert all(status == 400 and kind == "application/json" for status, kind, _code in answers), answers
+    assert {code for *_, code in answers} <= {"invalid_request", "bad_request", "invalid_deal"}, answers
+    # A form body still reaches Django whole (Twisted no longer reads it first).
+    connection.request("POST", "/api/solutions/verify/", b"deal=ms%3A1&moves=1h", {"Content-Type": "application/x-www-form-urlencoded"})
+    answer = json.loads(connection.getresponse().read())
+    assert answer["valid"] is False and answer["error"]["code"] == "illegal_move", answer
+    assert proc.poll() is None and "Traceback" not in log.read_text(errors="replace")
+
+
 async def flood_with(socket, frames: list[str], count: int) -> None:
     for i in range(count):
         await socket.send(frames[i % len(frames)])
