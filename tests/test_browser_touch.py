@@ -114,6 +114,12 @@ def test_a_phone_has_no_key_hints_finger_sized_links_and_no_stale_network_messag
     assert not page.locator("[data-action=undo] kbd").is_visible()  # "u" means nothing without keys
     for link in page.locator(".site-header nav a, .site-header nav button").all():
         assert link.bounding_box()["height"] >= 24, link.inner_text()
+    # The header is one row (the suits stand for the site's name, which screen readers still get), so
+    # the table starts higher; it took two rows, brand above links, on phones up to 480 px wide.
+    brand = page.get_by_role("link", name="FreeCell Online")
+    nav = page.locator(".site-header nav").bounding_box()
+    assert nav["y"] < brand.bounding_box()["y"] + brand.bounding_box()["height"], (brand.bounding_box(), nav)
+    assert page.locator(".site-header").bounding_box()["height"] < 50
 
     # A move sent while the server was away said so; once the socket is back, that is over.
     page.evaluate("() => window.fc.client.say('the server cannot be reached', 'error', 'network')")
