@@ -84,9 +84,22 @@ class ProfileSerializer(serializers.Serializer):
         write_only=True, required=False, max_length=256, trim_whitespace=False,
         help_text="your current password: needed to change `email` (where password resets are sent)",
     )
-    display_name = serializers.CharField(max_length=40, required=False, allow_blank=True)
+    display_name = serializers.CharField(
+        max_length=40, required=False, allow_blank=True,
+        help_text="free text; not another player's username (in any case), which would pass for them",
+    )
     bio = serializers.CharField(max_length=280, required=False, allow_blank=True)
     date_joined = serializers.DateTimeField(read_only=True)
+
+    def validate_display_name(self, value: str) -> str:
+        # The profile shows the display name in large type under the username: "alice" there would
+        # pass for alice. One's own username is fine. (Usernames are ASCII; a look-alike letter in
+        # a display name is not caught here.)
+        own = getattr(self.context.get("user"), "username", "")
+        name = value.strip()
+        if name and name.casefold() != own.casefold() and User.objects.filter(username__iexact=name).exists():
+            raise serializers.ValidationError("that is another player's username: choose a name that is yours")
+        return value
 
 
 class CloseAccountSerializer(serializers.Serializer):

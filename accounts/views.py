@@ -205,7 +205,7 @@ class MeView(APIView):
 
     @extend_schema(request=s.ProfileSerializer, responses={200: s.ProfileSerializer, 400: ERR, 401: ERR, 403: ERR}, summary="Edit your profile")
     def patch(self, request):
-        body = s.ProfileSerializer(data=request.data, partial=True)
+        body = s.ProfileSerializer(data=request.data, partial=True, context={"user": request.user})
         body.is_valid(raise_exception=True)
         user = request.user
         profile, _ = Profile.objects.get_or_create(user=user)

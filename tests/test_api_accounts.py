@@ -197,6 +197,17 @@ class TestProfile:
         response = alice_client.patch("/api/me/", {"display_name": "Alice A.", "bio": "aces high"}, format="json")
         assert response.status_code == 200 and response.json()["display_name"] == "Alice A."
 
+    def test_a_display_name_may_not_be_another_players_username(self, alice, bob, alice_client):
+        """The profile shows it large under the username: "Bob" on alice's page would pass for bob."""
+        for name in ("bob", "BOB", " Bob "):
+            refused = alice_client.patch("/api/me/", {"display_name": name, "bio": "hi"}, format="json")
+            assert refused.status_code == 400, name
+            error = refused.json()["error"]
+            assert error["code"] == "invalid_request" and list(error["fields"]) == ["display_name"]
+        assert alice_client.get("/api/me/").json()["bio"] == ""  # nothing of the refused edit was kept
+        for name in ("Alice", "bobby tables", ""):  # one's own name, in any case, and others are fine
+            assert alice_client.patch("/api/me/", {"display_name": name}, format="json").status_code == 200, name
+
     def test_the_public_profile_shows_statistics_and_friendship(self, alice, bob, bob_client, charlie_client):
         assert bob_client.get("/api/users/alice/").json()["is_friend"] is True
         body = charlie_client.get("/api/users/alice/").json()
