@@ -10,16 +10,22 @@ the raw body on), so the parse was also a second copy of every form body. Twiste
 
 from __future__ import annotations
 
+import inspect
+
 
 def stop_form_parsing() -> bool:
     """Makes Daphne's requests skip Twisted's form parsing; False when Daphne is not installed or its
     request class no longer matches (then Twisted's default stays)."""
     try:
         from daphne.http_protocol import WebRequest
+        from twisted.web.http import Request
     except ImportError:  # served by another ASGI server
         return False
     if getattr(WebRequest, "_forms_left_to_django", False):
         return True
+    # A Twisted without the switch would refuse the argument on every request: leave it alone.
+    if "parsePOSTFormSubmission" not in inspect.signature(Request.__init__).parameters:
+        return False
     original = WebRequest.__init__
 
     def __init__(self, *args, **kwargs):
