@@ -56,6 +56,31 @@ def test_a_solution_replays_to_a_win(deal, autoplay):
     assert checked.valid and checked.won
 
 
+def test_the_search_runs_with_the_cyclic_collector_paused_and_leaves_it_as_it_was(monkeypatch):
+    """The collector took 15-20% of a plain solve walking the positions the search keeps."""
+    import gc
+
+    from games.engine import solver
+
+    seen = []
+    real = solver.first_line
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solver, "first_line", spy)
+    assert gc.isenabled()
+    assert solve(Board.from_deal("ms:3"), autoplay="safe").result == "solved"
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:  # a caller that had switched it off itself finds it still off
+        assert solve(Board.from_deal("ms:3"), autoplay="safe", par=True, budget=0.2).result == "solved"
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_under_no_autoplay_the_line_writes_out_all_52_foundation_moves():
     solution = solve(Board.from_deal("ms:3"), autoplay="none")
     assert sum(1 for m in solution.moves if m.dest == "h") == 52
