@@ -199,7 +199,7 @@ def _line_cost(path, autoplay: str) -> int:
 def _cyclic_gc_paused():
     """Pauses Python's cyclic garbage collector for a search. A search allocates millions of tuples
     that live on (the positions seen), so the collector ran again and again over a growing heap and
-    took 15-20% of a plain solve's time (ms:1-200, docs/solver.md); the search makes no reference
+    took about a sixth of a plain solve's time (ms:1-1000, docs/solver.md); the search makes no reference
     cycles, and its garbage is freed by reference counting as before. Process-wide, so the collector
     is switched back on only by the call that switched it off (another thread may be solving too)."""
     was_enabled = gc.isenabled()

@@ -105,16 +105,16 @@ async function games() {
   // "Games won: 2 of 5" counts games still in play, and another player's daily or race game that is
   // kept from view until its day or race is over (can_view_game): say why the list has fewer.
   const unlistedNote = unlisted
-    ? el("p", { class: "muted", "data-testid": "games-unlisted", text: me === who
+    ? [el("p", { class: "muted", "data-testid": "games-unlisted", text: me === who
       ? `${plural(unlisted, "game")} still in play ${unlisted === 1 ? "is" : "are"} not listed.`
-      : `${plural(unlisted, "more game")} ${unlisted === 1 ? "is" : "are"} not listed: still in play, or a daily or race game shown once its day or race is over.` })
-    : null;
+      : `${plural(unlisted, "more game")} ${unlisted === 1 ? "is" : "are"} not listed: still in play, or a daily or race game shown once its day or race is over.` })]
+    : []; // a list, spread below: replaceChildren would write a null as the text "null"
   if (!rows.length) {
-    box.replaceChildren(el("p", { class: "muted", text: "No finished games yet." }), ...(unlistedNote ? [unlistedNote] : []));
+    box.replaceChildren(el("p", { class: "muted", text: "No finished games yet." }), ...unlistedNote);
     return;
   }
   // In a box of its own that scrolls sideways, so a narrow phone does not scroll the whole page.
-  box.replaceChildren(...(unlistedNote ? [unlistedNote] : []), el("div", { class: "table-scroll" }, el("table", { class: "board", "data-testid": "games" },
+  box.replaceChildren(...unlistedNote, el("div", { class: "table-scroll" }, el("table", { class: "board", "data-testid": "games" },
     el("caption", { class: "visually-hidden", text: `Recent finished games of ${who}, newest first` }),
     el("thead", {}, el("tr", {},
       el("th", { scope: "col", text: "Deal" }), el("th", { scope: "col", text: "Result" }),
