@@ -1,13 +1,13 @@
 """How far par is from optimal: the proven optimum of each deal beside our par, in the same run.
 
-Run: python bench/optimal.py [--range ms:1-100] [--jobs 2] [--max-nodes 4000000] [--par-budget 2]
+Run: python bench/optimal.py [--range ms:1-100] [--jobs 2] [--max-nodes 4000000] [--par-budget 2 5]
 
 For each deal, an exact A* search (bench/optimal/optimal.c, compiled here with gcc: a measuring
 instrument, not part of the service, whose solver stays pure Python) either proves the optimum
 (the fewest actions that win under the spec's counting: a run is one move, safe autoplay is free)
 or, when it runs out of positions, a lower bound on it. Every optimal line is replayed by the
 engine before it is counted. Beside it, the baseline measured in the same run: our par mode
-(games/engine/solver.py) with --par-budget seconds of CPU per deal.
+(games/engine/solver.py) with --par-budget seconds of CPU per deal (several values: one baseline each).
 
 The mean of the per-deal lower bounds (the optimum where it was proved) is a lower bound on the mean
 par any solver can reach on the range: no line is shorter than the optimum. docs/solver.md, "The
@@ -134,24 +134,32 @@ def progress(iterable, total, label):
         return iterable
 
 
-def summarize(rows: list[dict], par: dict[str, int]) -> dict:
-    """The figures of a run: rows from _work, par by deal (may be empty)."""
+def summarize(rows: list[dict]) -> dict:
+    """The optimum's figures of a run (rows from _work)."""
     proven = [r for r in rows if r["result"] == "optimal"]
-    out = {
+    return {
         "deals": len(rows),
         "proven": len(proven),
         "mean_lower_bound": round(statistics.mean(r["value"] for r in rows), 3),
         "mean_optimum_proven": round(statistics.mean(r["value"] for r in proven), 3) if proven else None,
+        "share_optimum_le_32_proven": round(sum(r["value"] <= 32 for r in proven) / len(proven), 3)
+        if proven
+        else None,
         "max_cpu_s": max(r["seconds"] for r in rows),
     }
-    if par:
-        out["mean_par"] = round(statistics.mean(par[r["deal"]] for r in rows), 3)
-        if proven:
-            gaps = [par[r["deal"]] - r["value"] for r in proven]
-            out["mean_par_proven"] = round(statistics.mean(par[r["deal"]] for r in proven), 3)
-            out["par_is_optimal"] = sum(g == 0 for g in gaps)
-            out["max_gap"] = max(gaps)
-            out["below_optimum"] = sum(g < 0 for g in gaps)  # must stay 0: par can't beat the optimum
+
+
+def compare(rows: list[dict], par: dict[str, int]) -> dict:
+    """Our par (by deal) against the optimum: on every deal, and on the deals whose optimum was proved."""
+    proven = [r for r in rows if r["result"] == "optimal"]
+    out = {"mean_par": round(statistics.mean(par[r["deal"]] for r in rows), 3)}
+    if proven:
+        gaps = [par[r["deal"]] - r["value"] for r in proven]
+        out["mean_par_proven"] = round(statistics.mean(par[r["deal"]] for r in proven), 3)
+        out["mean_gap_proven"] = round(statistics.mean(gaps), 3)
+        out["par_is_optimal"] = sum(g == 0 for g in gaps)
+        out["max_gap"] = max(gaps)
+        out["below_optimum"] = sum(g < 0 for g in gaps)  # must stay 0: no line beats the optimum
     return out
 
 
@@ -173,8 +181,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--par-budget",
         type=float,
-        default=2.0,
-        help="CPU seconds of our par mode per deal (0: skip the baseline)",
+        nargs="*",
+        default=[2.0],
+        help="CPU seconds of our par mode per deal, one baseline per value (none: no baseline)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     args = parser.parse_args(argv)
@@ -183,31 +192,35 @@ def main(argv=None) -> int:
     with multiprocessing.Pool(args.jobs) as pool:
         work = [(d, args.max_nodes, args.seconds) for d in deals]
         rows = list(progress(pool.imap(_work, work), len(deals), "optimum"))
-    par: dict[str, int] = {}
-    if args.par_budget > 0:
-        runs = solve_range(deals, "safe", par=True, budget=args.par_budget, jobs=args.jobs, cpu_clock=True)
-        par = {r["deal"]: r["count"] for r in progress(runs, len(deals), f"par ({args.par_budget:g} s)")}
-    summary = summarize(rows, par)
-    print(
-        f"\n{args.range}: {len(deals)} deals; exact search of at most {args.max_nodes:,} positions, {args.seconds:g} s each\n"
-    )
-    print(f"optimum proved           {summary['proven']} of {summary['deals']} deals")
-    print(f"mean optimum (proved)    {summary['mean_optimum_proven']}")
-    print(
-        f"mean lower bound (all)   {summary['mean_lower_bound']}   <- no solver's mean par on the range is lower"
-    )
-    if par:
-        print(f"our mean par ({args.par_budget:g} s)      {summary['mean_par']}")
-        print(
-            f"  on the proved deals    {summary.get('mean_par_proven')} (par = optimum on {summary.get('par_is_optimal')}, largest gap {summary.get('max_gap')})"
-        )
-        if summary.get("below_optimum"):
-            print(f"  !! par below the optimum on {summary['below_optimum']} deals: the instrument is wrong")
-    if args.json:
+    report = {"range": args.range, "max_nodes": args.max_nodes, "optimum": summarize(rows), "par": {}}
+    for budget in args.par_budget:
+        runs = solve_range(deals, "safe", par=True, budget=budget, jobs=args.jobs, cpu_clock=True)
+        par = {r["deal"]: r["count"] for r in progress(runs, len(deals), f"par ({budget:g} s)")}
+        report["par"][f"{budget:g}"] = compare(rows, par)
         for r in rows:
-            r["par"] = par.get(r["deal"])
-        Path(args.json).write_text(json.dumps({"summary": summary, "per_deal": rows}, indent=1))
-    return 1 if summary.get("below_optimum") else 0
+            r[f"par_{budget:g}"] = par[r["deal"]]
+    figures = report["optimum"]
+    print(f"\n{args.range}: {len(deals)} deals; exact search of at most {args.max_nodes:,} positions each\n")
+    print(f"optimum proved            {figures['proven']} of {figures['deals']} deals")
+    print(f"mean optimum (proved)     {figures['mean_optimum_proven']}")
+    print(
+        f"mean lower bound (all)    {figures['mean_lower_bound']}   (no solver's mean par on the range is lower)"
+    )
+    wrong = 0
+    for budget, c in report["par"].items():
+        print(f"our mean par ({budget} s CPU)  {c['mean_par']}")
+        if "mean_par_proven" in c:
+            print(
+                f"  on the proved deals     {c['mean_par_proven']}: {c['mean_gap_proven']} above the optimum "
+                f"on average, equal on {c['par_is_optimal']}, at most {c['max_gap']} above"
+            )
+            wrong += c["below_optimum"]
+    if wrong:
+        print(f"!! par below the optimum {wrong} times: the instrument is wrong")
+    if args.json:
+        report["per_deal"] = rows
+        Path(args.json).write_text(json.dumps(report, indent=1))
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":
