@@ -292,11 +292,14 @@ static uint32_t lookup(const uint8_t *k, int *found) {
     }
 }
 
-/* open list: buckets by f then h */
-#define NB (128 * 64)
+/* open list: buckets by f then h (h < 64: at most 52 runs and 4 free cells). A position with
+   f >= MAXF is dropped: the search then proves at most MAXF (a real line is far shorter). */
+#define MAXF 128
+#define NB (MAXF * 64)
 static int curb = 0;
 static uint32_t *bk[NB]; static uint32_t bn[NB], bc[NB];
 static void push(uint32_t node, int f, int h) {
+    if (f >= MAXF) return;
     int b = f * 64 + h;
     if (bn[b] == bc[b]) { bc[b] = bc[b] ? bc[b] * 2 : 1024; bk[b] = realloc(bk[b], bc[b] * sizeof(uint32_t)); }
     bk[b][bn[b]++] = node;
@@ -391,7 +394,7 @@ int main(int argc, char **argv) {
     double el = (double)(clock() - t0) / CLOCKS_PER_SEC;
     if (goal < 0) {
         while (curb < NB && bn[curb] == 0) curb++;
-        int bound = curb < NB ? curb / 64 : upper;
+        int bound = curb < NB ? curb / 64 : (upper < MAXF ? upper : MAXF);
         if (bound > upper) bound = upper;
         if (stop == 2 && popf < bound) bound = popf; /* the node cut off mid-expansion */
         printf("bound %d nodes %u expanded %lu seconds %.1f stop %d\n", bound, nnodes, (unsigned long)expanded, el, stop);
