@@ -388,3 +388,47 @@ def test_par_mode_returns_lines_the_engine_replays_for_several_deals():
         par = solve(board, autoplay="safe", par=True, budget=0.5, cpu_clock=True)
         assert par.result == "solved"
         assert verify(board, par.moves, autoplay="safe").won
+
+
+@pytest.mark.parametrize("deal", ["ms:1", "ms:617", "seed:42"])
+def test_the_move_set_reaches_every_position_one_legal_move_reaches(deal):
+    """The solver's proofs of unsolvability (and the optimum of bench/optimal.py) hold only if its
+    move set leaves out no position a legal move reaches. Along a winning line and off it, the
+    positions of the engine's legal moves (each followed by safe autoplay) are those of
+    ``children``, up to the order of the columns; a move that changes nothing is left out."""
+    import random
+
+    from games.engine.solver import to_core
+
+    rng = random.Random(deal)
+    board = Board.from_deal(deal)
+    board.safe_autoplay()
+    line = solve(board, autoplay="safe").moves
+    checked = 0
+    for step in range(len(line)):
+        for position in (board, _wander(board, rng)):
+            state = to_core(position)[0]
+            here = core.key_of(state[0], state[1])
+            by_engine = set()
+            for move in position.legal_moves():
+                after = position.copy(history=False)
+                after.play(move, autoplay="safe")
+                after_state = to_core(after)[0]
+                by_engine.add(core.key_of(after_state[0], after_state[1]))
+            for full in (True, False):
+                by_core = {core.key_of(c[0], c[1]) for _m, c, _a in core.children(state, full)}
+                assert by_core - {here} == by_engine - {here}, (deal, step, position.to_text())
+            checked += 1
+        board.play(line[step], autoplay="safe")
+    assert checked >= 2 * len(line) > 0
+
+
+def _wander(board: Board, rng, steps: int = 6) -> Board:
+    """A position a few random legal moves away from ``board`` (safe autoplay after each)."""
+    board = board.copy(history=False)
+    for _ in range(steps):
+        moves = board.legal_moves()
+        if not moves or board.is_won():
+            break
+        board.play(rng.choice(moves), autoplay="safe")
+    return board
