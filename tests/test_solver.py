@@ -405,16 +405,19 @@ def test_the_move_set_reaches_every_position_one_legal_move_reaches(deal):
     board.safe_autoplay()
     line = solve(board, autoplay="safe").moves
     checked = 0
+    def key(position: Board):
+        cols, cells, _found = to_core(position)[0]
+        return core.key_of(cols, cells)
+
     for step in range(len(line)):
         for position in (board, _wander(board, rng)):
             state = to_core(position)[0]
-            here = core.key_of(state[0], state[1])
+            here = key(position)
             by_engine = set()
             for move in position.legal_moves():
                 after = position.copy(history=False)
                 after.play(move, autoplay="safe")
-                after_state = to_core(after)[0]
-                by_engine.add(core.key_of(after_state[0], after_state[1]))
+                by_engine.add(key(after))
             for full in (True, False):
                 by_core = {core.key_of(c[0], c[1]) for _m, c, _a in core.children(state, full)}
                 assert by_core - {here} == by_engine - {here}, (deal, step, position.to_text())
