@@ -1,11 +1,15 @@
-"""Shared fixtures: players alice (the owner), bob (her friend) and charlie (a stranger), API clients."""
+"""The suite's settings and the fixtures every test gets; shared fixtures live in tests/support/."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
-from rest_framework.test import APIClient
+
+pytest_plugins = [
+    "tests.support.players",
+    "tests.support.browser",
+]
 
 # Tests that need real PostgreSQL and Redis run only when both are configured (as in .ci/run).
 SERVICES = bool(os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL"))
@@ -16,80 +20,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "services" in item.keywords and not SERVICES:
             item.add_marker(skip)
-
-
-PASSWORD = "correct horse battery 9"
-
-
-def make_player(username: str):
-    from accounts import services
-
-    user, token = services.register(username=username, password=PASSWORD)
-    return user
-
-
-def client_for(user=None) -> APIClient:
-    from rest_framework.authtoken.models import Token
-
-    client = APIClient()
-    if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
-def befriend(a, b) -> None:
-    from accounts import services
-
-    services.request_friend(user=a, username=b.username)
-    services.answer_request(user=b, username=a.username, accept=True)
-
-
-@pytest.fixture
-def alice(db):
-    return make_player("alice")
-
-
-@pytest.fixture
-def bob(db, alice):
-    """Alice's friend."""
-    user = make_player("bob")
-    befriend(alice, user)
-    return user
-
-
-@pytest.fixture
-def charlie(db):
-    """A stranger to alice and bob."""
-    return make_player("charlie")
-
-
-@pytest.fixture
-def staff(db):
-    user = make_player("staffer")
-    user.is_staff = True
-    user.save()
-    return user
-
-
-@pytest.fixture
-def anon_client():
-    return APIClient()
-
-
-@pytest.fixture
-def alice_client(alice):
-    return client_for(alice)
-
-
-@pytest.fixture
-def bob_client(bob):
-    return client_for(bob)
-
-
-@pytest.fixture
-def charlie_client(charlie):
-    return client_for(charlie)
 
 
 @pytest.fixture(autouse=True)
@@ -105,16 +35,6 @@ def _fresh_cache():
 
     cache.clear()
     yield
-
-
-def sent_mail() -> list:
-    """The test's outbox once the mail sender thread has sent what was queued (accounts/mail.py)."""
-    from django.core import mail
-
-    from accounts.mail import wait_until_sent
-
-    wait_until_sent()
-    return mail.outbox
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from accounts.closing import closed_name
 from accounts.models import Friendship
 from games.models import Game
-from tests.conftest import PASSWORD, client_for
+from tests.support.players import PASSWORD, client_for
 from tests.test_daily_support import *  # noqa: F403
 from tests.test_daily_support import win_daily
 from tests.test_races import act, open_race, read, running_race

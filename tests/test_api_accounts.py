@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.core.mail.backends import locmem
 from rest_framework.test import APIClient
 
-from tests.conftest import PASSWORD, client_for, sent_mail
+from tests.support.players import PASSWORD, client_for, sent_mail
 
 
 def code_of(response) -> str:

@@ -398,7 +398,7 @@ def path_routes() -> list[tuple[str, str]]:
     ],
 )
 def test_a_nul_character_in_a_url_parameter_is_never_a_server_error(alice, path):
-    from tests.conftest import client_for
+    from tests.support.players import client_for
 
     client = client_for(alice)
     client.raise_request_exception = False
@@ -481,7 +481,7 @@ def test_the_api_has_routes_with_ids_to_check():
 @pytest.mark.parametrize("route", int_routes())
 @pytest.mark.parametrize("number", [987654, 2**70])
 def test_an_id_that_names_nothing_is_not_found_with_the_spec_code(alice, route, number):
-    from tests.conftest import client_for
+    from tests.support.players import client_for
 
     client = client_for(alice)
     client.raise_request_exception = False

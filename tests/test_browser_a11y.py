@@ -1,4 +1,4 @@
-"""Accessibility in a real browser (the fixtures of tests/test_browser.py: Daphne on a fresh SQLite file,
+"""Accessibility in a real browser (the fixtures of tests/support/browser.py: Daphne on a fresh SQLite file,
 Debian's Chromium): keyboard focus kept across the race page's live redraws, the outcome of a friend
 action announced with focus put somewhere sensible, sign-up errors tied to their fields, and the replay's
 list of actions one stop of the Tab key.
@@ -10,9 +10,7 @@ import time
 
 import pytest
 
-from tests.test_browser import PASSWORD, api_game, ms1_safe_line, new_tab, sign_in
-from tests.test_browser import browser as browser  # noqa: F401  (fixtures, re-exported for this module)
-from tests.test_browser import site as site  # noqa: F401
+from tests.support.browser import api_game, ms1_safe_line, new_tab, register, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -37,10 +35,6 @@ def settled_on(page, check: str):
         raise AssertionError(f"the focus is on {focused(page)}") from None
 
 
-def register(site, username: str) -> str:
-    return site.api("POST", "/api/auth/register/", {"username": username, "password": PASSWORD})["token"]
-
-
 def open_race(tab, deal: str = "1") -> str:
     tab.goto("/")
     tab.page.fill("[data-open-race] input[name=deal]", deal)
@@ -50,7 +44,7 @@ def open_race(tab, deal: str = "1") -> str:
     return tab.page.inner_text("[data-testid=race-code]")
 
 
-def test_the_race_page_keeps_the_keyboard_focus_across_joins_and_the_start(browser, site):  # noqa: F811
+def test_the_race_page_keeps_the_keyboard_focus_across_joins_and_the_start(browser, site):
     owner = new_tab(browser, site).sign_up("focuser")
     page = owner.page
     code = open_race(owner)
@@ -101,7 +95,7 @@ def test_the_race_page_keeps_the_keyboard_focus_across_joins_and_the_start(brows
         tab.context.close()
 
 
-def test_the_race_page_keeps_the_focus_while_other_racers_move(browser, site):  # noqa: F811
+def test_the_race_page_keeps_the_focus_while_other_racers_move(browser, site):
     """Every progress frame redrew the lobby and the racers: focus on Resign or a watch link fell to <body>."""
     owner_token = register(site, "leader")
     racer = register(site, "chaser")
@@ -132,7 +126,7 @@ def test_the_race_page_keeps_the_focus_while_other_racers_move(browser, site):  
         tab.context.close()
 
 
-def test_the_race_page_fits_a_narrow_phone(browser, site):  # noqa: F811
+def test_the_race_page_fits_a_narrow_phone(browser, site):
     """320 px: the long join link wraps instead of scrolling the page sideways."""
     owner = new_tab(browser, site, viewport={"width": 320, "height": 640}).sign_up("narrow")
     code = open_race(owner, "3")
@@ -143,7 +137,7 @@ def test_the_race_page_fits_a_narrow_phone(browser, site):  # noqa: F811
     owner.context.close()
 
 
-def test_a_race_under_way_shows_the_table_on_a_small_phones_first_screen(browser, site):  # noqa: F811
+def test_a_race_under_way_shows_the_table_on_a_small_phones_first_screen(browser, site):
     """320 x 568: the race's panel (heading, status, a second Resign) pushed the table to the bottom edge."""
     owner = new_tab(browser, site, viewport={"width": 320, "height": 568}, is_mobile=True, has_touch=True).sign_up("pocket")
     page = owner.page
@@ -161,7 +155,7 @@ def test_a_race_under_way_shows_the_table_on_a_small_phones_first_screen(browser
     owner.context.close()
 
 
-def test_a_friend_action_is_announced_and_keeps_the_focus(browser, site):  # noqa: F811
+def test_a_friend_action_is_announced_and_keeps_the_focus(browser, site):
     register(site, "befriended")
     visitor = new_tab(browser, site).sign_up("visiting")
     page = visitor.page
@@ -201,7 +195,7 @@ def test_a_friend_action_is_announced_and_keeps_the_focus(browser, site):  # noq
     visitor.context.close()
 
 
-def test_a_refused_sign_up_ties_each_error_to_its_field(browser, site):  # noqa: F811
+def test_a_refused_sign_up_ties_each_error_to_its_field(browser, site):
     tab = new_tab(browser, site)
     page = tab.page
     tab.goto("/signup/")
@@ -223,7 +217,7 @@ def test_a_refused_sign_up_ties_each_error_to_its_field(browser, site):  # noqa:
     tab.context.close()
 
 
-def test_the_replays_list_of_actions_is_one_tab_stop_walked_by_the_arrows(browser, site):  # noqa: F811
+def test_the_replays_list_of_actions_is_one_tab_stop_walked_by_the_arrows(browser, site):
     """A game of thousands of actions put thousands of Tabs between the replay's controls and its links."""
     token = register(site, "replayer")
     game = api_game(site, token, ms1_safe_line()[:6])

@@ -1,4 +1,4 @@
-"""Touch play on phones in a real browser (the fixtures of tests/test_browser.py): a swipe or a pinch is
+"""Touch play on phones in a real browser (the fixtures of tests/support/browser.py): a swipe or a pinch is
 no tap, a quick second tap on a card that cannot go home drops the selection, and a phone held sideways
 shows the whole deal."""
 
@@ -8,9 +8,7 @@ import time
 
 import pytest
 
-from tests.test_browser import browser as browser  # noqa: F401  (fixtures, re-exported for this module)
-from tests.test_browser import new_tab
-from tests.test_browser import site as site  # noqa: F401
+from tests.support.browser import new_tab
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,7 +34,7 @@ def no_move_sent(tab):
     assert tab.counters() == (0, 0)
 
 
-def test_a_swipe_or_a_pinch_over_the_cards_plays_no_move(browser, site):  # noqa: F811
+def test_a_swipe_or_a_pinch_over_the_cards_plays_no_move(browser, site):
     tab = new_tab(browser, site, **PHONE).sign_up("swiper")
     tab.deal("/play/1/?autoplay=none")
     tab.wait_live()
@@ -72,7 +70,7 @@ def test_a_swipe_or_a_pinch_over_the_cards_plays_no_move(browser, site):  # noqa
     tab.context.close()
 
 
-def test_a_quick_second_tap_drops_a_selection_that_cannot_go_home(browser, site):  # noqa: F811
+def test_a_quick_second_tap_drops_a_selection_that_cannot_go_home(browser, site):
     tab = new_tab(browser, site, **PHONE).sign_up("untapper")
     tab.deal("/play/1/?autoplay=none")
     tab.wait_live()
@@ -89,7 +87,7 @@ def test_a_quick_second_tap_drops_a_selection_that_cannot_go_home(browser, site)
 
 
 @pytest.mark.parametrize("viewport", [{"width": 844, "height": 390}, {"width": 568, "height": 320}])
-def test_a_phone_held_sideways_shows_the_cells_and_every_column_of_the_deal(browser, site, viewport):  # noqa: F811
+def test_a_phone_held_sideways_shows_the_cells_and_every_column_of_the_deal(browser, site, viewport):
     tab = new_tab(browser, site, **{**PHONE, "viewport": viewport}).sign_up(f"sideways{viewport['width']}")
     tab.deal("/play/3/")
     tab.wait_live()
@@ -106,7 +104,7 @@ def test_a_phone_held_sideways_shows_the_cells_and_every_column_of_the_deal(brow
     tab.context.close()
 
 
-def test_a_phone_has_no_key_hints_finger_sized_links_and_no_stale_network_message(browser, site):  # noqa: F811
+def test_a_phone_has_no_key_hints_finger_sized_links_and_no_stale_network_message(browser, site):
     tab = new_tab(browser, site, **PHONE).sign_up("fingers")
     page = tab.page
     tab.deal("/play/1/")

@@ -88,7 +88,7 @@ def test_a_rest_move_is_stored_while_redis_is_down(alice, alice_client, redis_do
 
 @pytest.mark.django_db
 def test_a_token_login_works_while_redis_is_down(alice, anon_client, redis_down):
-    from tests.conftest import PASSWORD
+    from tests.support.players import PASSWORD
 
     answer = anon_client.post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
     assert answer.status_code == 200, answer.content

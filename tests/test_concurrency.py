@@ -103,7 +103,7 @@ def test_password_changes_at_once_with_the_same_old_password_let_one_through(ali
     from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
-    from tests.conftest import PASSWORD
+    from tests.support.players import PASSWORD
 
     key = Token.objects.get_or_create(user=alice)[0].key
 

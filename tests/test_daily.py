@@ -16,7 +16,7 @@ from django.db import connection
 from freecell_site.errors import ServiceError
 from games import daily, services
 from games.models import DailyChallenge, DailyResult, Game
-from tests.conftest import client_for
+from tests.support.players import client_for
 from tests.test_daily_support import *  # noqa: F403
 from tests.test_daily_support import (
     REAL_DEAL_FOR,

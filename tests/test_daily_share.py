@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from games import daily, services
-from tests.conftest import client_for
+from tests.support.players import client_for
 from tests.test_daily_support import *  # noqa: F403
 from tests.test_daily_support import make_test_daily, win_daily
 

@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from games import services
-from tests.conftest import PASSWORD, sent_mail
+from tests.support.players import PASSWORD, sent_mail
 
 STATIC_JS = Path(__file__).resolve().parent.parent / "frontend" / "static" / "frontend" / "js"
 

@@ -230,7 +230,7 @@ def test_a_flood_from_one_socket_does_not_slow_another_players_moves(alice, char
 
 def test_many_sockets_of_one_account_share_its_moves_per_second_with_rest(alice, settings, monkeypatch):
     from games import ratelimit
-    from tests.conftest import client_for
+    from tests.support.players import client_for
 
     settings.ACTIONS_PER_SECOND = 4
     settings.WS_MOVE_BURST = 100

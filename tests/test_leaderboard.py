@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 
 from games import daily, leaderboard
 from games.models import DailyChallenge, DailyMovesTally, DailyResult, DailySpanTally, Game
-from tests.conftest import client_for
+from tests.support.players import client_for
 from tests.test_daily_support import *  # noqa: F403
 from tests.test_daily_support import make_test_daily, win_daily
 

@@ -10,7 +10,7 @@ import time
 import pytest
 from django.utils import timezone
 
-from tests.conftest import client_for
+from tests.support.players import client_for
 
 pytestmark = pytest.mark.django_db
 

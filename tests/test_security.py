@@ -20,7 +20,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.test import APIClient
 
-from tests.conftest import PASSWORD, befriend, client_for, make_player
+from tests.support.players import PASSWORD, befriend, client_for, make_player
 
 ROLES = ["anonymous", "owner", "friend", "stranger", "staff"]
 NEW_PASSWORD = "a brand new passphrase 77"

@@ -6,7 +6,7 @@ import datetime as dt
 
 from games import daily, services
 from games.stats import player_statistics, streaks
-from tests.conftest import client_for
+from tests.support.players import client_for
 from tests.test_daily_support import *  # noqa: F403
 from tests.test_daily_support import make_test_daily, win_daily
 

@@ -10,7 +10,7 @@ from rest_framework.authtoken.models import Token
 from accounts.authentication import user_of_token
 from games import services, store
 from games.models import Action, Game, RaceEntry
-from tests.conftest import client_for
+from tests.support.players import client_for
 
 pytestmark = pytest.mark.django_db(transaction=False)
 

@@ -794,7 +794,7 @@ def test_a_reconnect_is_a_resync(alice):
 
 
 def test_a_move_over_rest_reaches_socket_watchers(alice):
-    from tests.conftest import client_for
+    from tests.support.players import client_for
 
     game = new_game(alice)
     api = client_for(alice)
@@ -815,7 +815,7 @@ def test_a_socket_plays_its_next_move_on_the_game_it_kept_and_sees_a_change_made
     again (services.play_move's `known`). A move made elsewhere meanwhile is still answered from the
     stored game (a stale ply), and the socket reads the game again for the move after."""
     from games import store
-    from tests.conftest import client_for
+    from tests.support.players import client_for
 
     reads = []
     real_read = store.read_game

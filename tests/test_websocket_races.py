@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 from channels.db import database_sync_to_async
 
-from tests.conftest import client_for
+from tests.support.players import client_for
 from tests.test_races import MS1_WIN, recorded_win
 from tests.test_websocket import next_of, nothing_more, open_socket, run, token_of
 

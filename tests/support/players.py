@@ -1,0 +1,89 @@
+"""Players and their API clients: alice (the owner), bob (her friend), charlie (a stranger), a staff member."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+PASSWORD = "correct horse battery 9"
+
+
+def make_player(username: str):
+    from accounts import services
+
+    user, token = services.register(username=username, password=PASSWORD)
+    return user
+
+
+def client_for(user=None) -> APIClient:
+    from rest_framework.authtoken.models import Token
+
+    client = APIClient()
+    if user is not None:
+        token, _ = Token.objects.get_or_create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+def befriend(a, b) -> None:
+    from accounts import services
+
+    services.request_friend(user=a, username=b.username)
+    services.answer_request(user=b, username=a.username, accept=True)
+
+
+def sent_mail() -> list:
+    """The test's outbox once the mail sender thread has sent what was queued (accounts/mail.py)."""
+    from django.core import mail
+
+    from accounts.mail import wait_until_sent
+
+    wait_until_sent()
+    return mail.outbox
+
+
+@pytest.fixture
+def alice(db):
+    return make_player("alice")
+
+
+@pytest.fixture
+def bob(db, alice):
+    """Alice's friend."""
+    user = make_player("bob")
+    befriend(alice, user)
+    return user
+
+
+@pytest.fixture
+def charlie(db):
+    """A stranger to alice and bob."""
+    return make_player("charlie")
+
+
+@pytest.fixture
+def staff(db):
+    user = make_player("staffer")
+    user.is_staff = True
+    user.save()
+    return user
+
+
+@pytest.fixture
+def anon_client():
+    return APIClient()
+
+
+@pytest.fixture
+def alice_client(alice):
+    return client_for(alice)
+
+
+@pytest.fixture
+def bob_client(bob):
+    return client_for(bob)
+
+
+@pytest.fixture
+def charlie_client(charlie):
+    return client_for(charlie)
