@@ -25,6 +25,7 @@ from django.urls import get_resolver  # noqa: E402
 
 from freecell_site import server_loop  # noqa: E402
 from freecell_site.daphne_requests import stop_form_parsing  # noqa: E402
+from freecell_site.forwarded import ForwardedForMiddleware  # noqa: E402
 from freecell_site.origin import SameOriginValidator  # noqa: E402
 from freecell_site.wsgi_bridge import WSGIBridge  # noqa: E402
 from games.routing import websocket_router  # noqa: E402
@@ -41,12 +42,16 @@ class RememberLoop:
         return await self.app(scope, receive, send)
 
 
+# ForwardedForMiddleware is outermost: every protocol below it sees the client's address, taken from
+# X-Forwarded-For only when a proxy named in FORWARDED_ALLOW_IPS sent it.
 application = RememberLoop(
-    ProtocolTypeRouter(
-        {
-            "http": WSGIBridge(django_wsgi_app, workers=settings.HTTP_THREADS),
-            "websocket": AllowedHostsOriginValidator(SameOriginValidator(AuthMiddlewareStack(websocket_router))),
-        }
+    ForwardedForMiddleware(
+        ProtocolTypeRouter(
+            {
+                "http": WSGIBridge(django_wsgi_app, workers=settings.HTTP_THREADS),
+                "websocket": AllowedHostsOriginValidator(SameOriginValidator(AuthMiddlewareStack(websocket_router))),
+            }
+        )
     )
 )
 

@@ -7,6 +7,8 @@ from urllib.parse import urlparse
 
 from django.core.exceptions import ImproperlyConfigured
 
+from freecell_site.forwarded import parse_networks
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -98,3 +100,9 @@ def env_origins(name: str) -> list[str]:
         if not origin.startswith(("http://", "https://")):
             raise ImproperlyConfigured(f"{name} entries must start with http:// or https://; got {origin!r}")
     return origins
+
+
+def env_networks(name: str) -> list[str]:
+    """IP addresses and CIDR networks, comma-separated (`10.0.0.0/8, 192.0.2.7`); none when unset.
+    A value that is neither fails the start, naming it."""
+    return [str(network) for network in parse_networks(env_list(name, []), name)]

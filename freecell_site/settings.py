@@ -17,6 +17,7 @@ from freecell_site.env import (
     env_float,
     env_int,
     env_list,
+    env_networks,
     env_origins,
     env_rate,
     env_url,
@@ -35,6 +36,10 @@ if not DEBUG and not ALLOWED_HOSTS:
     # says nothing of it, and Daphne starts regardless.
     raise ImproperlyConfigured("ALLOWED_HOSTS is empty: with DEBUG off every request would be refused; name the site's hosts")
 CSRF_TRUSTED_ORIGINS = env_origins("CSRF_TRUSTED_ORIGINS")
+# The proxies (addresses or CIDR networks) whose X-Forwarded-For names the client; nobody by default,
+# so a client that reaches a server process directly cannot choose its own address for the login and
+# request limits (freecell_site/forwarded.py, which HTTP and websockets both pass through).
+FORWARDED_ALLOW_IPS = env_networks("FORWARDED_ALLOW_IPS")
 
 # Daily deals derive their seed from this secret and the date, so nobody can compute tomorrow's deal.
 DAILY_SECRET = os.environ.get("DAILY_SECRET", "").strip() or SECRET_KEY
@@ -290,7 +295,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Throttles key anonymous clients by REMOTE_ADDR only. DRF's default (None) believes any
     # X-Forwarded-For a client sends, so each made-up address got a fresh allowance. Behind a proxy,
-    # Daphne's --proxy-headers sets REMOTE_ADDR from the header the proxy sets (README, Deploying).
+    # REMOTE_ADDR is the client's address when the proxy is in FORWARDED_ALLOW_IPS (freecell_site/forwarded.py).
     "NUM_PROXIES": 0,
 }
 
