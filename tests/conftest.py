@@ -22,6 +22,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hasher():
+    """PBKDF2 is slow on purpose (a few hundred ms a hash); the suite hashes thousands of passwords, so it
+    uses MD5 throughout. The servers the browser and multi-process tests start keep the real hasher."""
+    from django.test.utils import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _no_action_limit(settings):
     """Tests replay lines faster than a person plays; the tests of the limit turn it back on."""

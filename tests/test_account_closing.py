@@ -23,7 +23,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _fast(settings):
     settings.RACE_COUNTDOWN_S = 0
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def close(user, password=PASSWORD, client=None):

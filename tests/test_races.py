@@ -26,7 +26,6 @@ MS1_WIN = (
 @pytest.fixture(autouse=True)
 def _no_countdown(settings):
     settings.RACE_COUNTDOWN_S = 0
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast fixtures
 
 
 def open_race(user, **body) -> dict:

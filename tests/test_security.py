@@ -28,7 +28,6 @@ NEW_PASSWORD = "a brand new passphrase 77"
 
 @pytest.fixture(autouse=True)
 def _fast(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.RACE_COUNTDOWN_S = 0
     settings.WS_AUTH_TIMEOUT_S = 0.3

@@ -20,7 +20,6 @@ def _in_memory_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.WS_HEARTBEAT_S = 30
     settings.WS_IDLE_TIMEOUT_S = 60
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast fixtures
 
 
 def run(scenario):
