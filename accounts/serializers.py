@@ -9,13 +9,15 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from freecell_site.fields import StrictCharField, StrictEmailField
+
 # The width of auth_user.email: a longer address is refused here, not by the database (a 500 on
 # PostgreSQL, silently stored on SQLite).
 EMAIL_MAX = 254
 
 
 @extend_schema_field({"anyOf": [{"type": "string", "format": "email", "maxLength": EMAIL_MAX}, {"type": "string", "maxLength": 0}]})
-class OptionalEmailField(serializers.EmailField):
+class OptionalEmailField(StrictEmailField):
     """An e-mail address, or "" for none. Its schema is anyOf: drf-spectacular's oneOf refused "" in
     any validator that does not check formats ("" then matches both branches)."""
 
@@ -24,15 +26,15 @@ class OptionalEmailField(serializers.EmailField):
 
 
 class CredentialsSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=256, trim_whitespace=False, style={"input_type": "password"})
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=256, trim_whitespace=False, style={"input_type": "password"})
 
 
 class RegisterSerializer(CredentialsSerializer):
     # ASCII only: other players read and type these names, so no look-alike letters (a Cyrillic "а"
     # in "аlice"), and the case-insensitive check below is exact on every database (SQLite folds the
     # case of ASCII letters only). People's real names go in the free-text display_name.
-    username = serializers.CharField(max_length=30, validators=[ASCIIUsernameValidator()])
+    username = StrictCharField(max_length=30, validators=[ASCIIUsernameValidator()])
     email = OptionalEmailField(required=False, default="")
 
     def validate_username(self, value: str) -> str:
@@ -59,36 +61,36 @@ class TokenSerializer(serializers.Serializer):
 
 
 class UsernameSerializer(serializers.Serializer):
-    username = serializers.CharField()
+    username = StrictCharField()
 
 
 class PasswordChangeSerializer(serializers.Serializer):
-    old_password = serializers.CharField(max_length=256, trim_whitespace=False)
-    new_password = serializers.CharField(max_length=256, trim_whitespace=False)
+    old_password = StrictCharField(max_length=256, trim_whitespace=False)
+    new_password = StrictCharField(max_length=256, trim_whitespace=False)
 
 
 class PasswordResetSerializer(serializers.Serializer):
-    email = serializers.EmailField(max_length=EMAIL_MAX)
+    email = StrictEmailField(max_length=EMAIL_MAX)
 
 
 class PasswordResetConfirmSerializer(serializers.Serializer):
-    uid = serializers.CharField(max_length=64)
-    token = serializers.CharField(max_length=128)
-    new_password = serializers.CharField(max_length=256, trim_whitespace=False)
+    uid = StrictCharField(max_length=64)
+    token = StrictCharField(max_length=128)
+    new_password = StrictCharField(max_length=256, trim_whitespace=False)
 
 
 class ProfileSerializer(serializers.Serializer):
-    username = serializers.CharField(read_only=True)
+    username = StrictCharField(read_only=True)
     email = OptionalEmailField(required=False)
-    password = serializers.CharField(
+    password = StrictCharField(
         write_only=True, required=False, max_length=256, trim_whitespace=False,
         help_text="your current password: needed to change `email` (where password resets are sent)",
     )
-    display_name = serializers.CharField(
+    display_name = StrictCharField(
         max_length=40, required=False, allow_blank=True,
         help_text="free text; not another player's username (in any case), which would pass for them",
     )
-    bio = serializers.CharField(max_length=280, required=False, allow_blank=True)
+    bio = StrictCharField(max_length=280, required=False, allow_blank=True)
     date_joined = serializers.DateTimeField(read_only=True)
 
     def validate_display_name(self, value: str) -> str:
@@ -103,7 +105,7 @@ class ProfileSerializer(serializers.Serializer):
 
 
 class CloseAccountSerializer(serializers.Serializer):
-    password = serializers.CharField(max_length=256, trim_whitespace=False, help_text="your current password")
+    password = StrictCharField(max_length=256, trim_whitespace=False, help_text="your current password")
 
 
 class FriendSerializer(serializers.Serializer):

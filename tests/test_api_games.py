@@ -244,7 +244,7 @@ class TestBoardText:
         ("body", "code"),
         [
             ({"board": "KS KH\n", "moves": "1a"}, "bad_board"),
-            ({"board": 5, "moves": "1a"}, "bad_board"),
+            ({"board": 5, "moves": "1a"}, "invalid_request"),  # a string that is no board is bad_board; a number is no string
             ({"deal": "ms:1", "board": "x", "moves": "1a"}, "invalid_request"),
             ({"moves": "1a"}, "invalid_request"),
         ],

@@ -8,6 +8,7 @@ from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
 from games import races
 from games.api import views
 from games.api.serializers import ErrorSerializer
@@ -76,18 +77,18 @@ class RaceListSerializer(serializers.Serializer):
 
 
 class CreateRaceSerializer(serializers.Serializer):
-    deal = serializers.CharField(required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
-    autoplay = serializers.ChoiceField(choices=["none", "safe"], default="safe")
-    time_limit_s = serializers.IntegerField(min_value=30, max_value=86400, required=False, help_text="default 1800")
+    deal = StrictCharField(required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
+    autoplay = StrictChoiceField(choices=["none", "safe"], default="safe")
+    time_limit_s = StrictIntegerField(min_value=30, max_value=86400, required=False, help_text="default 1800")
 
 
 class CreateGhostRaceSerializer(serializers.Serializer):
-    game = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="a won game of yours or of a friend")
-    time_limit_s = serializers.IntegerField(min_value=30, max_value=86400, required=False)
+    game = StrictIntegerField(min_value=1, max_value=2**63 - 1, help_text="a won game of yours or of a friend")
+    time_limit_s = StrictIntegerField(min_value=30, max_value=86400, required=False)
 
 
 class RaceInviteRequestSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
+    username = StrictCharField(max_length=150)
 
 
 # --- views ------------------------------------------------------------------------------------
@@ -135,14 +136,14 @@ class RaceView(APIView):
 
     @extend_schema(responses={200: RaceSerializer, **errors(404)}, summary="A race", operation_id="race_retrieve")
     def get(self, request, code: str):
-        return Response(races.race_payload(races.refresh(code)))
+        return Response(races.race_payload(races.get_race(code)))
 
 
 class _RaceAction(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     def respond(self, race):
-        return Response(races.race_payload(races.refresh(race)))
+        return Response(races.race_payload(race))
 
 
 class RaceJoinView(_RaceAction):

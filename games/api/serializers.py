@@ -5,6 +5,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
+
 #: The longest line /api/solutions/verify/ takes: as one string, and as a list of moves. A game's
 #: own line (services.MAX_ACTIONS moves, with its autoplay written out: at most 52 more, each move at
 #: most 6 characters with its space) always fits, so every game's text history can be verified.
@@ -83,20 +85,20 @@ class ActionResultSerializer(GameSerializer):
 
 
 class CreateGameSerializer(serializers.Serializer):
-    deal = serializers.CharField(help_text="ms:N, seed:S or daily:YYYY-MM-DD (a past day)")
-    autoplay = serializers.ChoiceField(choices=["none", "safe"], default="safe")
+    deal = StrictCharField(help_text="ms:N, seed:S or daily:YYYY-MM-DD (a past day)")
+    autoplay = StrictChoiceField(choices=["none", "safe"], default="safe")
 
 
 class MoveSerializer(serializers.Serializer):
     # Any string reaches the engine, so one that does not parse (even "") is the spec's bad_notation.
-    move = serializers.CharField(allow_blank=True, trim_whitespace=False, help_text="the spec's notation: 3a, 57, 24v3, ah ...")
-    ply = serializers.IntegerField(min_value=0, max_value=2**31 - 1, help_text="player actions the client has seen")
-    client_id = serializers.CharField(max_length=64, required=False, default="", allow_blank=True)
+    move = StrictCharField(allow_blank=True, trim_whitespace=False, help_text="the spec's notation: 3a, 57, 24v3, ah ...")
+    ply = StrictIntegerField(min_value=0, max_value=2**31 - 1, help_text="player actions the client has seen")
+    client_id = StrictCharField(max_length=64, required=False, default="", allow_blank=True)
 
 
 class UndoSerializer(serializers.Serializer):
-    ply = serializers.IntegerField(min_value=0, max_value=2**31 - 1)
-    client_id = serializers.CharField(max_length=64, required=False, default="", allow_blank=True)
+    ply = StrictIntegerField(min_value=0, max_value=2**31 - 1)
+    client_id = StrictCharField(max_length=64, required=False, default="", allow_blank=True)
 
 
 class HistorySerializer(serializers.Serializer):
@@ -154,13 +156,13 @@ class LineField(serializers.Field):
 
 
 class VerifyRequestSerializer(serializers.Serializer):
-    deal = serializers.CharField(required=False, help_text="the deal the moves start from; or give `board`")
-    board = serializers.CharField(
+    deal = StrictCharField(required=False, help_text="the deal the moves start from; or give `board`")
+    board = StrictCharField(
         required=False, trim_whitespace=False, max_length=4000,
         help_text="instead of `deal`: any position as board text (Freecell Solver's format)",
     )
     moves = LineField(help_text="moves separated by white space, or a list of moves")
-    autoplay = serializers.ChoiceField(choices=["none", "safe"], default="none")
+    autoplay = StrictChoiceField(choices=["none", "safe"], default="none")
 
     def validate(self, data):
         if ("deal" in data) == ("board" in data):

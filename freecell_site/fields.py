@@ -1,0 +1,77 @@
+"""Request fields that take a JSON value only of their own type, as the websocket's frames do.
+
+DRF's fields coerce: IntegerField takes "0", 1.0 and "1.0" as 0 and 1, CharField takes 12345678 as
+"12345678", ChoiceField and EmailField take whatever stringifies. So `{"ply": "0"}` played a move over
+REST that the socket refused as `bad_frame`, and `{"username": 12345678}` signed up. Every request
+serializer builds on these instead, so a value of the wrong type is `invalid_request` (400, with the
+field named) and nothing is stored. A form or multipart body can only carry strings: there an integer
+is taken only as a plain decimal ("0", "-3"; not "1.0", " 0", "+0" or "0x0").
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.http import QueryDict
+from rest_framework import serializers
+
+_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
+
+
+def _from_form(field: serializers.Field) -> bool:
+    """Whether the body being validated came from a form (every value a string), not from JSON."""
+    return isinstance(getattr(field.root, "initial_data", None), QueryDict)
+
+
+class StrictStringMixin:
+    """A JSON string and nothing else (not a number, a boolean, a list or an object)."""
+
+    default_error_messages = {"not_string": "must be a string, not {kind}"}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("not_string", kind=_kind(data))
+        return super().to_internal_value(data)
+
+
+class StrictCharField(StrictStringMixin, serializers.CharField):
+    pass
+
+
+class StrictEmailField(StrictStringMixin, serializers.EmailField):
+    pass
+
+
+class StrictChoiceField(StrictStringMixin, serializers.ChoiceField):
+    pass
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer: not a boolean (Python's True is 1), not a number with a fraction or an exponent
+    (1.0, 1e0), not a string of digits."""
+
+    default_error_messages = {"not_integer": "must be a whole number (a JSON integer), not {kind}"}
+
+    def to_internal_value(self, data):
+        if isinstance(data, int) and not isinstance(data, bool):
+            return data  # min_value and max_value are validators: they run after this
+        if isinstance(data, str) and _from_form(self) and _DECIMAL.fullmatch(data):
+            return int(data)
+        self.fail("not_integer", kind=_kind(data))
+
+
+def _kind(value) -> str:
+    """The JSON type of a parsed value, as an API user would name it."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "a number"
+    if isinstance(value, float):
+        return "a number written with a fraction or an exponent" if value.is_integer() else "a number with a fraction"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
