@@ -12,4 +12,4 @@ RUN pip install --no-cache-dir . && DEBUG=0 SECRET_KEY=build-only python manage.
 RUN useradd --create-home freecell
 USER freecell
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "freecell_site.asgi:application"]
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "freecell_site.asgi:application"]
