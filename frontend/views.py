@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods
 from accounts.closing import is_closed_name
 from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
-from games import selectors, services
+from games import lines, selectors, services
 from games.engine import EngineError, parse_deal
 from games.models import Game
 from games.payloads import game_payload, iso
@@ -359,10 +359,10 @@ def _deal(request, deal: str, autoplay: str | None):
 
 
 def _visible_game(request, game_id: int) -> Game:
-    game = Game.objects.select_related("player", "deal").filter(pk=game_id).first()
+    game = Game.objects.select_related(*services.READ_WITH).filter(pk=game_id).first()
     if game is None or not selectors.can_view_game(request.user, game):
         raise Http404("no such game")
-    return services.settled(game)  # a past day's ranked game, or a race's past its limit, as it ended
+    return game
 
 
 def _me(request) -> str:
@@ -376,7 +376,8 @@ def game(request, game_id: int):
     found = _visible_game(request, game_id)
     payload = game_payload(found)
     race = race_of_game(found)
-    boot = {"game": payload, "me": _me(request), "endsAt": iso(ends_at(race)) if race else None}
+    # `race`: a race's game is never restarted (the page's Restart says so).
+    boot = {"game": payload, "me": _me(request), "endsAt": iso(ends_at(race)) if race else None, "race": race.code if race else None}
     context = {"page": "game", "game": payload, "boot": boot, "race_code": race.code if race else None}
     return render(request, "frontend/game.html", context)
 
@@ -481,9 +482,7 @@ def replay(request, game_id: int):
     deal = found.deal
     # Safe autoplay may move cards on the deal itself before the first action: the history's actions
     # start after it, so the page gets that prelude with the layout.
-    prelude = []
-    if found.line and found.line[0][0] is None:
-        prelude = list(found.line[0][1])
+    prelude = lines.prelude(found.line)
     payload = game_payload(found)
     return render(
         request,

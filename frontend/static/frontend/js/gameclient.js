@@ -4,6 +4,7 @@
 
 import { ApiError, csrfToken, el, get, plural, post } from "./api.js";
 import { applyMove, cardName, describeMove, formatClock, sameState, statusWord } from "./cards.js";
+import { celebrate } from "./celebrate.js";
 import { LiveSocket } from "./socket.js";
 import { setSingleKeys, singleKeysOn, Table } from "./table.js";
 
@@ -48,6 +49,12 @@ function dealButton(deal, autoplay, text) {
   );
 }
 
+/** A fresh `seed:` deal: 64 random bits from the browser's cryptographic source, as a decimal. */
+export function randomSeedDeal() {
+  const words = crypto.getRandomValues(new Uint32Array(2));
+  return `seed:${((BigInt(words[0]) << 32n) | BigInt(words[1])).toString()}`;
+}
+
 function gameOnly(body) {
   const { action, repeated, ...game } = body;
   return game;
@@ -66,6 +73,7 @@ export class GameClient {
     this.me = options.me || "";
     this.par = options.par ?? null;
     this.endsAt = options.endsAt ?? null; // a race's time limit: a resign from then on is the limit's
+    this.race = options.race ?? (this.endsAt ? "race" : null); // a race's game: never restarted
     this.place = ""; // a race's finishing place, under the result's headline (setPlace)
     this.placeShare = ""; // the same place in the share text's words ("1st of 3 in a race")
     this.localShare = true; // the share text is shareText()'s, not the server's (options.share)
@@ -94,8 +102,15 @@ export class GameClient {
       },
       interactive: this.canPlay(),
       keyboard: true,
+      fit: game.status === "playing",
     });
+    this.playArea = this.q("[data-play]");
     this.table.render(game.state, { animate: false });
+    // The play area takes the window's height below what comes before it (the header, a race's line).
+    const fit = () => this.fitPlayArea();
+    window.addEventListener("resize", fit);
+    new ResizeObserver(fit).observe(document.body);
+    fit();
     this.bindControls();
     this.refresh();
     this.clock = setInterval(() => this.tickClock(), 250);
@@ -210,17 +225,71 @@ export class GameClient {
       const answer = await get(`/api/games/${this.confirmed.id}/hint/`);
       if (answer.move) {
         this.say(`Hint: ${answer.move}, ${describeMove(this.display, answer.move)}`, "info");
-        const pile = this.table.root.querySelector(`[data-pile="${answer.move[0]}"]`);
-        if (pile) {
-          pile.classList.add("hinted");
-          setTimeout(() => pile.classList.remove("hinted"), 2000);
-        }
+        this.table.showHint(answer.move);
       } else {
         this.say(answer.result === "unsolvable" ? "No win is possible from here: undo to go back." : "No hint found in time.", "info");
       }
     } catch (err) {
       this.say(err.message, "error");
     }
+  }
+
+  /** Why Restart is off for this game ("" when it is on). */
+  restartReason() {
+    if (!this.me) return "Sign in to play.";
+    if (!this.isMine()) return `Only ${this.confirmed.player} can restart this game.`;
+    if (this.confirmed.ranked) return "A ranked daily cannot be restarted: it is played once.";
+    if (this.race) return "A race's game cannot be restarted.";
+    return "";
+  }
+
+  /** Deals `deal` afresh for this player and opens it; the current casual game, if still being played,
+   * is resigned first (it would sit in "your games in progress" for ever). */
+  async startOver(deal, what) {
+    const game = this.confirmed;
+    const casual = this.isMine() && !game.ranked && !this.race;
+    if (casual && game.status === "playing" && game.ply > 0 && !window.confirm(`${what}? This game counts as resigned.`)) return;
+    this.say(what === "Restart" ? "Dealing the same cards again…" : "Dealing a new game…", "info");
+    try {
+      if (casual && game.status === "playing") await post(`/api/games/${game.id}/resign/`);
+      const fresh = await post("/api/games/", { deal, autoplay: game.autoplay });
+      window.location.assign(`/games/${fresh.id}/`);
+    } catch (err) {
+      this.say(err.message, "error", err.code);
+    }
+  }
+
+  restart() {
+    const reason = this.restartReason();
+    if (reason) {
+      this.say(reason, "info");
+      return;
+    }
+    this.startOver(this.confirmed.deal, "Restart");
+  }
+
+  newGame() {
+    if (!this.me) {
+      this.say("Sign in to play.", "info");
+      return;
+    }
+    this.startOver(randomSeedDeal(), "New game");
+  }
+
+  /** While the game is played the play area fits the window: the table, controls and message stay in
+   * view; a finished game's page flows (the result and its links follow the table). */
+  fitPlayArea() {
+    const area = this.playArea;
+    if (!area) return;
+    const playing = this.confirmed.status === "playing" && !this.panel.hidden;
+    this.table.setFit(playing);
+    if (!playing) {
+      area.style.removeProperty("--play-h");
+      return;
+    }
+    const top = area.getBoundingClientRect().top + window.scrollY;
+    const height = `${Math.max(300, Math.floor(window.innerHeight - top))}px`;
+    if (area.style.getPropertyValue("--play-h") !== height) area.style.setProperty("--play-h", height);
   }
 
   async resign() {
@@ -527,7 +596,13 @@ export class GameClient {
       keys.addEventListener("change", () => setSingleKeys(keys.checked));
     }
     on("[data-action=undo]", () => this.undo());
-    on("[data-action=hint]", () => this.hint());
+    on("[data-action=hint]", (event) => {
+      const reason = event.currentTarget.getAttribute("aria-disabled") === "true" ? event.currentTarget.title : "";
+      if (reason) this.say(reason, "info");
+      else this.hint();
+    });
+    on("[data-action=restart]", () => this.restart());
+    on("[data-action=new-game]", () => this.newGame());
     on("[data-action=resign]", () => this.resign());
     const form = this.q("[data-move-form]");
     if (form) {
@@ -570,13 +645,23 @@ export class GameClient {
       this.panel.dataset.status = key;
     }
     this.table.setInteractive(this.canPlay());
-    for (const button of this.panel.querySelectorAll("[data-action]")) {
-      const mineOnly = button.dataset.action !== "replay";
-      button.disabled = mineOnly && !this.canPlay();
+    for (const button of this.panel.querySelectorAll("[data-action=undo], [data-action=hint], [data-action=resign]")) {
+      button.disabled = !this.canPlay();
+    }
+    // Restart and New game say why they are off (a disabled button says nothing), so they stay
+    // focusable and answer a press with the reason.
+    const offWith = (button, reason) => {
+      if (!button) return;
+      button.setAttribute("aria-disabled", reason ? "true" : "false");
+      button.title = reason;
+    };
+    offWith(this.q("[data-action=restart]"), this.restartReason());
+    offWith(this.q("[data-action=new-game]"), this.me ? "" : "Sign in to play.");
+    const hint = this.q("[data-action=hint]");
+    if (hint && (game.ranked || hint.hasAttribute("data-no-hint"))) {
+      offWith(hint, game.ranked ? "No hints in a ranked daily." : "No hints in a race.");
     }
     this.refreshMoveForm();
-    const hint = this.q("[data-action=hint]");
-    if (hint) hint.hidden = !!game.ranked;
     this.tickClock();
     if (game.status !== "playing" && this.announced === "playing") {
       this.announced = game.status;
@@ -585,6 +670,7 @@ export class GameClient {
       if (wait && game.status === "won") this.say("Won! The last cards are going home…", "info");
       setTimeout(() => this.showResult(true), wait + (wait ? 250 : 0));
     }
+    this.fitPlayArea();
     if (this.options.onChange) this.options.onChange(game, this);
   }
 
@@ -723,6 +809,12 @@ export class GameClient {
       }
     }
     const dialog = this.q("dialog[data-testid=win]");
+    if (fresh && game.status === "won") {
+      if (this.celebration) this.celebration.stop();
+      this.celebration = celebrate(this.table);
+      // The dialog comes once the first cards are flying; they fly on behind it.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+    }
     if (fresh && game.status === "won" && dialog && this.isMine()) {
       dialog.replaceChildren(
         el("h2", { text: "You won!" }),
@@ -733,7 +825,10 @@ export class GameClient {
         el("form", { method: "dialog" }, el("button", { class: "primary", text: "Close" })),
       );
       // Closed, the dialog would leave the keyboard at the top of the page: on to the result below.
-      dialog.addEventListener("close", () => { if (result && !result.hidden) result.focus(); }, { once: true });
+      dialog.addEventListener("close", () => {
+        if (this.celebration) this.celebration.stop();
+        if (result && !result.hidden) result.focus();
+      }, { once: true });
       if (typeof dialog.showModal === "function") dialog.showModal();
       else dialog.setAttribute("open", "");
     }

@@ -1,7 +1,11 @@
-// Every page: a form posted to this site carries the CSRF token as it is when pressed. The token in a
-// server-drawn form is the one of the page's first load; signing in again in another tab changes it,
-// and the form then met Django's 403 "CSRF verification failed" (the deal buttons, sign-out).
+// Every page: the player's table settings applied, and a form posted to this site carries the CSRF
+// token as it is when pressed. The token in a server-drawn form is the one of the page's first load;
+// signing in again in another tab changes it, and the form then met Django's 403 "CSRF verification
+// failed" (the deal buttons, sign-out).
 import { csrfToken } from "./api.js";
+import { applySettings } from "./settings.js";
+
+applySettings();
 
 document.addEventListener(
   "submit",

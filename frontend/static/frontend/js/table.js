@@ -1,15 +1,25 @@
-// The FreeCell table: draws a state, animates cards between states (FLIP), and turns clicks, drags,
-// double-clicks and typed notation into moves in the spec's notation for its owner to send.
+// The FreeCell table: draws a state, fits it to its box (cards scale, long columns compress their fan),
+// animates cards between states (FLIP), shows a hint on the board, and turns clicks, drags,
+// double-clicks, keys on focused piles and typed notation into moves in the spec's notation for its
+// owner to send.
 
 import { el } from "./api.js";
 import {
-  SUITS, SUIT_SYMBOLS, cardCode, cardName, checkMove, emptyState, fits, formatMove, isRed, rankLabel, runLength,
+  SUITS, SUIT_SYMBOLS, capacity, cardCode, cardName, checkMove, emptyState, fits, formatMove, isRed, runLength, suitOf,
 } from "./cards.js";
+import { DECK_STYLES, INDEX_STRIP, faceUrl } from "./deck.js";
 
 const FOUNDATION_ORDER = ["S", "H", "C", "D"];
 const SUIT_WORDS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
 const DOUBLE_TAP_MS = 400;
 const DRAG_THRESHOLD = 6;
+// A column this long fits the table with every card's corner index showing, at any window size; a
+// longer one compresses its fan further, and only past that do the cards shrink.
+const PLAN_DEPTH = 12;
+const MAX_CARD_W = 220;
+// Narrower cards than this take the large corner index (a phone's columns).
+const COMPACT_BELOW = 64;
+const HINT_MS = 1100;
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 const SINGLE_KEYS = "fc-single-keys";
@@ -49,6 +59,12 @@ export class Table {
     this.onReadonly = options.onReadonly || (() => {});
     this.interactive = options.interactive ?? true;
     this.keyboard = options.keyboard ?? this.interactive;
+    // Fitted: the table fills the height its box is given (a game page during play); otherwise it
+    // takes the height its columns need, up to the window's.
+    this.fit = options.fit ?? false;
+    this.deckName = document.documentElement.dataset.deck || "classic";
+    this.faces = "";
+    this.fans = [];
     this.state = emptyState(); // what is drawn (an autoplay animation draws intermediate positions)
     this.model = this.state; // the position moves are computed from: always the latest one
     this.selection = null;
@@ -62,16 +78,21 @@ export class Table {
     this.resizeObserver.observe(this.root);
     window.addEventListener("resize", () => this.layout());
     if (this.keyboard) document.addEventListener("keydown", (e) => this.onKey(e));
+    document.addEventListener("fc-settings", (e) => {
+      this.deckName = e.detail.deck;
+      this.layout();
+    });
   }
 
   build() {
     this.root.classList.add("table");
+    this.root.classList.toggle("fit", this.fit);
     this.root.setAttribute("role", "region");
     if (!this.root.hasAttribute("aria-label")) this.root.setAttribute("aria-label", "FreeCell table");
     this.cellsEl = el("div", { class: "cells", role: "group", "aria-label": "Free cells" });
     this.cellPiles = [..."abcd"].map((name) => {
       // A group, so that its label (the cell and its card) reaches screen readers; a bare div's is dropped.
-      const pile = el("div", { class: "pile cell", role: "group", "data-pile": name, "data-label": name });
+      const pile = el("div", { class: "pile cell", role: "group", "data-pile": name, "data-label": name, tabindex: this.keyboard ? "0" : null });
       this.cellsEl.append(pile);
       return pile;
     });
@@ -80,7 +101,7 @@ export class Table {
     for (const suit of FOUNDATION_ORDER) {
       const pile = el(
         "div",
-        { class: `pile foundation ${isRed("A" + suit) ? "red" : "black"}`, role: "group", "data-pile": "h", "data-suit": suit },
+        { class: `pile foundation ${isRed("A" + suit) ? "red" : "black"}`, role: "group", "data-pile": "h", "data-suit": suit, tabindex: this.keyboard ? "0" : null },
         el("span", { class: "slot-mark", "aria-hidden": "true", text: SUIT_SYMBOLS[suit] }),
       );
       this.foundationPiles[suit] = pile;
@@ -89,7 +110,7 @@ export class Table {
     this.columnsEl = el("div", { class: "columns", role: "group", "aria-label": "Columns" });
     this.columnPiles = [];
     for (let i = 1; i <= 8; i++) {
-      const pile = el("div", { class: "pile column", role: "group", "data-pile": String(i), "data-label": String(i) });
+      const pile = el("div", { class: "pile column", role: "group", "data-pile": String(i), "data-label": String(i), tabindex: this.keyboard ? "0" : null });
       this.columnPiles.push(pile);
       this.columnsEl.append(pile);
     }
@@ -97,13 +118,8 @@ export class Table {
     for (const suit of SUITS) {
       for (let rank = 1; rank <= 13; rank++) {
         const code = cardCode(rank, suit);
-        const card = el(
-          "div",
-          { class: `card ${isRed(code) ? "red" : "black"}`, "data-card": code, role: "img", "aria-label": cardName(code) },
-          el("span", { class: "index", "aria-hidden": "true" }, el("span", { class: "rank", text: rankLabel(code) }), el("span", { class: "suit", text: SUIT_SYMBOLS[suit] })),
-          el("span", { class: "pip", "aria-hidden": "true", text: SUIT_SYMBOLS[suit] }),
-          el("span", { class: "index bottom", "aria-hidden": "true" }, el("span", { class: "rank", text: rankLabel(code) }), el("span", { class: "suit", text: SUIT_SYMBOLS[suit] })),
-        );
+        // The face is an SVG picture (deck.js) set as the background when the table knows its size.
+        const card = el("div", { class: `card ${isRed(code) ? "red" : "black"}`, "data-card": code, role: "img", "aria-label": cardName(code) });
         this.cards.set(code, card);
       }
     }
@@ -136,6 +152,7 @@ export class Table {
    * state (a step of an autoplay animation) is only drawn: gestures keep using the latest position.
    */
   render(state, { animate = true, duration = 170, intermediate = false } = {}) {
+    if (state !== this.state && JSON.stringify(state) !== JSON.stringify(this.state)) this.clearHint();
     this.state = state;
     if (!intermediate) this.model = state;
     const before = new Map();
@@ -227,46 +244,65 @@ export class Table {
     }
   }
 
-  /** Sizes cards to the table's width and fans each column to fit the screen's height. */
+  /**
+   * Sizes the cards to the table's box and fans each column to fit it. The cards take the largest size
+   * at which eight columns fit the width and, in the height, the top row plus a column of PLAN_DEPTH
+   * cards with each corner index showing; a longer column compresses its fan (down to most of the
+   * index) before the cards shrink. Narrow cards switch to the large index so phones stay readable.
+   */
   layout() {
     const width = this.root.clientWidth;
     if (!width) return;
-    const gap = Math.max(4, Math.min(14, width * 0.012));
-    let cardW = Math.floor(Math.min(112, (width - gap * 9) / 8));
-    if (window.innerWidth > window.innerHeight) {
-      // A wide, short screen (a phone held sideways): size the cards to its height too, so that a
-      // deal (a row of cells, then columns of seven fanned cards, about five card widths) and the
-      // controls fit below what comes before the table; else no drag reached a free cell.
-      const above = this.root.getBoundingClientRect().top + window.scrollY;
-      const fit = Math.floor((window.innerHeight - Math.min(above, window.innerHeight / 3) - 72) / 5);
-      cardW = Math.max(Math.min(cardW, 40), Math.min(cardW, fit));
+    const gap = Math.round(Math.max(3, Math.min(18, width * 0.011)));
+    const rowGap = Math.max(16, Math.round(gap * 1.6)); // room for the column numbers
+    const longest = Math.max(1, ...this.state.columns.map((column) => column.length));
+    const top = this.root.getBoundingClientRect().top;
+    const height = this.fit
+      ? this.root.clientHeight
+      : Math.max(320, window.innerHeight - Math.max(0, Math.min(top, window.innerHeight / 3)) - 80);
+    const byWidth = (width - 7 * gap) / 8;
+    const byHeight = (strip) => {
+      const plan = (height - rowGap) / (2 + (PLAN_DEPTH - 1) * strip * 1.05);
+      const need = (height - rowGap) / (2 + (longest - 1) * strip * 0.85);
+      return Math.min(plan, need) / 1.4;
+    };
+    let compact = !!(DECK_STYLES[this.deckName] || DECK_STYLES.classic).large;
+    let cardW = Math.min(byWidth, byHeight(compact ? INDEX_STRIP.large : INDEX_STRIP.normal));
+    if (!compact && cardW < COMPACT_BELOW) {
+      compact = true;
+      cardW = Math.min(byWidth, byHeight(INDEX_STRIP.large));
     }
+    cardW = Math.floor(Math.max(24, Math.min(MAX_CARD_W, cardW)));
     const cardH = Math.round(cardW * 1.4);
+    const strip = compact ? INDEX_STRIP.large : INDEX_STRIP.normal;
+    this.setFaces(compact);
+    this.root.classList.toggle("compact", compact);
     this.root.style.setProperty("--card-w", `${cardW}px`);
     this.root.style.setProperty("--card-h", `${cardH}px`);
     this.root.style.setProperty("--gap", `${gap}px`);
-    const top = this.columnsEl.getBoundingClientRect().top + window.scrollY;
-    const viewport = window.innerHeight;
-    // Fan so that the longest column still fits above the fold where possible, never tighter than
-    // what keeps each covered card's index readable.
-    // Leave room below the columns for the row of controls.
-    const available = Math.max(cardH * 2.5, viewport - Math.max(0, top - window.scrollY) - 72);
-    const fanMax = Math.round(cardH * 0.27);
-    const fanMin = Math.round(cardW * 0.36);
+    this.root.style.setProperty("--row-gap", `${rowGap}px`);
+    // The status bar and the controls line up with the board's edges (set on the play area).
+    if (this.root.parentElement) this.root.parentElement.style.setProperty("--board-w", `${8 * cardW + 7 * gap}px`);
+    const area = Math.max(cardH * (this.fit ? 1 : 2.5), height - cardH - rowGap);
+    // Narrow cards (a phone upright) have height to spare: a wider fan shows more of each card.
+    const fanMax = Math.round(cardH * (compact ? 0.62 : 0.28));
+    const fanMin = Math.max(6, Math.round(cardH * strip * 0.85));
     let tallest = cardH;
-    this.columnPiles.forEach((pile) => {
+    this.fans = this.columnPiles.map((pile) => {
       const n = pile.children.length;
       let fan = fanMax;
-      if (n > 1) fan = Math.max(fanMin, Math.min(fanMax, Math.floor((available - cardH) / (n - 1))));
+      if (n > 1) fan = Math.max(fanMin, Math.min(fanMax, Math.floor((area - cardH) / (n - 1))));
       [...pile.children].forEach((card, j) => {
         card.style.top = `${j * fan}px`;
         card.style.zIndex = String(j + 1);
       });
       tallest = Math.max(tallest, cardH + Math.max(0, n - 1) * fan);
+      return fan;
     });
-    // While playing, the columns keep room to drop long runs into; a finished or watched table is compact.
-    const room = this.interactive ? Math.min(available, cardH * 4) : 0;
-    this.columnsEl.style.minHeight = `${Math.max(tallest + 8, room)}px`;
+    // A fitted table's columns reach down to its bottom, so a drop anywhere below a column lands on it;
+    // a finished or watched table is only as tall as its cards.
+    const columnsHeight = this.fit ? Math.max(area, tallest) : tallest + 8;
+    this.root.style.setProperty("--area-h", `${columnsHeight}px`);
     for (const suit of FOUNDATION_ORDER) {
       [...this.foundationPiles[suit].querySelectorAll("[data-card]")].forEach((card, j) => {
         card.style.top = "0px";
@@ -280,6 +316,85 @@ export class Table {
         card.style.zIndex = "1";
       }
     }
+  }
+
+  setFit(on) {
+    if (this.fit === on) return;
+    this.fit = on;
+    this.root.classList.toggle("fit", on);
+    this.layout();
+  }
+
+  /** Draws every face in the chosen style, with the large index when the cards are narrow. */
+  setFaces(compact) {
+    const key = `${this.deckName}:${compact}`;
+    if (this.faces === key) return;
+    this.faces = key;
+    for (const [code, card] of this.cards) card.style.backgroundImage = `url("${faceUrl(code, this.deckName, compact)}")`;
+  }
+
+  // ------------------------------------------------------------------ the hint on the board
+
+  /** Marks the card a hinted move takes (data-hint="from") and the pile it goes to (data-hint="to"),
+   * and shows the move as a ghost of the cards gliding there. False when the move does not apply. */
+  showHint(move) {
+    this.clearHint();
+    const checked = checkMove(this.model, move);
+    if (checked.error) return false;
+    const card = this.cards.get(checked.cards[0]);
+    const dest = this.pileElement(checked.dest, checked.cards[0]);
+    card.dataset.hint = "from";
+    dest.dataset.hint = "to";
+    if (!reducedMotion()) this.glideHint(checked.cards, dest);
+    return true;
+  }
+
+  clearHint() {
+    for (const node of this.root.querySelectorAll("[data-hint]")) node.removeAttribute("data-hint");
+    for (const ghost of this.root.querySelectorAll(".hint-ghost")) ghost.remove();
+  }
+
+  pileElement(name, card) {
+    if (name === "h") return this.foundationPiles[suitOf(card)];
+    if ("abcd".includes(name)) return this.cellPiles["abcd".indexOf(name)];
+    return this.columnPiles[Number(name) - 1];
+  }
+
+  /** Copies of the moving cards (no data-card: the table's 52 stay the only ones) slide to `dest`, twice. */
+  glideHint(codes, dest) {
+    const box = this.root.getBoundingClientRect();
+    const target = dest.getBoundingClientRect();
+    let x = target.left - box.left;
+    let y = target.top - box.top;
+    if (dest.classList.contains("column") && dest.lastElementChild) {
+      const last = dest.lastElementChild.getBoundingClientRect();
+      y = last.top - box.top + (this.fans[this.columnPiles.indexOf(dest)] || 20);
+    }
+    codes.forEach((code, j) => {
+      const card = this.cards.get(code);
+      const from = card.getBoundingClientRect();
+      const ghost = card.cloneNode(false);
+      for (const name of ["data-card", "data-hint", "role", "aria-label"]) ghost.removeAttribute(name);
+      ghost.setAttribute("aria-hidden", "true");
+      ghost.className = "card hint-ghost";
+      ghost.style.backgroundImage = card.style.backgroundImage;
+      ghost.style.left = `${from.left - box.left}px`;
+      ghost.style.top = `${from.top - box.top}px`;
+      ghost.style.zIndex = "900";
+      this.root.append(ghost);
+      const dx = x - (from.left - box.left);
+      const dy = y + j * (this.fans[0] || 20) - (from.top - box.top);
+      const glide = ghost.animate(
+        [
+          { transform: "translate(0, 0)", opacity: 0 },
+          { transform: "translate(0, 0)", opacity: 0.95, offset: 0.15 },
+          { transform: `translate(${dx}px, ${dy}px)`, opacity: 0.95, offset: 0.7 },
+          { transform: `translate(${dx}px, ${dy}px)`, opacity: 0 },
+        ],
+        { duration: HINT_MS, iterations: 2, easing: "ease-in-out" },
+      );
+      glide.onfinish = () => ghost.remove();
+    });
   }
 
   // ------------------------------------------------------------------ what a gesture means
@@ -360,7 +475,7 @@ export class Table {
     // Show where the selection can go, by the same rules the server will apply.
     for (const pile of this.root.querySelectorAll("[data-pile]")) {
       if (pile.dataset.pile === sel.pile) continue;
-      const { move } = this.moveFor(sel, pile);
+      const { move } = sel.keyboard ? this.keyMoveFor(sel, pile) : this.moveFor(sel, pile);
       if (move && !checkMove(this.model, move).error) pile.classList.add("target");
     }
   }
@@ -516,9 +631,31 @@ export class Table {
   // ------------------------------------------------------------------ keyboard: the spec's notation
 
   onKey(e) {
-    if (!this.interactive || e.ctrlKey || e.metaKey || e.altKey || !singleKeysOn()) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+    // Keys on a focused pile (arrows, Enter, Space) act on that pile only: they are no single-key
+    // shortcuts, so they work with typing on the page turned off.
+    const pile = t instanceof Element ? t.closest("[data-pile]") : null;
+    if (pile && this.root.contains(pile) && !this.typed && !document.querySelector("dialog[open]")) {
+      if (e.key.startsWith("Arrow")) {
+        e.preventDefault();
+        this.focusNeighbour(pile, e.key);
+        return;
+      }
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        if (this.interactive) this.keyPick(pile);
+        else this.onReadonly();
+        return;
+      }
+      if (e.key === "Escape" && this.selection) {
+        this.clearSelection();
+        this.onMessage("");
+        return;
+      }
+    }
+    if (!this.interactive || !singleKeysOn()) return;
     // A key pressed on a link, a summary or in the site's header is not a move (a "u" there undid one).
     if (t && t instanceof Element && (t.closest("a, summary, header") !== null)) return;
     // Enter and space belong to a focused button, unless a typed move is waiting for Enter.
@@ -574,6 +711,79 @@ export class Table {
     }
     this.setTyped(this.typed + key);
     this.submitTyped(false);
+  }
+
+  // ------------------------------------------------------------------ keyboard: focused piles
+
+  /** The piles in reading order, as two rows: cells and foundations, then the columns. */
+  pileRows() {
+    return [[...this.cellPiles, ...FOUNDATION_ORDER.map((suit) => this.foundationPiles[suit])], this.columnPiles];
+  }
+
+  focusNeighbour(pile, key) {
+    const rows = this.pileRows();
+    const row = rows.findIndex((r) => r.includes(pile));
+    let index = rows[row].indexOf(pile);
+    let next = row;
+    if (key === "ArrowLeft") index = Math.max(0, index - 1);
+    else if (key === "ArrowRight") index = Math.min(7, index + 1);
+    else if (key === "ArrowUp") next = 0;
+    else if (key === "ArrowDown") next = 1;
+    rows[next][index].focus();
+  }
+
+  /** Enter or Space on a pile: picks up its movable cards, or puts the picked-up cards on it. */
+  keyPick(pile) {
+    const sel = this.selection;
+    if (sel) {
+      if (pile.dataset.pile === sel.pile) {
+        this.clearSelection();
+        this.onMessage("");
+        return;
+      }
+      const { move, error } = this.keyMoveFor(sel, pile);
+      if (error) {
+        this.clearSelection();
+        this.onMessage(error);
+        return;
+      }
+      this.emit(move, "keyboard");
+      return;
+    }
+    const picked = this.pileSelection(pile);
+    if (!picked) {
+      const name = pile.dataset.pile;
+      this.onMessage(name === "h" ? "cards never leave the foundations" : `${"abcd".includes(name) ? `free cell ${name}` : `column ${name}`} is empty`);
+      return;
+    }
+    this.select({ ...picked, keyboard: true });
+    const what = picked.count === 1 ? `the ${cardName(picked.cards[0])}` : `the ${cardName(picked.cards[0])} and the ${picked.count - 1} card${picked.count > 2 ? "s" : ""} on it`;
+    this.onMessage(`Picked up ${what}: go to a pile with the arrow keys and press Enter to put ${picked.count === 1 ? "it" : "them"} there (Esc puts ${picked.count === 1 ? "it" : "them"} back).`);
+  }
+
+  /** The movable cards of a pile: a free cell's card, or the run at the exposed end of a column. */
+  pileSelection(pile) {
+    const name = pile.dataset.pile;
+    if ("abcd".includes(name)) {
+      const code = this.model.cells["abcd".indexOf(name)];
+      return code ? { pile: name, index: 0, count: 1, cards: [code] } : null;
+    }
+    if (name === "h") return null;
+    const column = this.model.columns[Number(name) - 1];
+    const count = runLength(column);
+    if (!count) return null;
+    return { pile: name, index: column.length - count, count, cards: column.slice(column.length - count) };
+  }
+
+  /** The move that puts as much of a picked-up run on `destPile` as may go: the exposed card to a cell
+   * or foundation, the part of the run that fits onto a column, as many as may move to an empty one. */
+  keyMoveFor(sel, destPile) {
+    const dest = destPile.dataset.pile;
+    const exposed = { ...sel, index: sel.index + sel.count - 1, count: 1, cards: [sel.cards[sel.count - 1]] };
+    if (!"12345678".includes(dest)) return this.moveFor(exposed, destPile);
+    if (!"12345678".includes(sel.pile)) return { move: `${sel.pile}${dest}` };
+    if (this.model.columns[Number(dest) - 1].length) return { move: `${sel.pile}${dest}` };
+    return { move: formatMove(sel.pile, dest, Math.min(sel.count, capacity(this.model, true))) };
   }
 
   endSwallow() {

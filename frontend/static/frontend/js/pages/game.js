@@ -4,5 +4,5 @@ import { GameClient } from "../gameclient.js";
 
 const data = boot();
 const panel = document.querySelector("[data-game-panel]");
-const client = new GameClient(panel, data.game, { me: data.me, endsAt: data.endsAt });
+const client = new GameClient(panel, data.game, { me: data.me, endsAt: data.endsAt, race: data.race });
 window.fc = { client, table: client.table };
