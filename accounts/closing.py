@@ -9,6 +9,7 @@ from django.db.models import Q
 from rest_framework.authtoken.models import Token
 
 from accounts.models import Friendship, Profile
+from accounts.signals import account_closed, account_closing
 from freecell_site.errors import ServiceError
 
 
@@ -41,32 +42,19 @@ def is_closed_name(username: str) -> bool:
 @transaction.atomic
 def close_account(user: User) -> None:
     """Closes the player's account. Their open races are left (an owner's is called off), every
-    game they were still playing is resigned through games.services (a race running with them goes
-    on, or ends if they were its last racer), and the account is kept under `closed_name`: its
-    finished games stay in the leaderboards, races and replays of the other players, without
-    the player's name. The e-mail address, profile, friendships and race invitations (to them and
-    from them) are deleted, the password becomes unusable, the API token is deleted and open
-    sockets are closed (accounts/receivers.py, on the deactivation). The old name is free for a new
-    sign-up.
+    game they were still playing is resigned (a race running with them goes on, or ends if they were
+    its last racer): the games app does both on `account_closed`. The account is kept under
+    `closed_name`: its finished games stay in the leaderboards, races and replays of the other
+    players, without the player's name. The e-mail address, profile and friendships are deleted, the
+    password becomes unusable, the API token is deleted and open sockets are closed
+    (accounts/receivers.py, on the deactivation). The old name is free for a new sign-up.
 
-    Refused (409 race_not_started) during a race's countdown: the game it is about to deal would be
-    left playing until the race's time limit; the countdown lasts seconds."""
-    from games import races
-    from games import services as games
-    from games.models import Game, Race, RaceEntry, RaceInvite
-
+    A receiver of `account_closing` may refuse it (409 race_not_started during a race's countdown)."""
     user = User.objects.select_for_update().get(pk=user.pk)
     if not user.is_active:
         return
-    entries = list(RaceEntry.objects.filter(player=user).exclude(race__status=Race.Status.FINISHED).select_related("race"))
-    for entry in entries:
-        if races.refresh(entry.race).status == Race.Status.COUNTDOWN:
-            raise ServiceError(
-                "race_not_started",
-                "your race starts in a few seconds: close your account once its boards are shown",
-                status=409,
-            )
-    # Renamed first, so that every push the leaving and resigning below sends names the closed account.
+    account_closing.send(sender=User, user=user)
+    # Renamed first, so that every push the games app sends for the closing names the closed account.
     Token.objects.filter(user=user).delete()
     user.username = closed_name(user)
     user.first_name = user.last_name = user.email = ""
@@ -75,9 +63,4 @@ def close_account(user: User) -> None:
     user.save()
     Profile.objects.filter(user=user).update(display_name="", bio="")
     Friendship.objects.filter(Q(from_user=user) | Q(to_user=user)).delete()
-    RaceInvite.objects.filter(Q(invited=user) | Q(invited_by=user)).delete()
-    for entry in entries:
-        if entry.race.status == Race.Status.OPEN:
-            races.resign(code=entry.race.code, user=user)  # leaves it; the owner's leaving calls it off
-    for game_id in Game.objects.filter(player=user, status=Game.Status.PLAYING).values_list("pk", flat=True):
-        games.resign(game_id=game_id, user=user)
+    account_closed.send(sender=User, user=user)

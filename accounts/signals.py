@@ -6,3 +6,12 @@ from django.dispatch import Signal
 #: the API token and ends the other sessions; a logout ends one session or revokes the token). The
 #: games app closes the player's sockets whose sign-in no longer holds.
 credentials_changed = Signal()
+
+#: Sent with `user` inside `close_account`'s transaction, before anything changes: a receiver that
+#: raises a ServiceError refuses the close (a race about to deal the player a game).
+account_closing = Signal()
+
+#: Sent with `user` inside `close_account`'s transaction once the account is closed and renamed: the
+#: games app leaves the player's open races and resigns the games they were still playing, so every
+#: push it sends names the closed account.
+account_closed = Signal()

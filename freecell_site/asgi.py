@@ -28,17 +28,21 @@ from freecell_site.daphne_requests import stop_form_parsing  # noqa: E402
 from freecell_site.forwarded import ForwardedForMiddleware  # noqa: E402
 from freecell_site.origin import SameOriginValidator  # noqa: E402
 from freecell_site.wsgi_bridge import WSGIBridge  # noqa: E402
+from games import sweeper  # noqa: E402
 from games.routing import websocket_router  # noqa: E402
 
 
 class RememberLoop:
-    """Notes the server's event loop for sync code that must run async work on it (server_loop)."""
+    """Notes the server's event loop for sync code that must run async work on it (server_loop), and
+    starts the sweeper on it (games/sweeper.py)."""
 
     def __init__(self, app):
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        server_loop.remember(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        server_loop.remember(loop)
+        sweeper.start_in_server(loop)
         return await self.app(scope, receive, send)
 
 

@@ -221,6 +221,7 @@ DAILY_MIN_MS_PER_MOVE = env_int("DAILY_MIN_MS_PER_MOVE", 150, minimum=0)  # fast
 HINT_BUDGET = env_float("HINT_BUDGET", 3.0, minimum=0.1)  # seconds the solver may think for one hint
 HINT_CONCURRENCY = env_int("HINT_CONCURRENCY", 1, minimum=1)  # solver workers for hints, per process
 DAILY_SOLVE_IN_WORKER = env_bool("DAILY_SOLVE_IN_WORKER", True)  # make the daily's proof in a process of its own
+DAILY_SPAN_MS = env_int("DAILY_SPAN_MS", 10_000, minimum=1)  # width of a span of elapsed time in the leaderboard's tally
 HINT_IN_WORKER = env_bool("HINT_IN_WORKER", True)  # solve hints in a worker process (0: in the request's thread)
 HINT_SECONDS_PER_MINUTE = env_float("HINT_SECONDS_PER_MINUTE", 10.0, minimum=0.1)  # solver time one player's hints may take a minute
 HINT_WAIT_SECONDS = env_float("HINT_WAIT_SECONDS", 0.5, minimum=0)  # wait for a free solver, then 429 (a waiting hint holds an HTTP thread)
@@ -235,6 +236,12 @@ WS_MOVE_BURST = env_float("WS_MOVE_BURST", 20, minimum=1)  # moves a socket may 
 WS_MOVE_RATE = env_float("WS_MOVE_RATE", 10, minimum=0.1)  # moves a second a socket's burst refills at
 WS_READ_BURST = env_float("WS_READ_BURST", 10, minimum=1)  # auth/sync/start/resign frames a socket may send at once
 WS_READ_RATE = env_float("WS_READ_RATE", 5, minimum=0.1)
+# Sockets run their database calls in one thread per process (Channels' default) even on PostgreSQL.
+WS_DB_ONE_THREAD = env_bool("WS_DB_ONE_THREAD", False)
+# The sweeper (games/sweeper.py): how often it looks for races and dailies whose time has come, and
+# whether each server process runs it (one at a time, under a lease in the cache).
+SWEEP_EVERY_S = env_float("SWEEP_EVERY_S", 0.5, minimum=0.05)
+SWEEP_IN_SERVER = env_bool("SWEEP_IN_SERVER", True)
 
 # Password-reset mail. The console backend (the default, for development) writes each mail, reset link
 # and token included, to the server's log: `check --deploy` flags it (accounts.checks).

@@ -1,4 +1,8 @@
-"""App config for games: deals, games, move histories, dailies and races."""
+"""App config for games: play, dailies and races, tied together here once the app is ready.
+
+Play (games.services) knows nothing of races or dailies: each adds its rules to play (games.policies)
+and listens to its announcements (games.signals); accounts announce a closing the same way.
+"""
 
 from django.apps import AppConfig
 
@@ -8,7 +12,11 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from accounts.signals import credentials_changed
+        from accounts.signals import account_closed, credentials_changed
+        from games import daily, races, services
         from games.events import publish_sign_ins_changed
 
         credentials_changed.connect(publish_sign_ins_changed, dispatch_uid="games.sign_ins")
+        daily.connect()
+        races.connect()  # before play's receiver below: a closed account leaves its open races first
+        account_closed.connect(services.resign_games_of_closed, dispatch_uid="games.closed")

@@ -30,15 +30,12 @@ from django.utils import timezone
 from accounts.authentication import still_signed_in, user_of_token
 from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, ServiceError
 from freecell_site.parsers import is_encodable
-from games import events, races, services
+from games import events, policies, races, services
 from games.engine import EngineError
 from games.models import Game, Race
 from games.payloads import game_payload
 
 logger = logging.getLogger(__name__)
-
-
-setting = races.tunable
 
 
 MAX_FRAME = 4096  # bytes of one client frame
@@ -105,7 +102,7 @@ def db(func):
         finally:
             close_old_connections()
 
-    shared = connection.vendor != "postgresql" or bool(setting("WS_DB_ONE_THREAD", 0))
+    shared = connection.vendor != "postgresql" or settings.WS_DB_ONE_THREAD
     return database_sync_to_async(call, thread_sensitive=shared)
 
 
@@ -292,8 +289,8 @@ class Socket(AsyncWebsocketConsumer):
         loop = asyncio.get_running_loop()
         self.last_seen = loop.time()
         self.buckets = {
-            "moves": [setting("WS_MOVE_BURST", 20), loop.time()],
-            "reads": [setting("WS_READ_BURST", 10), loop.time()],
+            "moves": [settings.WS_MOVE_BURST, loop.time()],
+            "reads": [settings.WS_READ_BURST, loop.time()],
         }
         # A socket that opened without the bus resyncs once it is back (_check_bus).
         self.bus_generation = _bus_failures if self.channel_name is not None or self.channel_layer is None else -1
@@ -315,9 +312,9 @@ class Socket(AsyncWebsocketConsumer):
 
     async def _heartbeat(self):
         """Sends heartbeats, closes silent sockets, re-joins groups and resyncs after a bus failure."""
-        beat = setting("WS_HEARTBEAT_S", 20)
-        idle = setting("WS_IDLE_TIMEOUT_S", 60)
-        check = setting("WS_BUS_CHECK_S", 5)
+        beat = settings.WS_HEARTBEAT_S
+        idle = settings.WS_IDLE_TIMEOUT_S
+        check = settings.WS_BUS_CHECK_S
         loop = asyncio.get_running_loop()
         next_beat, next_check = loop.time() + beat, loop.time() + check
         try:
@@ -348,7 +345,7 @@ class Socket(AsyncWebsocketConsumer):
         for group in list(self.bus_groups):
             await self.join_group(group)
         if generation == self.bus_generation:
-            await _probe_bus(self.channel_layer, setting("WS_BUS_CHECK_S", 5) * 0.9)
+            await _probe_bus(self.channel_layer, settings.WS_BUS_CHECK_S * 0.9)
         elif await _bus_is_back(self.channel_layer) and _bus_failures == generation:
             self.bus_generation = generation
             if await self.check_sign_in():  # a sign-out may have been lost with the bus, too
@@ -460,8 +457,8 @@ class Socket(AsyncWebsocketConsumer):
         database call: auth, sync, start, resign), so no frame type can flood the database."""
         now = asyncio.get_running_loop().time()
         name = "MOVE" if bucket == "moves" else "READ"
-        burst = setting(f"WS_{name}_BURST", 20 if bucket == "moves" else 10)
-        rate = setting(f"WS_{name}_RATE", 10 if bucket == "moves" else 5)
+        burst = getattr(settings, f"WS_{name}_BURST")
+        rate = getattr(settings, f"WS_{name}_RATE")
         tokens, then = self.buckets[bucket]
         tokens = min(burst, tokens + (now - then) * rate)
         if tokens < 1:
@@ -509,9 +506,6 @@ class Socket(AsyncWebsocketConsumer):
     # Moves, undos and resigns of this socket still to be answered, and the last of them.
     actions_on_the_way = 0
     last_action: asyncio.Task | None = None
-    # The played game as this socket's last action left it: the next move is validated on it instead of
-    # reading it again (services.play_move checks that it is still current when it writes).
-    known_game: Game | None = None
     # Pushes that wait for those answers, in the order they came: the new state of a game or a race
     # goes to the mover after the ack of the move that caused it, as when moves were awaited in turn.
     after_acks = ("game.state", "race.state")
@@ -521,10 +515,7 @@ class Socket(AsyncWebsocketConsumer):
 
         async def play():
             game_id = await self.played_game()
-            known, self.known_game = self.known_game, None  # used up by the call, whatever it answers
-            result, game = await db(act)(known=known, game_id=game_id, **kwargs)
-            if game.status == Game.Status.PLAYING:
-                self.known_game = game
+            result = await db(act)(game_id=game_id, **kwargs)
             await self.send_ack(frame_id, kwargs["client_id"], result)
 
         self.in_turn(frame_id, play)
@@ -602,16 +593,14 @@ class Socket(AsyncWebsocketConsumer):
 
 
 def _visible_game(game_id: int, user) -> dict | None:
-    from games.selectors import can_view_game
-
-    game = Game.objects.select_related("player").filter(pk=game_id).first()
-    if game is None or not can_view_game(user, game):
+    game = Game.objects.select_related(*services.READ_WITH).filter(pk=game_id).first()
+    if game is None or not policies.can_view_game(user, game):
         return None
-    return game_payload(services.settled(game))  # a past day's ranked game shows as it ended
+    return game_payload(game)
 
 
 def _game_state(game_id: int) -> dict | None:
-    game = Game.objects.select_related("player").filter(pk=game_id).first()
+    game = Game.objects.select_related(*services.READ_WITH).filter(pk=game_id).first()
     return game_payload(game) if game else None
 
 
@@ -620,17 +609,12 @@ def _result(outcome) -> dict:
     return {"game": game_payload(outcome.game), "action": action, "repeated": outcome.repeated}
 
 
-def _play(*, known: Game | None, **kwargs) -> tuple[dict, Game]:
-    """A move: the answer, and the game after it (the socket keeps it for its next move, see
-    services.play_move)."""
-    outcome = services.play_move(known=known, **kwargs)
-    return _result(outcome), outcome.game
+def _play(**kwargs) -> dict:
+    return _result(services.play_move(**kwargs))
 
 
-def _undo(*, known: Game | None, **kwargs) -> tuple[dict, Game]:
-    """An undo (which reads the game under its lock, so `known` is not needed), and the game after it."""
-    outcome = services.undo(**kwargs)
-    return _result(outcome), outcome.game
+def _undo(**kwargs) -> dict:
+    return _result(services.undo(**kwargs))
 
 
 def _resign_game(game_id: int, user) -> dict:
@@ -673,7 +657,7 @@ class GameConsumer(Socket):
 
     async def _await_auth(self):
         try:
-            await asyncio.sleep(setting("WS_AUTH_TIMEOUT_S", 10))
+            await asyncio.sleep(settings.WS_AUTH_TIMEOUT_S)
             if not self.watching and not self.closed:
                 await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
         except asyncio.CancelledError:
@@ -713,9 +697,10 @@ class GameConsumer(Socket):
 # --- races -------------------------------------------------------------------------------------
 
 
-def _race_view(code: str, user, *, refresh: bool = True) -> dict:
-    """The race as this socket sees it: its object, the viewer's game, and when to wake up next."""
-    race = races.refresh(code) if refresh else races.get_race(code)
+def _race_view(code: str, user, *, advance: bool = False) -> dict:
+    """The race as this socket sees it: its object, the viewer's game, and when to wake up next.
+    `advance`: first apply what is due (the socket's timer, at the instant it is due)."""
+    race = races.advance(code) if advance else races.get_race(code)
     wake = races.wakeup_at(race)
     return {
         "race": races.race_payload(race),
@@ -787,7 +772,7 @@ class RaceConsumer(Socket):
         try:
             await asyncio.sleep(delay)
             self.timer = None
-            view = await db(_race_view)(self.code, self.user)
+            view = await db(_race_view)(self.code, self.user, advance=True)
             await self.show(view)
         except asyncio.CancelledError:
             pass
@@ -807,7 +792,7 @@ class RaceConsumer(Socket):
         gap = self.race_version >= 0 and race["version"] > self.race_version + 1
         needs_db = gap or (self.is_racer(race) and self.game_id is None and race["status"] != Race.Status.OPEN)
         if needs_db or race.get("ghost") or race["status"] == Race.Status.COUNTDOWN:
-            await self.show(await db(_race_view)(self.code, self.user, refresh=False))
+            await self.show(await db(_race_view)(self.code, self.user))
             return
         await self.show({"race": race, "my_game": None, "wake_at": _wake_of(race)})
 

@@ -20,12 +20,14 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from freecell_site.errors import ServiceError
-from games.engine import parse_day, parse_deal
+from games import leaderboard, policies, services
+from games.engine import parse_day, parse_deal, verify
 from games.models import DailyChallenge, Deal, Game
+from games.signals import game_changed
 
 logger = logging.getLogger(__name__)
 
@@ -53,39 +55,12 @@ def is_over(date: dt.date) -> bool:
     return now() >= day_end(date)
 
 
-# --- settings -----------------------------------------------------------------------------------
-
-
-def setting(name: str, default):
-    """A daily setting, with its default when settings.py does not define it."""
-    return getattr(settings, name, default)
-
-
-def par_budget() -> float:
-    """Seconds the solver may spend looking for a short solution (the par) of a daily."""
-    return float(setting("DAILY_PAR_BUDGET", 5.0))
-
-
-def solve_budget() -> float:
-    """Seconds the solver may spend proving one seed solvable when par mode gave up."""
-    return float(setting("DAILY_SOLVE_BUDGET", 10.0))
-
-
-def max_seeds() -> int:
-    return int(setting("DAILY_MAX_SEEDS", 20))
-
-
-def min_ms_per_move() -> int:
-    """A ranked win faster than this on average per player action is held for review."""
-    return int(setting("DAILY_MIN_MS_PER_MOVE", 150))
-
-
 # --- seeds and making a daily -------------------------------------------------------------------
 
 
 def seed_for(date: dt.date, index: int = 0) -> int:
     """The `index`-th 64-bit seed of `date`'s sequence: unknowable without the server's secret."""
-    secret = str(setting("DAILY_SECRET", settings.SECRET_KEY)).encode()
+    secret = str(settings.DAILY_SECRET).encode()
     digest = hmac.new(secret, f"freecell-daily:{date.isoformat()}:{index}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
 
@@ -105,15 +80,13 @@ def prove(deal: Deal, budget: float) -> Proof | None:
     Returns None when the solver gave up (the seed is then skipped: a daily is only ever a deal
     proved solvable). Tests replace this function to avoid the solver's time budget.
     """
-    from games import services
-
     try:
         from games.engine.solver import par_line  # loaded only when a daily is made
     except ImportError:
         raise ServiceError("daily_unavailable", "the solver is not installed: no daily can be made", status=503) from None
 
-    args = (services.board_of_deal(deal).to_text(), budget, solve_budget())
-    if setting("DAILY_SOLVE_IN_WORKER", True):
+    args = (services.board_of_deal(deal).to_text(), budget, settings.DAILY_SOLVE_BUDGET)
+    if settings.DAILY_SOLVE_IN_WORKER:
         # In a process of its own: in a server thread the pure-Python search held the interpreter
         # lock for its whole budget, and every move of every game waited (REST moves took 349 ms at
         # the median while the first request of the day made the daily, against 10 ms: docs/daily.md).
@@ -131,8 +104,6 @@ def prove(deal: Deal, budget: float) -> Proof | None:
 
 def deal_for(date: dt.date, index: int) -> Deal:
     """The stored `seed:` deal of the `index`-th seed of `date` (the id never says it is a daily)."""
-    from games import services
-
     return services.stored_deal(parse_deal(f"seed:{seed_for(date, index)}"))
 
 
@@ -143,10 +114,7 @@ def make_daily(date: dt.date, *, budget: float, before_each_seed=lambda: None) -
     Idempotent: when the row appeared meanwhile (another process), that row is returned; the row's
     `made_now` says whether this call stored it.
     """
-    from games import services
-    from games.engine import verify
-
-    for index in range(max_seeds()):
+    for index in range(settings.DAILY_MAX_SEEDS):
         before_each_seed()
         deal = deal_for(date, index)
         started = time.monotonic()
@@ -191,9 +159,9 @@ def ensure_daily(date: dt.date, *, wait: float | None = None, budget: float | No
     found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
     if found is not None:
         return found
-    wait = float(setting("DAILY_WAIT_SECONDS", 2.0)) if wait is None else wait
-    budget = par_budget() if budget is None else budget
-    key, lock_for = _lock_key(date), int(budget + solve_budget() + 30)
+    wait = settings.DAILY_WAIT_SECONDS if wait is None else wait
+    budget = settings.DAILY_PAR_BUDGET if budget is None else budget
+    key, lock_for = _lock_key(date), int(budget + settings.DAILY_SOLVE_BUDGET + 30)
     if _cache_call("add", key, "1", timeout=lock_for, failed=True):
         try:
             return make_daily(date, budget=budget, before_each_seed=lambda: _cache_call("touch", key, lock_for, failed=False))
@@ -269,8 +237,6 @@ def ranked_game_of(user, date: dt.date) -> Game | None:
 def start_ranked_game(user) -> tuple[Game, bool]:
     """The caller's one ranked game of today's daily, created (safe autoplay, clock from now) on the
     first call: (game, created). A concurrent second call gets the same game, never a second one."""
-    from games import services
-
     daily = get_daily(today())
     existing = ranked_game_of(user, daily.date)
     if existing is not None:
@@ -290,19 +256,17 @@ def start_ranked_game(user) -> tuple[Game, bool]:
 
 def is_implausible(game: Game) -> bool:
     """Won faster than a person can play: under DAILY_MIN_MS_PER_MOVE per player action on average."""
-    return game.elapsed_ms is not None and game.elapsed_ms < game.ply * min_ms_per_move()
+    return game.elapsed_ms is not None and game.elapsed_ms < game.ply * settings.DAILY_MIN_MS_PER_MOVE
 
 
-def on_game_changed(game: Game) -> None:
-    """Called by services inside the transaction of every change of a game (beside races').
+def on_game_changed(sender, *, game: Game, **kwargs) -> None:
+    """Inside the transaction of every change of a game (games.signals.game_changed).
 
     When a ranked game is won: a win implausibly fast for its moves is flagged for review and not
     ranked; any other goes on the leaderboard. Does nothing (and no query) for anything else.
     """
     if game.daily_id is None or game.status != Game.Status.WON:
         return
-    from games import leaderboard
-
     if game.review == Game.Review.NONE and is_implausible(game):
         game.review = Game.Review.FLAGGED
         Game.objects.filter(pk=game.pk).update(review=Game.Review.FLAGGED)
@@ -316,8 +280,6 @@ def on_game_changed(game: Game) -> None:
 def clear_review(game: Game) -> Game:
     """Admin verdict: the flagged game is fair; it is ranked from now on. Only a won ranked game can
     be cleared: cleared while still playing, its win would skip the check for bot speed."""
-    from games import leaderboard
-
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.daily_id is None or game.status != Game.Status.WON:
         raise ServiceError("invalid_request", f"game {game.pk} is not a won ranked game: there is nothing to clear")
@@ -333,8 +295,6 @@ def reject_review(game: Game) -> Game:
     """Admin verdict: the game is not a fair result; it leaves (or never enters) the leaderboard. Only a
     ranked game can be rejected (a casual one is on no leaderboard); one still playing may be, as a
     bot can be caught before it wins."""
-    from games import leaderboard
-
     game = Game.objects.select_for_update().get(pk=game.pk)
     if game.daily_id is None:
         raise ServiceError("invalid_request", f"game {game.pk} is not a ranked game: there is nothing to reject")
@@ -342,3 +302,57 @@ def reject_review(game: Game) -> Game:
     game.save(update_fields=["review"])
     leaderboard.remove_result(game)
     return game
+
+
+# --- what the daily adds to every game (games.policies), and its end of day ---------------------------
+
+
+def deal_of_day(deal_id) -> tuple[Deal, dt.date]:
+    """The deal of a `daily:DATE` id a player asks for (a day that has begun), and its date."""
+    return get_daily(deal_id.value).deal, deal_id.value
+
+
+def refuse_a_daily_in_play(deal: Deal) -> None:
+    """A daily's deal is a seed: deal drawn from the service's secret. Should its seed be known (a
+    leaked or default secret makes it computable), it is still not dealt, shown or solved outside the
+    ranked game until its day is over: a player would practise it, or ask hints on it, first."""
+    if deal.pk.startswith("seed:") and DailyChallenge.objects.filter(deal=deal, date__gte=today()).exists():
+        raise ServiceError("forbidden", "this deal is a daily's whose day is not over: it is played ranked, at /api/daily/play/", status=403)
+
+
+def day_deadline(game: Game) -> policies.Deadline | None:
+    """A ranked game ends with its day (midnight UTC): the day's par line and replays are public then."""
+    if game.daily_id is None:
+        return None
+    reason = f"the daily of {game.daily_id.isoformat()} is over: its ranked play ended at midnight UTC"
+    return policies.Deadline(day_end(game.daily_id), reason, clock=now)
+
+
+def past_day_games() -> Q:
+    """Ranked games of a day that is over."""
+    return Q(daily_id__lt=today())
+
+
+def hidden_ranked_games(viewer) -> Q:
+    """Another player's ranked game stays hidden from everyone until its day is over. Winning that
+    daily oneself once opened them: a throwaway account won it (a solver's line at a human pace), read
+    the leader's line, and the main account played it for the same count in less time."""
+    return Q(daily_id__gte=today())
+
+
+def end_past_days() -> int:
+    """For the sweeper: resigns every ranked game still playing after its day; how many it resigned."""
+    ended = 0
+    for game_id in Game.objects.filter(status=Game.Status.PLAYING, daily_id__lt=today()).values_list("pk", flat=True):
+        ended += services.end_time_up(game_id)
+    return ended
+
+
+def connect() -> None:
+    """Adds the daily's rules to play (games/apps.py calls it once the app is ready)."""
+    policies.add_deal_source("daily", deal_of_day)
+    policies.add_deal_guard(refuse_a_daily_in_play)
+    policies.add_deadline_rule(day_deadline)
+    policies.add_expiry_rule(past_day_games)
+    policies.add_hiding_rule(hidden_ranked_games)
+    game_changed.connect(on_game_changed, sender=Game, dispatch_uid="games.daily")

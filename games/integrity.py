@@ -2,35 +2,45 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from games import lines
 from games.engine import Board, EngineError
 from games.models import Action, Game
 from games.services import board_of_deal
 
 
-def replay_history(game: Game) -> tuple[Board, int, int, list]:
-    """Replays the stored actions from the deal: (board, ply, undos, line)."""
+def replayed(game: Game) -> Iterator[tuple[Action | None, Board, list]]:
+    """The game's history replayed from its deal: first (None, board, line) at the start, then
+    (action, board, line) after each stored action. One board is played on throughout: copy what you keep."""
     board = board_of_deal(game.deal)
-    line: list = []
-    if game.autoplay == Game.Autoplay.SAFE:
-        first = board.safe_autoplay()
-        if first:
-            line.append([None, [str(m) for m in first]])
-    undos = 0
-    actions = list(game.actions.order_by("index").values_list("index", "kind", "notation", "autoplay"))
-    for expected, (index, kind, notation, autoplay) in enumerate(actions):
-        if index != expected:
-            raise EngineError(f"action {expected} is missing (found {index})")
-        if kind == Action.Kind.MOVE:
-            played = board.play(notation, autoplay=game.autoplay)
+    line = lines.opening(board, game.autoplay)
+    yield None, board, line
+    for expected, action in enumerate(game.actions.order_by("index")):
+        if action.index != expected:
+            raise EngineError(f"action {expected} is missing (found {action.index})")
+        if action.kind == Action.Kind.MOVE:
+            played = board.play(action.notation, autoplay=game.autoplay)
             made = [str(m) for m in played.autoplay]
-            if made != autoplay:
-                raise EngineError(f"action {index}: autoplay {made} stored as {autoplay}")
-            line.append([str(played.move), made])
+            if made != action.autoplay:
+                raise EngineError(f"action {action.index}: autoplay {made} stored as {action.autoplay}")
+            line = lines.appended(line, str(played.move), made)
         else:
             board.undo()
-            line.pop()
-            undos += 1
-    return board, len(actions), undos, line
+            line = lines.without_last(line)
+        yield action, board, line
+
+
+def replay_history(game: Game) -> tuple[Board, int, int, list]:
+    """Replays the stored actions from the deal: (board, ply, undos, line)."""
+    ply = undos = 0
+    for step in replayed(game):
+        action = step[0]
+        if action is not None:
+            ply += 1
+            undos += action.kind == Action.Kind.UNDO
+    _, board, line = step
+    return board, ply, undos, line
 
 
 def check_game(game: Game) -> str | None:
@@ -45,6 +55,8 @@ def check_game(game: Game) -> str | None:
         return f"counters ply={game.ply} undos={game.undos}, history gives ply={ply} undos={undos}"
     if line != game.line:
         return "stored line differs from the replayed line"
+    if board.cards_home() != game.cards_home:
+        return f"cards_home {game.cards_home}, the replayed position has {board.cards_home()}"
     if board.is_won() != (game.status == Game.Status.WON):
         return f"status {game.status} but the replayed position is {'won' if board.is_won() else 'not won'}"
     return None

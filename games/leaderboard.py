@@ -18,11 +18,12 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Sum
 
-from games.daily import setting
+from accounts.models import Friendship
 from games.models import DailyMovesTally, DailyResult, DailySpanTally, Game
 from games.payloads import iso
 
@@ -32,7 +33,7 @@ User = get_user_model()
 
 def span_ms() -> int:
     """Width of a span of elapsed time in the second-level tally."""
-    return int(setting("DAILY_SPAN_MS", 10_000))
+    return settings.DAILY_SPAN_MS
 
 
 @dataclass(frozen=True)
@@ -285,8 +286,6 @@ def friends_board(date: dt.date, user) -> list[Entry]:
     One query: the friends are selected inside it (the same rule as accounts.selectors.friend_ids:
     an accepted request in either direction), rather than sent over as a list of ids.
     """
-    from accounts.models import Friendship
-
     friendship = _table(Friendship)
     accepted = Friendship.Status.ACCEPTED
     circle = (

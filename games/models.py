@@ -125,7 +125,8 @@ class Action(models.Model):
     notation = models.CharField(max_length=8, blank=True, help_text="the move as played (normalized); the undone move for an undo")
     autoplay = models.JSONField(default=list, help_text="foundation moves autoplay made after the move (or that the undo took back)")
     client_id = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Set by the action's service, which also dates a winning move's finish with it.
+    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["game", "index"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from games import policies
 from games.models import Game, Race
 
 
@@ -26,12 +27,20 @@ def elapsed_ms(game: Game) -> int:
 
 
 def game_payload(game: Game, *, username: str | None = None) -> dict:
-    """The spec's game object: {id, deal, player, status, ply, moves, undos, autoplay, state, ...}."""
+    """The spec's game object: {id, deal, player, status, ply, moves, undos, autoplay, state, ...}.
+
+    A game whose time is up (a race's limit, a ranked daily's day) shows as resigned at its deadline
+    before the sweeper has stored it so: a read shows what is true and writes nothing."""
+    status, finished_at, elapsed = game.status, game.finished_at, None
+    up = policies.time_is_up(game)
+    if up is not None:
+        status, finished_at = Game.Status.RESIGNED, up.at
+        elapsed = max(0, int((up.at - game.created_at).total_seconds() * 1000))
     return {
         "id": game.pk,
         "deal": deal_label(game),
         "player": username or game.player.username,
-        "status": game.status,
+        "status": status,
         "ply": game.ply,
         "moves": game.ply,
         "undos": game.undos,
@@ -42,6 +51,6 @@ def game_payload(game: Game, *, username: str | None = None) -> dict:
         "stuck": game.stuck,
         "version": game.version,
         "created_at": iso(game.created_at),
-        "finished_at": iso(game.finished_at),
-        "elapsed_ms": elapsed_ms(game),
+        "finished_at": iso(finished_at),
+        "elapsed_ms": elapsed if elapsed is not None else elapsed_ms(game),
     }

@@ -4,55 +4,51 @@ Every change bumps `Race.version` and is published on the race's group after com
 sockets resync from the database on a gap). Games are created only through `services.create_game`, at
 the start instant decided by the server, and resigned only through `services.resign`.
 
-Timed transitions (the countdown's end, a ghost's next recorded action, the time limit) have no
-scheduler of their own: `refresh()` applies whatever is due. It runs on every read and write of a race
-(REST and websocket) and from timers in the race sockets, so a race with someone watching moves on
-at the right instant and any other race catches up the next time anyone looks at it. Each transition
-is idempotent under the race's row lock, so several processes may try at once.
+Timed transitions (the countdown's end, a ghost's next recorded action, the time limit) are applied
+by `advance()`, which the sweeper (games/sweeper.py) runs for every race that has one due and a race's
+sockets run at the instant it is due. Each transition is idempotent under the race's row lock, so
+several processes may try at once. A read never writes: `race_payload` shows a race past its time
+limit as finished, and a ghost where its recorded pace has it, before anyone has stored it so.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.closing import lock_open_account
+from accounts.selectors import friend_ids, player_named
+from accounts.signals import account_closed, account_closing
 from freecell_site.errors import ServiceError
-from games import events
-from games.models import Action, DailyChallenge, Deal, Game, Race, RaceEntry, RaceInvite
+from games import daily, events, policies, services
+from games.engine import parse_deal
+from games.integrity import replayed
+from games.models import DailyChallenge, Deal, Game, Race, RaceEntry, RaceInvite
 from games.payloads import deal_label, iso
+from games.signals import game_changed
 
 # No 0/O, 1/I/L: codes are read aloud and typed from phones.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 6
 
 
-def tunable(name: str, default: float) -> float:
-    """A race or socket tunable: the Django setting (read from the environment in settings.py), else the
-    default (for names settings.py does not define, such as the benchmarks' switches)."""
-    value = getattr(settings, name, None)
-    if value is None:
-        value = os.environ.get(name, "").strip() or default
-    return float(value)
-
-
 def countdown_s() -> float:
-    return tunable("RACE_COUNTDOWN_S", 3)
+    return float(settings.RACE_COUNTDOWN_S)
 
 
 def max_racers() -> int:
-    return int(tunable("RACE_MAX_RACERS", 8))
+    return int(settings.RACE_MAX_RACERS)
 
 
 def default_time_limit_s() -> int:
-    return int(tunable("RACE_TIME_LIMIT_S", 1800))
+    return int(settings.RACE_TIME_LIMIT_S)
 
 
 def join_link(code: str) -> str:
@@ -118,22 +114,14 @@ def ghost_timeline(game: Game) -> GhostTimeline:
     if cached is not None:
         _timelines.move_to_end(key)
         return cached
-    line = game.line or []
-    start_home = len(line[0][1]) if line and line[0][0] is None else 0
-    # cards_home after each action without replaying the rules: a move adds its own foundation move
-    # and its autoplay; an undo takes back exactly what the move it undoes added.
-    stack: list[int] = []
-    home = start_home
+    start_home = 0
     steps = []
-    for action in Action.objects.filter(game=game).order_by("index").only("index", "kind", "notation", "autoplay", "created_at"):
-        if action.kind == Action.Kind.MOVE:
-            gained = (1 if action.notation[1:2] == "h" else 0) + len(action.autoplay)
-            stack.append(gained)
-            home += gained
-        elif stack:
-            home -= stack.pop()
+    for action, board, _line in replayed(game):
+        if action is None:
+            start_home = board.cards_home()
+            continue
         at_ms = max(0, int((action.created_at - game.created_at).total_seconds() * 1000))
-        steps.append(GhostStep(at_ms=at_ms, moves=action.index + 1, cards_home=home))
+        steps.append(GhostStep(at_ms=at_ms, moves=action.index + 1, cards_home=board.cards_home()))
     timeline = GhostTimeline(
         game_id=game.pk,
         username=game.player.username,
@@ -157,6 +145,16 @@ def _ghost_of(race: Race) -> GhostTimeline | None:
     return ghost_timeline(ghost)
 
 
+def ghost_step_at(race: Race, timeline: GhostTimeline, now: dt.datetime) -> int:
+    """How many of the ghost's recorded actions have happened by `now` (none before the start; none
+    after the time limit that had not happened by then)."""
+    if race.starts_at is None or race.status in (Race.Status.OPEN, Race.Status.COUNTDOWN):
+        return 0
+    if race.status == Race.Status.FINISHED:
+        return race.ghost_step
+    return max(race.ghost_step, timeline.due(_race_ms(race, min(now, ends_at(race)))))
+
+
 def next_ghost_at(race: Race) -> dt.datetime | None:
     """When the ghost's next recorded action is due (None when it has no more or the race is not running)."""
     timeline = _ghost_of(race)
@@ -165,48 +163,64 @@ def next_ghost_at(race: Race) -> dt.datetime | None:
     return race.starts_at + dt.timedelta(milliseconds=timeline.steps[race.ghost_step].at_ms)
 
 
+def timed_out(race: Race, now: dt.datetime | None = None) -> bool:
+    """Whether a running race has reached its time limit (the sweeper then finishes it)."""
+    return race.status == Race.Status.RUNNING and (now or timezone.now()) >= ends_at(race)
+
+
+def status_at(race: Race, now: dt.datetime | None = None) -> str:
+    """The race's status as it truly is: a running race past its time limit is finished."""
+    return Race.Status.FINISHED if timed_out(race, now) else race.status
+
+
 # --- the race object --------------------------------------------------------------------------
 
 
-def _racer(entry: RaceEntry, limit: dt.datetime | None) -> dict:
+def _racer(entry: RaceEntry, limit: dt.datetime | None, *, time_is_up: bool = False) -> dict:
     game = entry.game
+    status = game.status if game else "waiting"
+    finished_at = game.finished_at if game else None
+    elapsed = game.elapsed_ms if game else None
+    if game and time_is_up and status == Game.Status.PLAYING:
+        # Past the limit before the sweeper has resigned it: shown as the sweeper will store it.
+        status, finished_at = Game.Status.RESIGNED, limit
+        elapsed = max(0, int((limit - game.created_at).total_seconds() * 1000))
     return {
         "username": entry.player.username,
         "game": game.pk if game else None,
         "moves": game.ply if game else 0,
         "cards_home": game.cards_home if game else 0,
-        "status": game.status if game else "waiting",
+        "status": status,
         "rank": entry.rank,
-        "elapsed_ms": game.elapsed_ms if game else None,
+        "elapsed_ms": elapsed,
         "ghost": False,
         # resigned by the time limit, not by the player (the page says "out of time")
-        "out_of_time": bool(game and game.status == Game.Status.RESIGNED and limit and game.finished_at >= limit),
+        "out_of_time": bool(game and status == Game.Status.RESIGNED and limit and finished_at >= limit),
     }
 
 
-def _ghost_racer(race: Race, timeline: GhostTimeline, ranks: dict) -> dict:
-    step = race.ghost_step if race.starts_at else 0
+def _ghost_racer(status: str, step: int, timeline: GhostTimeline, rank: int | None, out_of_time: bool) -> dict:
     done = timeline.steps[step - 1] if step else None
-    finished = timeline.finished_at_step(step) and race.status != Race.Status.OPEN
+    finished = timeline.finished_at_step(step) and status != Race.Status.OPEN
     return {
         "username": timeline.username,
         "game": None,  # the recorded game (its whole line) stays out of sight while racing it
         "moves": done.moves if done else 0,
         "cards_home": done.cards_home if done else timeline.start_cards_home,
-        "status": "won" if finished else _unfinished_ghost_status(race),
-        "rank": ranks.get("ghost") if finished else None,
+        "status": "won" if finished else _unfinished_ghost_status(status),
+        "rank": rank if finished else None,
         "elapsed_ms": timeline.elapsed_ms if finished else None,
         "ghost": True,
-        "out_of_time": bool(not finished and race.finished_at and ends_at(race) and race.finished_at >= ends_at(race)),
+        "out_of_time": bool(not finished and out_of_time),
     }
 
 
-def _unfinished_ghost_status(race: Race) -> str:
+def _unfinished_ghost_status(status: str) -> str:
     """A ghost that has not won: waiting before the start, playing while the race runs, and resigned
     once the race is over without it (as the time limit resigns every racer still playing)."""
-    if race.status in (Race.Status.OPEN, Race.Status.COUNTDOWN):
+    if status in (Race.Status.OPEN, Race.Status.COUNTDOWN):
         return "waiting"
-    return "resigned" if race.status == Race.Status.FINISHED else "playing"
+    return "resigned" if status == Race.Status.FINISHED else "playing"
 
 
 _GAME_BODY = ("game__state", "game__line", "player__password")
@@ -214,30 +228,39 @@ _GAME_BODY = ("game__state", "game__line", "player__password")
 
 def race_payload(race: Race) -> dict:
     """The spec's race object: {code, deal, status, owner, racers}, each racer
-    {username, game, moves, cards_home, status, rank}; more fields for the page."""
+    {username, game, moves, cards_home, status, rank}; more fields for the page.
+
+    As the race is now, whether or not its due transitions are stored yet (a read writes nothing)."""
+    now = timezone.now()
+    limit = ends_at(race)
+    time_is_up = timed_out(race, now)
+    status = status_at(race, now)
+    finished_at = limit if time_is_up else race.finished_at
     # Sent on every racer's move: the racers' positions and lines (the big columns) are not needed.
     entries = list(race.entries.select_related("player", "game").defer(*_GAME_BODY).order_by("joined_at", "id"))
-    racers = [_racer(entry, ends_at(race)) for entry in entries]
+    racers = [_racer(entry, limit, time_is_up=time_is_up) for entry in entries]
     timeline = _ghost_of(race)
     if timeline is not None:
-        racers.append(_ghost_racer(race, timeline, {"ghost": _ghost_rank(race, entries, timeline)}))
+        step = ghost_step_at(race, timeline, now)
+        out_of_time = bool(finished_at and limit and finished_at >= limit)
+        racers.append(_ghost_racer(status, step, timeline, _ghost_rank(step, entries, timeline), out_of_time))
     invited: list[str] = []
-    if race.status in (Race.Status.OPEN, Race.Status.COUNTDOWN):
+    if status in (Race.Status.OPEN, Race.Status.COUNTDOWN):
         invited = list(race.invites.order_by("created_at", "id").values_list("invited__username", flat=True))
     rematch = None
-    if race.status == Race.Status.FINISHED:
+    if status == Race.Status.FINISHED:
         rematch = Race.objects.filter(rematch_of=race).order_by("id").values_list("code", flat=True).first()
     return {
         "code": race.code,
         "link": join_link(race.code),
         "deal": deal_label(race),
-        "status": race.status,
+        "status": status,
         "owner": race.owner.username,
         "autoplay": race.autoplay,
         "created_at": iso(race.created_at),
         "starts_at": iso(race.starts_at),
-        "ends_at": iso(ends_at(race)),
-        "finished_at": iso(race.finished_at),
+        "ends_at": iso(limit),
+        "finished_at": iso(finished_at),
         "time_limit_s": race.time_limit_s,
         "version": race.version,
         "racers": racers,
@@ -317,7 +340,7 @@ def races_of(user) -> dict:
         .order_by("-created_at")[:50]
     )
     return {
-        "races": [race_payload(refresh(race)) for race in mine],
+        "races": [race_payload(race) for race in mine],
         "invites": [{"code": i.race.code, "link": join_link(i.race.code), "invited_by": i.invited_by.username} for i in invites],
     }
 
@@ -333,18 +356,14 @@ def random_deal() -> str:
 def resolve_deal(deal: str | None) -> tuple[Deal, DailyChallenge | None]:
     """The Deal row for a race: any `ms:`/`seed:` deal, a past daily (with its challenge, which names
     the race), or a fresh seed when none is given."""
-    from games import services
-    from games.daily import today
-    from games.engine import parse_deal
-
     deal_id = parse_deal(deal if deal else random_deal())  # InvalidDeal carries the spec's code
     if deal_id.kind == "daily":
-        if deal_id.value >= today():
+        if deal_id.value >= daily.today():
             raise ServiceError("forbidden", "a daily deal can be raced once its day is over", status=403)
-        daily = DailyChallenge.objects.select_related("deal").filter(date=deal_id.value).first()
-        if daily is None:
+        challenge = DailyChallenge.objects.select_related("deal").filter(date=deal_id.value).first()
+        if challenge is None:
             raise ServiceError("not_found", f"there was no daily challenge on {deal_id.value.isoformat()}", status=404)
-        return daily.deal, daily
+        return challenge.deal, challenge
     return services.get_deal(str(deal_id)), None
 
 
@@ -377,19 +396,15 @@ def create_race(*, owner, deal: str | None = None, autoplay: str = "safe", time_
 @transaction.atomic
 def create_ghost_race(*, owner, game_id, time_limit_s: int | None = None) -> Race:
     """A race against a recorded won game (the owner's own or a friend's), replayed at its recorded pace."""
-    from accounts.selectors import friend_ids
-    from games.daily import today
-    from games.selectors import can_view_game
-
     lock_open_account(owner)
     game = Game.objects.select_related("player", "deal").filter(pk=game_id).first() if isinstance(game_id, int) else None
-    if game is None or not can_view_game(owner, game):
+    if game is None or not policies.can_view_game(owner, game):
         raise ServiceError("not_found", f"no game {game_id}", status=404)
     if game.player_id != owner.pk and game.player_id not in friend_ids(owner):
         raise ServiceError("forbidden", "you can race a ghost of your own games or of a friend's", status=403)
     if game.status != Game.Status.WON:
         raise ServiceError("game_not_won", "only a won game can be raced as a ghost", status=409)
-    if game.daily_id is not None and game.daily_id >= today():
+    if game.daily_id is not None and game.daily_id >= daily.today():
         raise ServiceError("forbidden", "a daily game can be raced as a ghost once its day is over", status=403)
     race = _new_race(
         deal=game.deal,
@@ -431,8 +446,6 @@ def _check_open(race: Race) -> None:
 @transaction.atomic
 def invite(*, code, user, username: str) -> Race:
     """A racer invites one of their accepted friends to an open race."""
-    from accounts.selectors import friend_ids, player_named
-
     lock_open_account(user)
     race = _lock(code)
     if _entry_of(race, user) is None:
@@ -474,8 +487,6 @@ def start(*, code, user) -> Race:
 
 def _reveal(race: Race) -> None:
     """At the start instant: every racer's game, created with the clock at that instant (race locked)."""
-    from games import services
-
     for entry in race.entries.select_related("player").order_by("joined_at", "id"):
         if entry.game_id is None:
             entry.game = services.create_game(
@@ -488,21 +499,9 @@ def _reveal(race: Race) -> None:
     _publish_after_commit(race)
 
 
-def settled(game: Game) -> Game:
-    """`game` as a read should show it: a racer's game still playing past its race's time limit is
-    resigned first (the limit is otherwise applied by the race's sockets, or by a read of the race,
-    and a game read alone showed `playing` after the race had ended)."""
-    if game.status != Game.Status.PLAYING:
-        return game
-    entry = RaceEntry.objects.select_related("race").filter(game=game).first()
-    if entry is None or entry.race.status != Race.Status.RUNNING or timezone.now() < ends_at(entry.race):
-        return game
-    refresh(entry.race)
-    return Game.objects.select_related("player", "deal").get(pk=game.pk)
-
-
-def refresh(race: Race | str) -> Race:
-    """Applies what is due: the reveal at the start instant, the ghost's recorded actions, the time limit."""
+def advance(race: Race | str) -> Race:
+    """Applies what is due (a write, for the sweeper and the race's sockets): the reveal at the start
+    instant, the ghost's recorded actions, the time limit."""
     if not isinstance(race, Race):
         race = get_race(race)
     now = timezone.now()
@@ -513,13 +512,27 @@ def refresh(race: Race | str) -> Race:
                 _reveal(race)
     if race.status == Race.Status.RUNNING and race.ghost_of_id:
         timeline = _ghost_of(race)
-        if timeline is not None and timeline.due(_race_ms(race, now)) > race.ghost_step:
+        if timeline is not None and timeline.due(_race_ms(race, min(now, ends_at(race)))) > race.ghost_step:
             with transaction.atomic():
                 race = _lock(race.code)
                 _advance_ghost(race, timeline, now)
-    if race.status == Race.Status.RUNNING and now >= ends_at(race):
+    if timed_out(race, now):
         race = _time_out(race)
     return race
+
+
+def due_races() -> list[str]:
+    """The codes of races with a transition due now (for the sweeper): a countdown over, a ghost's next
+    action, a time limit reached. Ghost races are few; every running one is looked at."""
+    now = timezone.now()
+    countdowns = Race.objects.filter(status=Race.Status.COUNTDOWN, starts_at__lte=now)
+    running = Race.objects.filter(status=Race.Status.RUNNING).select_related(*_RELATED)
+    due = list(countdowns.values_list("code", flat=True))
+    for race in running.filter(Q(ghost_of__isnull=False) | Q(starts_at__lte=now - dt.timedelta(seconds=1)))[:1000]:
+        ghost_due = next_ghost_at(race)
+        if timed_out(race, now) or (ghost_due is not None and ghost_due <= now):
+            due.append(race.code)
+    return due
 
 
 def _race_ms(race: Race, now: dt.datetime) -> float:
@@ -527,7 +540,7 @@ def _race_ms(race: Race, now: dt.datetime) -> float:
 
 
 def _advance_ghost(race: Race, timeline: GhostTimeline, now: dt.datetime) -> None:
-    due = timeline.due(_race_ms(race, now))
+    due = timeline.due(_race_ms(race, min(now, ends_at(race))))
     if race.status != Race.Status.RUNNING or due <= race.ghost_step:
         return
     race.ghost_step = due
@@ -538,15 +551,10 @@ def _advance_ghost(race: Race, timeline: GhostTimeline, now: dt.datetime) -> Non
 
 
 def _time_out(race: Race) -> Race:
-    """Past the time limit: every racer still playing is resigned; the last resign finishes the race."""
-    from games import services
-
-    playing = RaceEntry.objects.filter(race=race, game__status=Game.Status.PLAYING).select_related("player")
-    for entry in playing:
-        try:
-            services.resign(game_id=entry.game_id, user=entry.player)
-        except ServiceError:  # won (or resigned) in the meantime
-            pass
+    """Past the time limit: every racer still playing is resigned as of the limit; the last resign
+    finishes the race."""
+    for game_id in RaceEntry.objects.filter(race=race, game__status=Game.Status.PLAYING).values_list("game_id", flat=True):
+        services.end_time_up(game_id)
     with transaction.atomic():
         race = _lock(race.code)
         if race.status == Race.Status.RUNNING:
@@ -559,8 +567,8 @@ def _time_out(race: Race) -> Race:
 # --- progress, ranks, the end -----------------------------------------------------------------
 
 
-def _ghost_rank(race: Race, entries: list[RaceEntry], timeline: GhostTimeline) -> int | None:
-    if not timeline.finished_at_step(race.ghost_step) or timeline.elapsed_ms is None:
+def _ghost_rank(step: int, entries: list[RaceEntry], timeline: GhostTimeline) -> int | None:
+    if not timeline.finished_at_step(step) or timeline.elapsed_ms is None:
         return None
     faster = sum(1 for e in entries if e.game and e.game.status == Game.Status.WON and (e.game.elapsed_ms or 0) < timeline.elapsed_ms)
     return faster + 1
@@ -592,9 +600,9 @@ def _finish(race: Race) -> None:
     race.finished_at = timezone.now()
 
 
-def on_game_changed(game: Game) -> None:
-    """Called by services inside the game's transaction: pushes the racer's progress, ranks a finisher,
-    and ends the race when every racer has finished or resigned."""
+def on_game_changed(sender, *, game: Game, **kwargs) -> None:
+    """Inside the transaction of every change of a game (games.signals.game_changed): pushes the racer's
+    progress, ranks a finisher, and ends the race when every racer has finished or resigned."""
     try:
         entry = game.race_entry  # read with the locked game by services (no query for the many games in no race)
     except RaceEntry.DoesNotExist:
@@ -607,7 +615,7 @@ def on_game_changed(game: Game) -> None:
     timeline = _ghost_of(race)
     if timeline is not None and race.status == Race.Status.RUNNING:
         # The ghost catches up first, so a finish is ranked against where the ghost is now.
-        due = timeline.due(_race_ms(race, timezone.now()))
+        due = timeline.due(_race_ms(race, min(timezone.now(), ends_at(race))))
         if due > race.ghost_step:
             race.ghost_step = due
             fields.append("ghost_step")
@@ -639,9 +647,7 @@ def _publish_progress(entry: RaceEntry, game: Game) -> None:
 
 def resign(*, code, user) -> Race:
     """Resigns the racer's game. Before the start, a racer leaves instead (the owner's leaving cancels)."""
-    from games import services
-
-    race = refresh(code)
+    race = get_race(code)
     entry = _entry_of(race, user)
     if entry is None:
         raise ServiceError("forbidden", "you are not racing in this race", status=403)
@@ -707,10 +713,76 @@ def racer_game_id(race: Race, user) -> int | None:
 
 
 def wakeup_at(race: Race) -> dt.datetime | None:
-    """The next instant at which `refresh` has something to do for this race."""
+    """The next instant at which `advance` has something to do for this race."""
     if race.status == Race.Status.COUNTDOWN:
         return race.starts_at
     if race.status == Race.Status.RUNNING:
         moments = [m for m in (next_ghost_at(race), ends_at(race)) if m is not None]
         return min(moments) if moments else None
     return None
+
+
+# --- what races add to every game (games.policies), and to closing an account -----------------------
+
+
+def race_of(game: Game) -> Race | None:
+    """The race a game is played in, read with the game by play (services.READ_WITH): no query then."""
+    try:
+        return game.race_entry.race
+    except RaceEntry.DoesNotExist:
+        return None
+
+
+def time_limit(game: Game) -> policies.Deadline | None:
+    """A racer's game ends with the race's time limit."""
+    race = race_of(game)
+    if race is None or race.status != Race.Status.RUNNING or race.starts_at is None:
+        return None
+    return policies.Deadline(ends_at(race), "the race's time limit has passed")
+
+
+def past_limit_games() -> Q:
+    """Racers' games of running races whose time limit has passed (the sweeper finishes those races
+    within SWEEP_EVERY_S: few, and read by their start alone, as each race has its own limit)."""
+    now = timezone.now()
+    running = Race.objects.filter(status=Race.Status.RUNNING, starts_at__lte=now)
+    over = [pk for pk, starts_at, limit_s in running.values_list("pk", "starts_at", "time_limit_s") if now >= starts_at + dt.timedelta(seconds=limit_s)]
+    return Q(race_entry__race_id__in=over)
+
+
+def hidden_racing_games(viewer) -> Q:
+    """A racer's game is hidden from everyone but its player until the race is over: the other racers
+    see progress (the spec's race), not boards, and a finished line could be copied move for move by
+    anyone, signed in or not, while the race runs (docs/races.md)."""
+    running = Q(race_entry__race__status=Race.Status.RUNNING) & ~past_limit_games()
+    return Q(race_entry__race__status=Race.Status.COUNTDOWN) | running
+
+
+def refuse_closing_in_countdown(sender, *, user, **kwargs) -> None:
+    """Closing an account is refused during a countdown of one of its races: the game the start is about
+    to deal would be left playing until the race's time limit; the countdown lasts seconds."""
+    if RaceEntry.objects.filter(player=user, race__status=Race.Status.COUNTDOWN).exists():
+        raise ServiceError(
+            "race_not_started",
+            "your race starts in a few seconds: close your account once its boards are shown",
+            status=409,
+        )
+
+
+def leave_races_of_closed(sender, *, user, **kwargs) -> None:
+    """A closed account leaves its open races (an owner's is called off) and its invitations go."""
+    RaceInvite.objects.filter(Q(invited=user) | Q(invited_by=user)).delete()
+    for code in RaceEntry.objects.filter(player=user, race__status=Race.Status.OPEN).values_list("race__code", flat=True):
+        resign(code=code, user=user)
+
+
+def connect() -> None:
+    """Adds the races' rules to play and accounts (games/apps.py calls it once the app is ready)."""
+    if "race_entry__race" not in services.READ_WITH:
+        services.READ_WITH.append("race_entry__race")
+    policies.add_deadline_rule(time_limit)
+    policies.add_expiry_rule(past_limit_games)
+    policies.add_hiding_rule(hidden_racing_games)
+    game_changed.connect(on_game_changed, sender=Game, dispatch_uid="games.races")
+    account_closing.connect(refuse_closing_in_countdown, dispatch_uid="games.races.closing")
+    account_closed.connect(leave_races_of_closed, dispatch_uid="games.races.closed")

@@ -6,8 +6,10 @@ import os
 
 import pytest
 
+# The fixture modules of tests/support/; its other modules are plain helpers that tests import.
 pytest_plugins = [
     "tests.support.players",
+    "tests.support.daily",
     "tests.support.browser",
 ]
 
@@ -29,6 +31,16 @@ def _fast_password_hasher():
     from django.test.utils import override_settings
 
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_sweeper_in_tests():
+    """The in-process server of the socket tests would start the sweeper (games/sweeper.py) in a thread
+    of its own; tests run the sweep themselves (`sweeper.sweep()`), when they mean to."""
+    from django.test.utils import override_settings
+
+    with override_settings(SWEEP_IN_SERVER=False):
         yield
 
 

@@ -9,7 +9,8 @@ import pytest
 from games import services
 from games.engine import Board
 from games.models import Action, Game
-from tests.lines import winning_line
+from tests.support.lines import winning_line
+from tests.support.players import code_of
 
 
 def new_game(client, deal="ms:1", autoplay="none") -> dict:
@@ -20,10 +21,6 @@ def new_game(client, deal="ms:1", autoplay="none") -> dict:
 
 def move(client, game_id, notation, ply, **extra):
     return client.post(f"/api/games/{game_id}/moves/", {"move": notation, "ply": ply, **extra}, format="json")
-
-
-def code_of(response) -> str:
-    return response.json()["error"]["code"]
 
 
 class TestCreating:
@@ -359,7 +356,7 @@ class TestWhoMaySeeWhat:
             assert viewer.get(f"/api/games/{ranked.pk}/").status_code == 404
             assert viewer.get(f"/api/games/{ranked.pk}/history/").status_code == 404
         assert alice_client.get(f"/api/games/{ranked.pk}/").status_code == 200
-        monkeypatch.setattr("games.selectors.today", lambda: today + dt.timedelta(days=1))
+        monkeypatch.setattr("games.daily.today", lambda: today + dt.timedelta(days=1))
         for viewer in (bob_client, charlie_client, anon_client):
             assert viewer.get(f"/api/games/{ranked.pk}/").status_code == 200
 

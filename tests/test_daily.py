@@ -14,11 +14,9 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from freecell_site.errors import ServiceError
-from games import daily, services
+from games import daily, services, sweeper
 from games.models import DailyChallenge, DailyResult, Game
-from tests.support.players import client_for
-from tests.test_daily_support import *  # noqa: F403
-from tests.test_daily_support import (
+from tests.support.daily import (
     REAL_DEAL_FOR,
     REAL_PROVE,
     WIN,
@@ -28,6 +26,9 @@ from tests.test_daily_support import (
     trivial_deal,
     win_daily,
 )
+from tests.support.players import client_for
+
+pytestmark = pytest.mark.usefixtures("solver_stand_in")  # dailies from the trivial deal (tests/support/daily.py)
 
 
 def test_seeds_are_64_bit_and_derived_from_the_secret_and_the_date(settings):
@@ -398,10 +399,12 @@ def test_a_ranked_game_left_open_over_midnight_cannot_be_won_on_the_closed_board
         services.play_move(game_id=game.pk, user=alice, move="1b", ply=1)
     assert refused.value.code == "game_over" and "2026-03-01 is over" in refused.value.message
     assert refused.value.extra["game"]["status"] == "resigned"
+    assert Game.objects.get(pk=game.pk).ply == 1 and not DailyResult.objects.exists()  # nothing stored
+    sweeper.sweep()  # the day's end is stored by the sweeper
     assert Game.objects.get(pk=game.pk).status == "resigned" and not DailyResult.objects.exists()
     with pytest.raises(ServiceError):
         services.undo(game_id=game.pk, user=alice, ply=1)
-    # A read applies the day's end too: bob's game shows resigned without his acting.
+    # A read shows the day's end too: bob's game shows resigned without his acting, before any sweep.
     clock.set(dt.date(2026, 3, 1), hour=22)
     other, _ = daily.start_ranked_game(bob)
     clock.advance()
@@ -424,6 +427,10 @@ def test_every_read_shows_a_past_days_ranked_game_as_ended(db, alice, bob, charl
     page.force_login(bob)
     assert '"status": "resigned"' in page.get(f"/games/{shown.pk}/").content.decode()  # its boot JSON
     assert _visible_game(opened.pk, charlie)["status"] == "resigned"  # what a socket sends first
+    assert client_for(alice).get("/api/games/", {"status": "resigned"}).json()["count"] == 1
+    # Reads store nothing; the sweeper does.
+    assert set(Game.objects.filter(pk__in=[listed.pk, shown.pk, opened.pk]).values_list("status", flat=True)) == {"playing"}
+    sweeper.sweep()
     assert set(Game.objects.filter(pk__in=[listed.pk, shown.pk, opened.pk]).values_list("status", flat=True)) == {"resigned"}
 
 

@@ -10,58 +10,16 @@ import time
 import pytest
 from django.utils import timezone
 
+from games import sweeper
 from tests.support.players import client_for
+from tests.support.races import MS1_WIN, act, open_race, racer, read, recorded_win, running_race, win
 
 pytestmark = pytest.mark.django_db
-
-# A winning line of ms:1 under autoplay "none" (127 moves, found by fc-solve and checked by verify).
-MS1_WIN = (
-    "5a 5b 5c 5d 5h b2 8b a8 7a b7 58 6b 65 6h 5h 6h 76 b5 81 5b a5 85 8a 8h a2 7a 7h 3h 8h ch 8h 4h 3c b3 "
-    "4b 48 d4 b7 28 2d 2b a2 b4 31 3a 3b c3 b6 d6 7c 7b 73 34 53 2d 27 25 d7 2d 2h 1h 7h a2 62 32 36 1a 1h "
-    "13 71 18 17 1h 8h 8h 2h 2h 4h 6h 4h 1h 7h ah c1 8a 8c 8h c4 a4 6c 6h 6a 67 6h a1 2a 2h c2 a2 4c 4h 2a "
-    "2h 8h 1h 46 4h 48 4h bh 4b 4h 3h 4h 7h ch ah 6h 2h 8h 1h 5h dh 1c 1h bh ch"
-).split()
 
 
 @pytest.fixture(autouse=True)
 def _no_countdown(settings):
     settings.RACE_COUNTDOWN_S = 0
-
-
-def open_race(user, **body) -> dict:
-    response = client_for(user).post("/api/races/", body, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()
-
-
-def act(user, code: str, what: str, **body):
-    return client_for(user).post(f"/api/races/{code}/{what}/", body, format="json")
-
-
-def read(code: str) -> dict:
-    response = client_for().get(f"/api/races/{code}/")
-    assert response.status_code == 200, response.json()
-    return response.json()
-
-
-def racer(race: dict, username: str, *, ghost: bool = False) -> dict:
-    return next(r for r in race["racers"] if r["username"] == username and r["ghost"] == ghost)
-
-
-def win(user, game_id: int, line=MS1_WIN) -> None:
-    from games import services
-
-    for ply, move in enumerate(line):
-        services.play_move(game_id=game_id, user=user, move=move, ply=ply)
-
-
-def running_race(owner, *others, deal="ms:1", autoplay="none") -> dict:
-    race = open_race(owner, deal=deal, autoplay=autoplay)
-    for other in others:
-        assert act(other, race["code"], "join").status_code == 200
-    started = act(owner, race["code"], "start")
-    assert started.status_code == 200
-    return started.json()
 
 
 # --- opening and joining --------------------------------------------------------------------------
@@ -182,6 +140,7 @@ def test_boards_are_revealed_at_the_start_instant_and_not_before(alice, bob, set
     assert [r["game"] for r in read(race["code"])["racers"]] == [None, None]
     assert not Game.objects.filter(deal_id="ms:7").exists(), "no board exists before the start instant"
     time.sleep(max(0.0, (starts_at - timezone.now()).total_seconds()) + 0.05)
+    sweeper.sweep()  # what the sweeper (or a race socket's timer) does at the start instant
     running = read(race["code"])
     assert running["status"] == "running"
     games = Game.objects.filter(pk__in=[r["game"] for r in running["racers"]])
@@ -351,20 +310,25 @@ def test_a_move_or_undo_after_the_time_limit_is_refused_even_with_no_one_watchin
     assert Game.objects.get(pk=game_id).ply == 1  # the late move was not stored
     undo = moves.post(f"/api/games/{game_id}/undo/", {"ply": 1}, format="json")
     assert undo.status_code == 409 and undo.json()["error"]["code"] == "game_over"
+    sweeper.sweep()  # the limit is stored by the sweeper
     done = Race.objects.get(code=race["code"])
     assert done.status == Race.Status.FINISHED
     assert Game.objects.get(pk=racer(race, "bob")["game"]).status == Game.Status.RESIGNED
 
 
 def test_a_racers_game_read_after_the_time_limit_shows_the_limit_applied(alice, bob, anon_client):
-    """Nothing read the race: a read of the game alone applies the limit (it showed `playing`)."""
+    """Nothing swept the race yet: a read of the game alone shows the limit applied (it showed `playing`),
+    and stores nothing; the sweeper stores it."""
     from games.models import Race
 
     race = running_race(alice, bob)
     game_id = racer(race, "alice")["game"]
     Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
     assert anon_client.get(f"/api/games/{game_id}/").json()["status"] == "resigned"
+    assert Race.objects.get(code=race["code"]).status == Race.Status.RUNNING
+    sweeper.sweep()
     assert Race.objects.get(code=race["code"]).status == Race.Status.FINISHED
+    assert anon_client.get(f"/api/games/{game_id}/").json()["status"] == "resigned"
 
 
 def test_leaving_an_open_race_and_the_owner_leaving_cancels_it(alice, bob):
@@ -413,24 +377,6 @@ def test_a_rematch_needs_a_finished_race_and_a_racer(alice, bob, charlie):
 
 
 # --- ghosts ---------------------------------------------------------------------------------------
-
-
-def recorded_win(user, *, step_ms: int = 1, slow_after: int | None = None):
-    """A won game of ms:1 whose actions are stored `step_ms` apart (and an hour apart after `slow_after`)."""
-    from games import services
-    from games.models import Action, Game
-
-    game = services.create_game(player=user, deal="ms:1", autoplay="none")
-    win(user, game.pk)
-    start = game.created_at
-    for action in Action.objects.filter(game=game):
-        offset = action.index * step_ms
-        if slow_after is not None and action.index >= slow_after:
-            offset += 3_600_000
-        Action.objects.filter(pk=action.pk).update(created_at=start + dt.timedelta(milliseconds=offset))
-    finished = start + dt.timedelta(milliseconds=(len(MS1_WIN) - 1) * step_ms + (3_600_000 if slow_after is not None else 0))
-    Game.objects.filter(pk=game.pk).update(finished_at=finished, elapsed_ms=int((finished - start).total_seconds() * 1000))
-    return Game.objects.get(pk=game.pk)
 
 
 def test_a_ghost_race_is_opened_on_a_friends_won_game(alice, bob):
@@ -498,20 +444,23 @@ def test_a_ghost_race_has_no_rematch_on_a_new_deal(alice, bob):
 
 def test_a_racers_game_is_hidden_from_the_other_racers_until_the_race_is_over(alice, bob, charlie):
     """A racer sees the others' progress, not their boards: a rival's finished line could be copied
-    move for move while the race ran. Someone outside the race may watch."""
+    move for move while the race ran, by a rival or by anyone without credentials (docs/races.md)."""
     race = running_race(alice, bob)
     alices = racer(race, "alice")["game"]
     win(alice, alices)
     assert read(race["code"])["status"] == "running"  # bob still plays
     for path in (f"/api/games/{alices}/", f"/api/games/{alices}/history/", f"/api/games/{alices}/history/?format=text"):
         assert client_for(bob).get(path).status_code == 404, path
-        assert client_for(charlie).get(path).status_code == 200, path
+        assert client_for(charlie).get(path).status_code == 404, path
+        assert client_for().get(path).status_code == 404, path
+        assert client_for(alice).get(path).status_code == 200, path
     from django.test import Client
 
     page = Client()
     page.force_login(bob)  # pages take the session
     assert page.get(f"/replay/{alices}/").status_code == 404 and page.get(f"/games/{alices}/").status_code == 404
     assert client_for(bob).get("/api/users/alice/games/").json()["count"] == 0
+    assert client_for().get("/api/users/alice/games/").json()["count"] == 0
     act(bob, race["code"], "resign")
     assert read(race["code"])["status"] == "finished"
     assert client_for(bob).get(f"/api/games/{alices}/history/?format=text").status_code == 200

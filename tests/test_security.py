@@ -45,7 +45,7 @@ class World:
 
     def __init__(self):
         from games import daily, races, services
-        from tests.test_daily_support import make_test_daily, trivial_deal
+        from tests.support.daily import make_test_daily, trivial_deal
 
         self.alice = make_player("alice")
         self.bob = make_player("bob")
@@ -78,11 +78,11 @@ class World:
         self.running_race = races.create_race(owner=self.alice, deal="ms:6")
         races.join(code=self.running_race.code, user=self.bob)
         races.start(code=self.running_race.code, user=self.alice)
-        races.refresh(self.running_race.code)
+        races.advance(self.running_race.code)
         self.finished_race = races.create_race(owner=self.alice, deal="ms:7")
         races.join(code=self.finished_race.code, user=self.bob)
         races.start(code=self.finished_race.code, user=self.alice)
-        races.refresh(self.finished_race.code)
+        races.advance(self.finished_race.code)
         races.resign(code=self.finished_race.code, user=self.alice)
         races.resign(code=self.finished_race.code, user=self.bob)
         assert races.get_race(self.finished_race.code).status == "finished"

@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
+from tests.support.sockets import new_game, next_of, nothing_more, open_socket, run, session_cookie
+
 pytestmark = pytest.mark.django_db(transaction=True)
-
-ORIGIN = b"http://testserver"
-
 
 @pytest.fixture(autouse=True)
 def _in_memory_layer(settings):
@@ -22,73 +20,10 @@ def _in_memory_layer(settings):
     settings.WS_IDLE_TIMEOUT_S = 60
 
 
-def run(scenario):
-    """Runs an async scenario from a sync test (database calls go to this thread, as in the server)."""
-    return async_to_sync(scenario)()
-
-
-def token_of(user) -> str:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.get_or_create(user=user)[0].key
-
-
-@pytest.fixture
-def alice_token(alice):
-    return token_of(alice)
-
-
-@pytest.fixture
-def charlie_token(charlie):
-    return token_of(charlie)
-
-
-def session_cookie(user) -> str:
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    return client.cookies["sessionid"].value
-
-
-async def open_socket(path: str, *, origin: bytes | None = ORIGIN, cookie: str | None = None, token: str | None = None):
-    from freecell_site.asgi import application
-
-    headers = []
-    if origin is not None:
-        headers.append((b"origin", origin))
-    if cookie is not None:
-        headers.append((b"cookie", f"sessionid={cookie}".encode()))
-    socket = WebsocketCommunicator(application, path, headers=headers)
-    connected, _ = await socket.connect(timeout=10)
-    assert connected, f"{path} refused the connection"
-    if token is not None:
-        await socket.send_json_to({"type": "auth", "token": token})
-    return socket
-
-
-async def next_of(socket, kind: str, timeout: float = 10.0) -> dict:
-    """The next frame of a type, skipping others (heartbeats, pushes)."""
-    while True:
-        frame = await socket.receive_json_from(timeout=timeout)
-        if frame["type"] == kind:
-            return frame
-
-
-async def nothing_more(socket, wait: float = 0.15) -> bool:
-    return await socket.receive_nothing(timeout=wait)
-
-
 async def plays_the_first_move(socket) -> None:
     """Plays 5a on a fresh game (ms:1) over the socket: it is acked at ply 1."""
     await socket.send_json_to({"type": "move", "move": "5a", "ply": 0})
     assert (await next_of(socket, "ack"))["ply"] == 1
-
-
-def new_game(user, deal="ms:1", autoplay="none"):
-    from games import services
-
-    return services.create_game(player=user, deal=deal, autoplay=autoplay)
 
 
 # --- connecting and watching --------------------------------------------------------------------
@@ -807,41 +742,6 @@ def test_a_move_over_rest_reaches_socket_watchers(alice):
         await watcher.disconnect()
 
     run(scenario)
-
-
-def test_a_socket_plays_its_next_move_on_the_game_it_kept_and_sees_a_change_made_elsewhere(alice_token, alice, monkeypatch):
-    """After an action the socket keeps the game for its next move: on PostgreSQL that move is not read
-    again (services.play_move's `known`). A move made elsewhere meanwhile is still answered from the
-    stored game (a stale ply), and the socket reads the game again for the move after."""
-    from games import store
-    from tests.support.players import client_for
-
-    reads = []
-    real_read = store.read_game
-    monkeypatch.setattr(store, "read_game", lambda game_id: reads.append(game_id) or real_read(game_id))
-    game = new_game(alice)
-    api = client_for(alice)
-
-    async def scenario():
-        socket = await open_socket(f"/ws/games/{game.pk}/", token=alice_token)
-        await next_of(socket, "auth_ok")
-        for ply, move in enumerate(["5a", "5b"]):
-            await socket.send_json_to({"type": "move", "move": move, "ply": ply})
-            assert (await next_of(socket, "ack"))["ply"] == ply + 1
-        response = await database_sync_to_async(api.post)(f"/api/games/{game.pk}/moves/", {"move": "5c", "ply": 2}, format="json")
-        assert response.status_code == 200
-        await socket.send_json_to({"type": "move", "move": "5d", "ply": 2})
-        conflict = await next_of(socket, "error")
-        assert conflict["code"] == "ply_conflict" and conflict["game"]["ply"] == 3
-        await socket.send_json_to({"type": "move", "move": "5d", "ply": 3})
-        assert (await next_of(socket, "ack"))["ply"] == 4
-        await socket.disconnect()
-
-    run(scenario)
-    game.refresh_from_db()
-    assert [move for move, _ in game.line] == ["5a", "5b", "5c", "5d"]
-    # Read: the socket's first move, the REST move, and the socket's move after the conflict.
-    assert reads == ([game.pk] * 3 if store.records_in_one_statement() else [])
 
 
 def test_a_flood_of_sync_frames_is_rate_limited_per_socket(alice, settings):

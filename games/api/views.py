@@ -16,7 +16,7 @@ from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
-from games import hints, selectors, services
+from games import daily, hints, lines, policies, selectors, services
 from games.api import serializers as s
 from games.engine import Board, parse_deal, verify
 from games.models import Game, Race, RaceEntry
@@ -39,19 +39,17 @@ def errors(*codes: int) -> dict:
 
 
 def visible_game(request, game_id: int) -> Game:
-    game = Game.objects.select_related("player", "deal").filter(pk=game_id).first()
-    if game is None or not selectors.can_view_game(request.user, game):
+    game = Game.objects.select_related(*services.READ_WITH).filter(pk=game_id).first()
+    if game is None or not policies.can_view_game(request.user, game):
         # Hidden games are reported as missing, so their existence leaks nothing.
         raise ServiceError("not_found", f"no game {game_id}", status=404)
-    return services.settled(game)
+    return game
 
 
 def deal_response(deal_text: str) -> dict:
     deal_id = parse_deal(deal_text)
     if deal_id.kind == "daily":
-        from games.daily import today
-
-        if deal_id.value >= today():
+        if deal_id.value >= daily.today():
             raise ServiceError("not_found", f"the deal of daily:{deal_id.value.isoformat()} is shown once its day is over", status=404)
     deal = services.get_deal(str(deal_id))
     board = services.board_of_deal(deal)
@@ -95,13 +93,19 @@ class GameListView(APIView):
         operation_id="games_list",
     )
     def get(self, request):
-        services.settle_games_of(request.user)
-        games = Game.objects.filter(player=request.user).select_related("player").order_by("-created_at", "-id")
+        games = Game.objects.filter(player=request.user).select_related(*services.READ_WITH).order_by("-created_at", "-id")
         wanted = request.query_params.get("status")
         if wanted:
             if wanted not in Game.Status.values:
                 raise ValidationError({"status": [f"status must be one of: {', '.join(Game.Status.values)}"]})
-            games = games.filter(status=wanted)
+            # By the status each game truly has: one whose time is up is resigned (games.policies).
+            time_up = policies.time_up_games()
+            if wanted == Game.Status.PLAYING:
+                games = games.filter(status=wanted).exclude(time_up)
+            elif wanted == Game.Status.RESIGNED:
+                games = games.filter(Q(status=wanted) | time_up)
+            else:
+                games = games.filter(status=wanted)
         paginator = Pagination()
         page = paginator.paginate_queryset(games, request, view=self)
         return paginator.get_paginated_response([game_payload(game) for game in page])
@@ -116,10 +120,8 @@ class GameListView(APIView):
         body.is_valid(raise_exception=True)
         deal_id = parse_deal(body.validated_data["deal"])
         if deal_id.kind == "daily":
-            from games.daily import today
-
             # Today's is ranked; a day to come is not out (get_deal answers 404), a past one is casual.
-            if deal_id.value == today():
+            if deal_id.value == daily.today():
                 raise ServiceError("forbidden", "today's daily is played ranked: POST /api/daily/play/", status=403)
         game = services.create_game(player=request.user, deal=str(deal_id), autoplay=body.validated_data["autoplay"])
         return Response(game_payload(game), status=status.HTTP_201_CREATED)
@@ -201,7 +203,7 @@ class HistoryView(APIView):
             # Not DRF's Response: it drops the Content-Type of an empty body (a game with no moves yet).
             return HttpResponse(line + "\n" if line else "", content_type="text/plain; charset=utf-8")
         actions = [services.action_payload(a) for a in selectors.actions_of(game)]
-        prelude = game.line[0][1] if game.line and game.line[0][0] is None else []
+        prelude = lines.prelude(game.line)
         return Response(
             {"game": game.pk, "deal": game_payload(game)["deal"], "autoplay": game.autoplay, "prelude": prelude, "actions": actions, "line": line}
         )

@@ -8,6 +8,7 @@ import datetime as dt
 import logging
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from freecell_site.errors import ServiceError
@@ -98,11 +99,11 @@ class Command(BaseCommand):
             self.stdout.write(f"daily:{day.isoformat()} exists (par {existing.par})")
             return
         started = time.monotonic()
-        budget = daily.par_budget() if par_budget is None else par_budget
+        budget = settings.DAILY_PAR_BUDGET if par_budget is None else par_budget
         try:
             # Another maker (a request, a second run) may hold the day's lock: wait for its row rather
             # than give up after a request's 2 s.
-            made = daily.ensure_daily(day, budget=budget, wait=budget + daily.solve_budget() + 30)
+            made = daily.ensure_daily(day, budget=budget, wait=budget + settings.DAILY_SOLVE_BUDGET + 30)
         except ServiceError as error:
             raise CommandError(f"daily:{day.isoformat()}: {error.message}") from None
         if not getattr(made, "made_now", False):

@@ -1,0 +1,134 @@
+"""The questions play asks of the domains above it about any game: when its time ends, who may see it.
+
+Play knows nothing of races or dailies. Each adds its own rule here when the app is ready
+(games/apps.py): a race's time limit and a ranked daily's midnight are deadlines; a running race and
+a daily whose day is not over hide their games. Play asks these rules at every action and every read,
+so a rule is written once and holds on every path (REST, sockets, pages, lists, exports).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db.models import Q
+from django.utils import timezone
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The instant a game's time ends, the reason an action after it is refused, and the clock of the
+    domain that set it (the daily's can be moved between days by tests)."""
+
+    at: dt.datetime
+    reason: str
+    clock: Callable[[], dt.datetime] = timezone.now
+
+    def passed(self) -> bool:
+        return self.clock() >= self.at
+
+
+DeadlineRule = Callable[[object], Deadline | None]
+#: The games (over Game) whose deadline has passed, for lists filtered by status.
+ExpiryRule = Callable[[], Q]
+#: A rule that hides games from a viewer: the Q of the games it hides from them (over Game).
+HidingRule = Callable[[object], Q]
+
+_deadline_rules: list[DeadlineRule] = []
+_expiry_rules: list[ExpiryRule] = []
+_hiding_rules: list[HidingRule] = []
+
+
+def add_deadline_rule(rule: DeadlineRule) -> None:
+    if rule not in _deadline_rules:
+        _deadline_rules.append(rule)
+
+
+def add_expiry_rule(rule: ExpiryRule) -> None:
+    if rule not in _expiry_rules:
+        _expiry_rules.append(rule)
+
+
+def add_hiding_rule(rule: HidingRule) -> None:
+    if rule not in _hiding_rules:
+        _hiding_rules.append(rule)
+
+
+def deadline_of(game) -> Deadline | None:
+    """The earliest deadline any rule sets for the game, or None."""
+    found = [deadline for rule in _deadline_rules if (deadline := rule(game)) is not None]
+    return min(found, key=lambda deadline: deadline.at) if found else None
+
+
+def time_is_up(game) -> Deadline | None:
+    """The deadline a game still playing has passed, or None."""
+    if game.status != "playing":
+        return None
+    deadline = deadline_of(game)
+    return deadline if deadline is not None and deadline.passed() else None
+
+
+def time_up_games() -> Q:
+    """The games still stored as playing whose time is up (over Game): a list filtered by status shows
+    them as the resigned games they are, before the sweeper has stored them so."""
+    expired = Q(pk__in=[])
+    for rule in _expiry_rules:
+        expired |= rule()
+    return Q(status="playing") & expired
+
+
+def _sees_everything(viewer, player_id) -> bool:
+    return getattr(viewer, "is_authenticated", False) and (viewer.pk == player_id or viewer.is_staff)
+
+
+def hidden_from(viewer) -> Q:
+    """The games hidden from `viewer` (over Game), their own and staff's aside: the one answer to "may
+    this viewer see this game now", for single games and for lists alike."""
+    hidden = Q(pk__in=[])
+    for rule in _hiding_rules:
+        hidden |= rule(viewer)
+    if getattr(viewer, "is_authenticated", False):
+        if viewer.is_staff:
+            return Q(pk__in=[])
+        return hidden & ~Q(player_id=viewer.pk)
+    return hidden
+
+
+def can_view_game(viewer, game) -> bool:
+    """Whether `viewer` may see `game` now (its board, its line, its pushes)."""
+    if _sees_everything(viewer, game.player_id):
+        return True
+    if not _hiding_rules:
+        return True
+    return not type(game).objects.filter(pk=game.pk).filter(hidden_from(viewer)).exists()
+
+
+# --- deals that another domain names -----------------------------------------------------------------
+
+#: Finds the stored deal of a deal id of its kind (`daily:DATE`): the Deal and the daily's date, which
+#: a game asked for by that id is shown under.
+DealSource = Callable[[object], tuple[object, dt.date | None]]
+#: Refuses (raises ServiceError) a stored deal a player may not be dealt now (a daily's in play).
+DealGuard = Callable[[object], None]
+
+_deal_sources: dict[str, DealSource] = {}
+_deal_guards: list[DealGuard] = []
+
+
+def add_deal_source(kind: str, source: DealSource) -> None:
+    _deal_sources[kind] = source
+
+
+def add_deal_guard(guard: DealGuard) -> None:
+    if guard not in _deal_guards:
+        _deal_guards.append(guard)
+
+
+def deal_source(kind: str) -> DealSource | None:
+    return _deal_sources.get(kind)
+
+
+def guard_deal(deal) -> None:
+    for guard in _deal_guards:
+        guard(deal)

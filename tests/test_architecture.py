@@ -1,0 +1,27 @@
+"""The code keeps the shape docs/architecture.md draws: one-way layers, checked by import-linter."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_import_linter_contract_is_kept():
+    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
+    assert lint, "import-linter is a dev dependency: pip install -e '.[dev]'"
+    result = subprocess.run([lint, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "BROKEN" not in result.stdout and result.stdout.count("KEPT") >= 4
+
+
+def test_play_imports_no_domain_above_it():
+    """Play announces changes (games.signals) and asks its policies; it never names races or dailies,
+    not even in a lazy import inside a function."""
+    for name in ("services", "selectors", "payloads", "policies", "lines", "integrity", "signals"):
+        text = (ROOT / "games" / f"{name}.py").read_text()
+        for domain in ("games.races", "games.daily", "games.leaderboard", "from games import daily", "from games import races"):
+            assert domain not in text, f"games/{name}.py names {domain}"
