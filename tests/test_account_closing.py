@@ -12,12 +12,11 @@ from rest_framework.test import APIClient
 from accounts.closing import closed_name
 from accounts.models import Friendship
 from games.models import Game
+from tests.support.daily import win_daily
 from tests.support.players import PASSWORD, client_for
-from tests.test_daily_support import *  # noqa: F403
-from tests.test_daily_support import win_daily
-from tests.test_races import act, open_race, read, running_race
+from tests.support.races import act, open_race, read, running_race
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("solver_stand_in")]  # dailies from the trivial deal (tests/support/daily.py)
 
 
 @pytest.fixture(autouse=True)
@@ -235,7 +234,7 @@ def test_invitations_sent_by_a_closed_account_go_with_it(alice, bob, charlie):
 
 
 def test_a_ghost_of_a_closed_accounts_game_shows_the_closed_name(alice, bob):
-    from tests.test_races import MS1_WIN, win
+    from tests.support.races import MS1_WIN, win
 
     game = client_for(alice).post("/api/games/", {"deal": "ms:1", "autoplay": "none"}, format="json").json()
     win(alice, game["id"], MS1_WIN)

@@ -65,7 +65,7 @@ def test_a_racers_game_and_a_race_under_way_are_not_deleted_from_the_admin(admin
     """Deleting a racer's game left them "waiting" in a race that went on; deleting a running race
     turned its games into casual ones. A finished race goes, its games with their entries' links."""
     from games.models import Race, RaceEntry
-    from tests.test_races import running_race
+    from tests.support.races import running_race
 
     settings.RACE_COUNTDOWN_S = 0
     race = running_race(alice, bob)

@@ -10,11 +10,7 @@ from django.contrib.auth.models import User
 from django.core.mail.backends import locmem
 from rest_framework.test import APIClient
 
-from tests.support.players import PASSWORD, client_for, sent_mail
-
-
-def code_of(response) -> str:
-    return response.json()["error"]["code"]
+from tests.support.players import PASSWORD, client_for, code_of, sent_mail, token_of
 
 
 class TestSignUpAndLogin:
@@ -260,12 +256,6 @@ class TestFriends:
 
     def test_friends_need_an_account(self, anon_client, db):
         assert anon_client.get("/api/friends/").status_code == 401
-
-
-def token_of(user) -> str:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.get_or_create(user=user)[0].key
 
 
 def with_token(key: str) -> APIClient:

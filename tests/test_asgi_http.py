@@ -9,6 +9,7 @@ from asgiref.sync import async_to_sync
 from channels.testing import HttpCommunicator, WebsocketCommunicator
 
 from freecell_site.cache import SharedPoolRedisCache
+from tests.support.players import token_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,12 +17,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def _in_memory_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-
-
-def token_of(user) -> str:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.get_or_create(user=user)[0].key
 
 
 async def http(method: str, path: str, *, body: dict | None = None, token: str | None = None, length: bool = True) -> dict:

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from games.engine import Board
-from tests.lines import winning_line
+from tests.support.lines import winning_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,7 @@ def test_deal_prints_a_dailys_board_once_it_is_made(db, capsys):
     import datetime as dt
 
     from games.services import board_of_deal
-    from tests.test_daily_support import make_test_daily
+    from tests.support.daily import make_test_daily
 
     with pytest.raises(CommandError, match="not_found: there is no daily for 2026-03-01 yet"):
         call_command("deal", "daily:2026-03-01")

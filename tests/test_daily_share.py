@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from games import daily, services
+from tests.support.daily import make_test_daily, win_daily
 from tests.support.players import client_for
-from tests.test_daily_support import *  # noqa: F403
-from tests.test_daily_support import make_test_daily, win_daily
+
+pytestmark = pytest.mark.usefixtures("solver_stand_in")  # dailies from the trivial deal (tests/support/daily.py)
 
 DAY = dt.date(2026, 3, 1)
 

@@ -388,7 +388,7 @@ class TestCompose:
 
         from games import daily
         from games.models import DailyChallenge
-        from tests.test_daily_support import WIN, trivial_deal
+        from tests.support.daily import WIN, trivial_deal
 
         services = self.compose()["services"]
         job = services["dailies"]

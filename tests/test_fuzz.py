@@ -20,6 +20,9 @@ from channels.testing import WebsocketCommunicator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.players import token_of
+from tests.support.sockets import new_game
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,18 +42,6 @@ def _in_memory_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.WS_HEARTBEAT_S = 30
     settings.WS_IDLE_TIMEOUT_S = 60
-
-
-def token_of(user) -> str:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.get_or_create(user=user)[0].key
-
-
-def new_game(user, deal="ms:1", autoplay="none"):
-    from games import services
-
-    return services.create_game(player=user, deal=deal, autoplay=autoplay)
 
 
 def legal_line(deal: str, count: int) -> list[str]:

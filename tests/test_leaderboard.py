@@ -10,9 +10,10 @@ from django.contrib.auth.models import User
 
 from games import daily, leaderboard
 from games.models import DailyChallenge, DailyMovesTally, DailyResult, DailySpanTally, Game
+from tests.support.daily import make_test_daily, win_daily
 from tests.support.players import client_for
-from tests.test_daily_support import *  # noqa: F403
-from tests.test_daily_support import make_test_daily, win_daily
+
+pytestmark = pytest.mark.usefixtures("solver_stand_in")  # dailies from the trivial deal (tests/support/daily.py)
 
 T0 = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.test_multiprocess import (
+from tests.support.servers import (
     Client,
     free_port,
     fresh_database,

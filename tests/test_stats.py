@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from games import daily, services
 from games.stats import player_statistics, streaks
+from tests.support.daily import make_test_daily, win_daily
 from tests.support.players import client_for
-from tests.test_daily_support import *  # noqa: F403
-from tests.test_daily_support import make_test_daily, win_daily
+
+pytestmark = pytest.mark.usefixtures("solver_stand_in")  # dailies from the trivial deal (tests/support/daily.py)
 
 D1 = dt.date(2026, 3, 1)
 

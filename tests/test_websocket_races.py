@@ -7,9 +7,9 @@ import datetime as dt
 import pytest
 from channels.db import database_sync_to_async
 
-from tests.support.players import client_for
-from tests.test_races import MS1_WIN, recorded_win
-from tests.test_websocket import next_of, nothing_more, open_socket, run, token_of
+from tests.support.players import client_for, token_of
+from tests.support.races import MS1_WIN, recorded_win
+from tests.support.sockets import next_of, nothing_more, open_socket, run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,16 +19,6 @@ def _fast(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.RACE_COUNTDOWN_S = 0
     settings.WS_HEARTBEAT_S = 30
-
-
-@pytest.fixture
-def alice_token(alice):
-    return token_of(alice)
-
-
-@pytest.fixture
-def bob_token(bob):
-    return token_of(bob)
 
 
 def open_race(user, **body) -> dict:

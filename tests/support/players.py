@@ -25,6 +25,17 @@ def client_for(user=None) -> APIClient:
     return client
 
 
+def token_of(user) -> str:
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def code_of(response) -> str:
+    """The `error.code` of an API error answer."""
+    return response.json()["error"]["code"]
+
+
 def befriend(a, b) -> None:
     from accounts import services
 
@@ -87,3 +98,18 @@ def bob_client(bob):
 @pytest.fixture
 def charlie_client(charlie):
     return client_for(charlie)
+
+
+@pytest.fixture
+def alice_token(alice):
+    return token_of(alice)
+
+
+@pytest.fixture
+def bob_token(bob):
+    return token_of(bob)
+
+
+@pytest.fixture
+def charlie_token(charlie):
+    return token_of(charlie)

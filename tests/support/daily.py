@@ -1,5 +1,4 @@
-"""Helpers of the daily tests (no tests here): a deal won in a chosen number of actions, a clock to move
-between UTC days, dailies made without the solver, and ranked games played to a win."""
+"""The daily tests' deal won in a chosen number of actions, their UTC clock, dailies made without the solver."""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ TRIVIAL_COLUMNS = [
     [], [], [], [],
 ]
 WIN = "1b"
-# The real ones, for the tests that use the solver (the fixture below replaces them).
+# The real ones, for the tests that use the solver (solver_stand_in replaces them).
 REAL_DEAL_FOR = daily.deal_for
 REAL_PROVE = daily.prove
 TRIVIAL_PAR = 1
@@ -100,9 +99,10 @@ def today_daily(db):
     return make_test_daily(daily.today())
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def solver_stand_in(monkeypatch, settings):
-    """Dailies in these tests are made with the trivial deal unless a test asks for the solver."""
+    """Dailies are made with the trivial deal unless a test asks for the solver: the modules of the daily
+    tests use this fixture for every test (`pytestmark`)."""
     settings.DAILY_PAR_BUDGET = 1.0
     settings.DAILY_SOLVE_BUDGET = 1.0
     settings.DAILY_WAIT_SECONDS = 2.0
