@@ -5,7 +5,7 @@
 
 It starts its own stack: a fresh PostgreSQL database beside DATABASE_URL (default
 postgres://postgres@127.0.0.1:5432/freecell), Redis at REDIS_URL (default redis://127.0.0.1:6379/2), and
-two `daphne` processes with BENCH_ECHO=1, which adds the route /ws/echo/<room>/: a consumer on the same
+two `daphne` processes serving bench/echo.py, which adds the route /ws/echo/<room>/: a consumer on the same
 stack (origin check, auth middleware, channels-redis) that answers each frame at once and relays it to
 the room through the layer, with no database and no rules. Every figure is printed beside the same
 figure for the echo consumer, measured in the same run:
@@ -85,7 +85,7 @@ class Server:
         self.origin = f"http://127.0.0.1:{self.port}"
         self.log = open(f"/tmp/bench-daphne-{self.port}.log", "w")  # noqa: SIM115
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "freecell_site.asgi:application"],
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "bench.echo:application"],
             cwd=ROOT,
             env=env,
             stdout=self.log,
@@ -148,7 +148,6 @@ def server_env(database: str, redis: str, layer: str = "pubsub") -> dict:
         DJANGO_SETTINGS_MODULE="freecell_site.settings",
         DEBUG="false",
         SECURE_SSL_REDIRECT="false",
-        BENCH_ECHO="1",
         LOG_LEVEL="WARNING",
         WS_MOVE_RATE="100000",
         WS_MOVE_BURST="100000",

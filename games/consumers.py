@@ -14,8 +14,6 @@ import functools
 import json
 import logging
 import math
-import os
-import time
 
 from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
@@ -870,41 +868,3 @@ class NoSuchSocket(AsyncWebsocketConsumer):
         body = {"type": "error", "code": "not_found", "message": "no such socket: the sockets are /ws/games/<id>/ and /ws/races/<code>/"}
         await self.send(text_data=json.dumps(body))
         await self.close(code=4404)
-
-
-# --- the benchmark's baseline --------------------------------------------------------------------
-
-
-def bench_echo_enabled() -> bool:
-    return bool(getattr(settings, "BENCH_ECHO", False)) or os.environ.get("BENCH_ECHO", "") in ("1", "true", "yes")
-
-
-class EchoConsumer(AsyncWebsocketConsumer):
-    """`/ws/echo/<room>/`, only with BENCH_ECHO=1: the same stack (origin check, auth middleware,
-    channel layer) with no database and no rules, as the benchmark's baseline. Each frame is answered
-    to its sender at once and relayed through the channel layer to the room's other sockets."""
-
-    dispatch = Socket.dispatch  # the same event dispatch as the game sockets (no DB clean-up hop)
-    after_acks = ()  # no event waits for an answer here (Socket.queue_action)
-
-    async def connect(self):
-        self.room = "echo." + "".join(c for c in self.scope["url_route"]["kwargs"]["room"] if c.isalnum())[:40]
-        await self.channel_layer.group_add(self.room, self.channel_name)
-        await self.accept()
-
-    async def disconnect(self, code):
-        await self.channel_layer.group_discard(self.room, self.channel_name)
-
-    async def receive(self, text_data=None, bytes_data=None):
-        if text_data is None or len(text_data) > MAX_FRAME:
-            return
-        try:
-            frame = parse_frame(text_data)
-        except (ValueError, RecursionError):
-            return
-        await self.send(text_data=json.dumps({"type": "ack", "id": frame.get("id"), "t": time.time()}))
-        await self.channel_layer.group_send(self.room, {"type": "echo.relay", "frame": frame, "sender": self.channel_name})
-
-    async def echo_relay(self, event):
-        if event["sender"] != self.channel_name:
-            await self.send(text_data=json.dumps({"type": "relay", "frame": event["frame"]}))

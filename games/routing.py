@@ -1,4 +1,4 @@
-"""Websocket URL routes (the echo route exists only for the benchmark, with BENCH_ECHO=1)."""
+"""Websocket URL routes: a game's socket and a race's; any other path is answered not_found."""
 
 from channels.routing import URLRouter
 from django.urls import path, re_path
@@ -9,9 +9,6 @@ websocket_urlpatterns = [
     path("ws/games/<int:game_id>/", consumers.GameConsumer.as_asgi()),
     path("ws/races/<str:code>/", consumers.RaceConsumer.as_asgi()),
 ]
-
-if consumers.bench_echo_enabled():
-    websocket_urlpatterns.append(path("ws/echo/<str:room>/", consumers.EchoConsumer.as_asgi()))
 
 #: What the server routes: the sockets above, then any other path, which is answered not_found and
 #: closed with 4404 (consumers.NoSuchSocket); Channels' router alone raises "No route found" for it,

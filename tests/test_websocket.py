@@ -767,14 +767,9 @@ def test_a_flood_of_sync_frames_is_rate_limited_per_socket(alice, settings):
 
 
 def test_the_benchmarks_echo_socket_answers_and_relays_to_its_room():
-    """bench/ws.py's baseline (/ws/echo/<room>/ with BENCH_ECHO=1): an ack to the sender, the frame
-    relayed through the channel layer to the room's other sockets."""
-    from channels.routing import URLRouter
-    from django.urls import path
-
-    from games.consumers import EchoConsumer
-
-    app = URLRouter([path("ws/echo/<str:room>/", EchoConsumer.as_asgi())])
+    """bench/ws.py's baseline (bench/echo.py): an ack to the sender, the frame relayed through the
+    channel layer to the room's other sockets."""
+    from bench.echo import echo_router as app
 
     async def scenario():
         first = WebsocketCommunicator(app, "/ws/echo/r1/")

@@ -61,7 +61,7 @@ class PingSerializer(s.serializers.Serializer):
 
 
 class PingView(APIView):
-    """A trivial endpoint: liveness for clients, and the baseline of bench/api.py."""
+    """Liveness for API clients: a trivial answer through the whole HTTP stack (also bench/api.py's baseline)."""
 
     permission_classes = [permissions.AllowAny]
 

@@ -1,0 +1,61 @@
+"""The websocket benchmark's baseline: the service's socket stack with no rules and no database.
+
+`bench/ws.py` serves `bench.echo:application` instead of `freecell_site.asgi:application`: the same
+application, plus `/ws/echo/<room>/` behind the same origin check and auth middleware. Each frame is
+answered to its sender at once and relayed through the channel layer to the room's other sockets.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from channels.auth import AuthMiddlewareStack
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.routing import URLRouter
+from channels.security.websocket import AllowedHostsOriginValidator
+from django.urls import path
+
+from freecell_site.asgi import application as service
+from freecell_site.origin import SameOriginValidator
+from games.consumers import MAX_FRAME, Socket, parse_frame
+
+
+class EchoConsumer(AsyncWebsocketConsumer):
+    """`/ws/echo/<room>/`: an ack to the sender, the frame relayed to the room."""
+
+    dispatch = Socket.dispatch  # the same event dispatch as the game sockets (no DB clean-up hop)
+    after_acks = ()  # no event waits for an answer here (Socket.queue_action)
+
+    async def connect(self):
+        self.room = "echo." + "".join(c for c in self.scope["url_route"]["kwargs"]["room"] if c.isalnum())[:40]
+        await self.channel_layer.group_add(self.room, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code):
+        await self.channel_layer.group_discard(self.room, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if text_data is None or len(text_data) > MAX_FRAME:
+            return
+        try:
+            frame = parse_frame(text_data)
+        except (ValueError, RecursionError):
+            return
+        await self.send(text_data=json.dumps({"type": "ack", "id": frame.get("id"), "t": time.time()}))
+        await self.channel_layer.group_send(self.room, {"type": "echo.relay", "frame": frame, "sender": self.channel_name})
+
+    async def echo_relay(self, event):
+        if event["sender"] != self.channel_name:
+            await self.send(text_data=json.dumps({"type": "relay", "frame": event["frame"]}))
+
+
+echo_router = URLRouter([path("ws/echo/<str:room>/", EchoConsumer.as_asgi())])
+echo = AllowedHostsOriginValidator(SameOriginValidator(AuthMiddlewareStack(echo_router)))
+
+
+async def application(scope, receive, send):
+    """The service, with the echo sockets beside its own."""
+    if scope["type"] == "websocket" and scope["path"].startswith("/ws/echo/"):
+        return await echo(scope, receive, send)
+    return await service(scope, receive, send)

@@ -1,0 +1,93 @@
+"""The sweeper stores what time decides; reads never do; one process at a time holds its lease."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import call_command
+from django.utils import timezone
+
+from games import daily, races, services, sweeper
+from games.models import Game, Race
+from tests.support.daily import make_test_daily
+from tests.support.races import act, open_race, racer, read
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _countdown(settings):
+    settings.RACE_COUNTDOWN_S = 30
+
+
+def test_the_sweep_command_reveals_a_race_whose_countdown_is_over_and_a_read_before_it_wrote_nothing(alice, bob):
+    race = open_race(alice, deal="ms:9")
+    act(bob, race["code"], "join")
+    assert act(alice, race["code"], "start").json()["status"] == "countdown"
+    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=1))
+    assert read(race["code"])["status"] == "countdown"  # a read shows it, and stores nothing
+    assert not Game.objects.filter(deal_id="ms:9").exists()
+    out = io.StringIO()
+    call_command("sweep", stdout=out)
+    assert "advanced 1 races" in out.getvalue()
+    running = read(race["code"])
+    assert running["status"] == "running" and all(r["game"] for r in running["racers"])
+    call_command("sweep", stdout=out)  # nothing left to do: the second pass changes nothing
+    assert read(race["code"])["version"] == running["version"]
+
+
+def test_a_race_past_its_limit_reads_finished_and_the_sweep_stores_it_once(alice, bob, settings):
+    settings.RACE_COUNTDOWN_S = 0
+    race = open_race(alice, deal="ms:9")
+    act(bob, race["code"], "join")
+    started = act(alice, race["code"], "start").json()
+    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 5))
+    shown = read(race["code"])
+    assert shown["status"] == "finished" and racer(shown, "alice")["out_of_time"] is True
+    assert Race.objects.get(code=race["code"]).status == Race.Status.RUNNING
+    assert sweeper.sweep()["races"] == 1
+    stored = Race.objects.get(code=race["code"])
+    assert stored.status == Race.Status.FINISHED
+    games = Game.objects.filter(pk__in=[r["game"] for r in started["racers"]])
+    assert {g.status for g in games} == {Game.Status.RESIGNED}
+    assert {g.finished_at for g in games} == {races.ends_at(stored)}, "resigned as of the limit, not of the sweep"
+    assert sweeper.sweep()["races"] == 0
+
+
+def test_the_sweep_ends_a_ranked_game_left_playing_after_its_day(alice, monkeypatch):
+    day = dt.date(2026, 3, 1)
+    monkeypatch.setattr(daily, "now", lambda: dt.datetime(2026, 3, 1, 23, tzinfo=dt.UTC))
+    make_test_daily(day)
+    game, _ = daily.start_ranked_game(alice)
+    assert sweeper.sweep()["daily_games"] == 0
+    monkeypatch.setattr(daily, "now", lambda: dt.datetime(2026, 3, 2, 1, tzinfo=dt.UTC))
+    assert Game.objects.get(pk=game.pk).status == Game.Status.PLAYING
+    assert sweeper.sweep()["daily_games"] == 1
+    ended = Game.objects.get(pk=game.pk)
+    assert ended.status == Game.Status.RESIGNED and ended.finished_at == daily.day_end(day)
+    assert services.end_time_up(game.pk) is False  # already ended: nothing more
+
+
+def test_one_process_at_a_time_holds_the_lease(monkeypatch):
+    from django.core.cache import cache
+
+    cache.delete(sweeper.LEASE_KEY)
+    monkeypatch.setattr(sweeper, "_holder", lambda: "host-a:1")
+    assert sweeper.hold_lease(2) is True
+    assert sweeper.hold_lease(2) is True  # the holder renews it
+    monkeypatch.setattr(sweeper, "_holder", lambda: "host-b:2")
+    assert sweeper.hold_lease(2) is False
+    cache.delete(sweeper.LEASE_KEY)  # the holder died and its lease ran out
+    assert sweeper.hold_lease(2) is True
+
+
+def test_the_deployment_runs_one_sweeper_service_and_the_replicas_leave_it_to_it():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services_ = compose["services"]
+    assert services_["sweeper"]["command"] == ["python", "manage.py", "sweep", "--loop"]
+    assert str(services_["web"]["environment"]["SWEEP_IN_SERVER"]) == "0"
