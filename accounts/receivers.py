@@ -8,11 +8,11 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 from rest_framework.authtoken.models import Token
 
+from accounts.services import sign_ins_changed
+
 
 @receiver(post_save, sender=User, dispatch_uid="accounts.sign_ins_follow_the_account")
 def sign_ins_follow_the_account(sender, instance: User, created: bool, **kwargs) -> None:
-    from accounts.services import sign_ins_changed
-
     if created:
         return
     # `_password` holds the new password until the save that stores it; Django clears it for the

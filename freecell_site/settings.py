@@ -152,7 +152,7 @@ if REDIS_URL:
         redis_db = urlparse(REDIS_URL).path.strip("/") or "0"
         CHANNEL_LAYERS = {
             "default": {
-                "BACKEND": "freecell_site.channel_layer.PubSubChannelLayer",
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
                 "CONFIG": {"hosts": [REDIS_URL], "prefix": f"freecell.{redis_db}."},
             }
         }
@@ -163,11 +163,13 @@ if REDIS_URL:
                 "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
             }
         }
+    # django-redis keeps one connection pool per process and Redis server, which every cache object
+    # (Django makes one per request context) shares: a request opens no connection of its own.
     CACHES = {
         "default": {
-            "BACKEND": "freecell_site.cache.SharedPoolRedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
         }
     }
 else:

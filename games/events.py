@@ -82,12 +82,9 @@ class _Publisher:
 
     Sending to Redis takes a network round trip or two; done here, it is off the path of the answer
     to the player whose action caused it (the action is committed first either way). Events still
-    queued when a process dies are lost, like any bus message.
-
-    - With a layer that sends many at once (`group_send_many`, our pub/sub layer), everything queued
-      goes out together, in order, in one round trip; what is queued meanwhile goes in the next.
-    - With another layer, each group's events go out in order, one at a time, and different groups'
-      events side by side, so a slow group (the list-based layer's full channels) holds up no other.
+    queued when a process dies are lost, like any bus message. Each group's events go out in order,
+    one at a time, through the layer's public `group_send`, and different groups' events side by
+    side, so a slow group (the list-based layer's full channels) holds up no other.
     """
 
     def __init__(self) -> None:
@@ -96,8 +93,6 @@ class _Publisher:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.last: dict[str, asyncio.Task] = {}  # each group's latest send (used on the loop only)
         self.sending: set[asyncio.Task] = set()  # strong references: the loop keeps only weak ones
-        self.queued: list[tuple[str, dict]] = []  # for group_send_many (used on the loop only)
-        self.flushing: asyncio.Task | None = None
 
     def put(self, group: str, event: dict) -> None:
         self._started().call_soon_threadsafe(self._schedule, group, event)
@@ -113,7 +108,7 @@ class _Publisher:
             return loop
         with self.lock:
             if self.loop is None or not self.thread.is_alive():
-                self.last, self.sending, self.queued, self.flushing = {}, set(), [], None
+                self.last, self.sending = {}, set()
                 loop = asyncio.new_event_loop()
                 thread = threading.Thread(target=loop.run_forever, name="freecell-publisher", daemon=True)
                 thread.start()
@@ -121,12 +116,6 @@ class _Publisher:
             return self.loop
 
     def _schedule(self, group: str, event: dict) -> None:
-        layer = get_channel_layer()
-        if hasattr(layer, "group_send_many"):
-            self.queued.append((group, event))
-            if self.flushing is None:
-                self.flushing = self.loop.create_task(self._flush(layer))
-            return
         task = self.loop.create_task(self._send(self.last.get(group), group, event))
         self.last[group] = task
         self.sending.add(task)
@@ -136,18 +125,6 @@ class _Publisher:
         self.sending.discard(task)
         if self.last.get(group) is task:
             del self.last[group]
-
-    async def _flush(self, layer) -> None:
-        try:
-            while self.queued:
-                batch, self.queued = self.queued, []
-                try:
-                    await asyncio.wait_for(layer.group_send_many(batch), PUBLISH_TIMEOUT)
-                except Exception as exc:  # the bus is best effort; see the module docstring
-                    groups = sorted({group for group, _ in batch})
-                    _publish_failed(", ".join(groups)[:200], exc)
-        finally:
-            self.flushing = None
 
     @staticmethod
     async def _send(previous: asyncio.Task | None, group: str, event: dict) -> None:

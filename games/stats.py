@@ -7,6 +7,7 @@ import datetime as dt
 from django.db.models import Count, Q
 
 from games.daily import today
+from games.leaderboard import ranks_of_player
 from games.models import DailyResult, Game
 
 
@@ -57,8 +58,6 @@ def player_statistics(user) -> dict:
     )
     best_rank = None
     if results:
-        from games.leaderboard import ranks_of_player
-
         best_rank = min(ranks_of_player(user).values(), default=None)
     return {
         "games_played": totals["played"],

@@ -8,7 +8,6 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.testing import HttpCommunicator, WebsocketCommunicator
 
-from freecell_site.cache import SharedPoolRedisCache
 from tests.support.players import token_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -79,15 +78,26 @@ def test_a_streamed_export_comes_through_the_asgi_entry_whole(alice):
     assert len(lines) == 3
 
 
-def test_every_cache_object_of_a_process_shares_one_redis_client():
-    """Django makes a cache object per request context; they must not each open connections."""
-    first = SharedPoolRedisCache("redis://127.0.0.1:6379/9", {"OPTIONS": {"socket_timeout": 2}})
-    second = SharedPoolRedisCache("redis://127.0.0.1:6379/9", {"OPTIONS": {"socket_timeout": 2}})
-    other = SharedPoolRedisCache("redis://127.0.0.1:6379/8", {"OPTIONS": {"socket_timeout": 2}})
-    assert first._cache is second._cache
-    assert first._cache is not other._cache
-    client = first._cache.get_client("k", write=True)
-    assert second._cache.get_client("j", write=False) is client
+@pytest.mark.services
+def test_the_cache_objects_of_a_process_share_their_redis_connections():
+    """Django makes a cache object per request context; fifty of them, each used, must not each open a
+    connection to Redis (a fresh TCP connection and handshake per request, before)."""
+    import redis
+    from django.conf import settings
+    from django.core.cache.backends.base import InvalidCacheBackendError
+    from django.utils.module_loading import import_string
+
+    config = settings.CACHES["default"]
+    if "redis" not in config["BACKEND"].lower():
+        raise InvalidCacheBackendError("the services tests run with REDIS_URL")
+    backend = import_string(config["BACKEND"])
+    server = redis.Redis.from_url(config["LOCATION"])
+    before = len(server.client_list())
+    caches = [backend(config["LOCATION"], {"OPTIONS": config["OPTIONS"]}) for _ in range(50)]
+    for index, cache in enumerate(caches):
+        cache.set(f"shared-pool-{index}", index, timeout=5)
+        assert cache.get(f"shared-pool-{index}") == index
+    assert len(server.client_list()) - before <= 2
 
 
 def test_a_body_sent_without_content_length_still_reaches_the_view(alice):

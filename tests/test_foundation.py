@@ -57,8 +57,8 @@ class TestSettings:
             "fc",
             "db.example",
             "5433",
-            "freecell_site.channel_layer.PubSubChannelLayer",
-            "freecell_site.cache.SharedPoolRedisCache",
+            "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "django_redis.cache.RedisCache",
         ]
 
     def test_a_sqlite_database_url_gets_the_same_lock_timeout_as_the_default_file(self):
@@ -75,7 +75,7 @@ class TestSettings:
         show = "from django.conf import settings as s\nl = s.CHANNEL_LAYERS['default']\nprint(l['BACKEND'], l['CONFIG'].get('prefix'))"
         pubsub = run_django(show, REDIS_URL="redis://cache.example:6379/2")
         assert pubsub.returncode == 0, pubsub.stderr
-        assert pubsub.stdout.split() == ["freecell_site.channel_layer.PubSubChannelLayer", "freecell.2."]
+        assert pubsub.stdout.split() == ["channels_redis.pubsub.RedisPubSubChannelLayer", "freecell.2."]
         lists = run_django(show, REDIS_URL="redis://cache.example:6379/2", CHANNEL_LAYER="lists")
         assert lists.stdout.split() == ["channels_redis.core.RedisChannelLayer", "None"]
         wrong = run_django(show, REDIS_URL="redis://cache.example:6379/2", CHANNEL_LAYER="carrier-pigeon")

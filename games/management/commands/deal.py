@@ -2,7 +2,11 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from freecell_site.errors import ServiceError
+from games.daily import parse_date
 from games.engine import Board, EngineError
+from games.models import DailyChallenge
+from games.services import board_of_deal
 
 
 class Command(BaseCommand):
@@ -23,11 +27,6 @@ class Command(BaseCommand):
 
     def _daily_board(self, date: str) -> Board:
         """The deal of a daily already made: it comes from the service's secret, not from the date."""
-        from freecell_site.errors import ServiceError
-        from games.daily import parse_date
-        from games.models import DailyChallenge
-        from games.services import board_of_deal
-
         try:
             day = parse_date(date)
         except ServiceError as exc:
