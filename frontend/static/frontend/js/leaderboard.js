@@ -31,7 +31,8 @@ export function histogramSvg(buckets, { par = null, me = null, width = 640, heig
   const maxCount = Math.max(...bins.map((b) => b.count), 1);
   const left = 34;
   const right = 8;
-  const top = 12;
+  // The band above the plot holds the par label alone, so the "you" over a tall bar never covers it.
+  const top = par ? 28 : 12;
   const bottom = 34;
   const plotW = width - left - right;
   const plotH = height - top - bottom;
@@ -72,7 +73,8 @@ export function histogramSvg(buckets, { par = null, me = null, width = 640, heig
   if (par) {
     const x = left + (Math.floor((par - lo) / binSize) + 0.5) * barW;
     svg.append(svgEl("line", { class: "par", x1: x, x2: x, y1: top - 4, y2: top + plotH }));
-    svg.append(svgEl("text", { x: x + 4, y: top + 6, text: `par ${par}` }));
+    const flip = x > width - right - 60; // near the right edge the label goes left of the line
+    svg.append(svgEl("text", { class: "par-label", x: flip ? x - 4 : x + 4, y: 12, "text-anchor": flip ? "end" : "start", text: `par ${par}` }));
   }
   return svg;
 }
@@ -186,10 +188,10 @@ export class Leaderboard {
         el("td", { class: "num", text: entry.rank }),
         el("td", {}, el("a", { href: `/u/${encodeURIComponent(entry.username)}/`, text: entry.username }), mine ? " (you)" : ""),
         el("td", { class: "num", text: entry.moves }),
-        el("td", { class: "num", text: overPar === null ? "" : `${overPar > 0 ? "+" : ""}${overPar}` }),
+        el("td", { class: "num vs-par", text: overPar === null ? "" : `${overPar > 0 ? "+" : ""}${overPar}` }),
         el("td", { class: "num", text: entry.undos }),
         el("td", { class: "num", text: formatClock(entry.elapsed_ms) }),
-        el("td", {}, entry.game && (mine || this.canSeeReplays()) ? el("a", { href: `/replay/${entry.game}/`, text: "replay" }) : ""),
+        el("td", {}, entry.game && (mine || this.canSeeReplays()) ? el("a", { href: `/replay/${entry.game}/`, class: "replay-link" }, el("span", { text: "replay" })) : ""),
       );
     };
     const rows = board.entries.map((e) => row(e));
@@ -204,7 +206,7 @@ export class Leaderboard {
           el("th", { class: "num", scope: "col", text: "Rank" }),
           el("th", { scope: "col", text: "Player" }),
           el("th", { class: "num", scope: "col", text: "Moves" }),
-          el("th", { class: "num", scope: "col", text: "vs par" }),
+          el("th", { class: "num vs-par", scope: "col", text: "vs par" }),
           el("th", { class: "num", scope: "col", text: "Undos" }),
           el("th", { class: "num", scope: "col", text: "Time" }),
           el("th", { scope: "col" }, el("span", { class: "visually-hidden", text: "Replay" })))),

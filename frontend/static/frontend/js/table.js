@@ -737,8 +737,13 @@ export class Table {
     const sel = this.selection;
     if (sel) {
       if (pile.dataset.pile === sel.pile) {
-        this.clearSelection();
-        this.onMessage("");
+        // Again on the same pile: one card fewer (for a move of part of a run to an empty column),
+        // and from a single card, put back.
+        if (sel.count > 1) this.pickUp({ ...sel, index: sel.index + 1, count: sel.count - 1, cards: sel.cards.slice(1) });
+        else {
+          this.clearSelection();
+          this.onMessage("");
+        }
         return;
       }
       const { move, error } = this.keyMoveFor(sel, pile);
@@ -756,9 +761,15 @@ export class Table {
       this.onMessage(name === "h" ? "cards never leave the foundations" : `${"abcd".includes(name) ? `free cell ${name}` : `column ${name}`} is empty`);
       return;
     }
+    this.pickUp(picked);
+  }
+
+  pickUp(picked) {
     this.select({ ...picked, keyboard: true });
     const what = picked.count === 1 ? `the ${cardName(picked.cards[0])}` : `the ${cardName(picked.cards[0])} and the ${picked.count - 1} card${picked.count > 2 ? "s" : ""} on it`;
-    this.onMessage(`Picked up ${what}: go to a pile with the arrow keys and press Enter to put ${picked.count === 1 ? "it" : "them"} there (Esc puts ${picked.count === 1 ? "it" : "them"} back).`);
+    const them = picked.count === 1 ? "it" : "them";
+    const fewer = picked.count > 1 ? ", Enter here again for one card fewer" : "";
+    this.onMessage(`Picked up ${what}: arrow keys to a pile, Enter puts ${them} there${fewer}, Esc puts ${them} back.`);
   }
 
   /** The movable cards of a pile: a free cell's card, or the run at the exposed end of a column. */
