@@ -658,9 +658,8 @@ export class GameClient {
     offWith(this.q("[data-action=restart]"), this.restartReason());
     offWith(this.q("[data-action=new-game]"), this.me ? "" : "Sign in to play.");
     const hint = this.q("[data-action=hint]");
-    if (hint && (game.ranked || hint.hasAttribute("data-no-hint"))) {
-      offWith(hint, game.ranked ? "No hints in a ranked daily." : "No hints in a race.");
-    }
+    // A race's page has no Hint (the API refuses hints there); a ranked daily's says why it is off.
+    if (hint && game.ranked) offWith(hint, "No hints in a ranked daily.");
     this.refreshMoveForm();
     this.tickClock();
     if (game.status !== "playing" && this.announced === "playing") {

@@ -247,8 +247,8 @@ export class Table {
   /**
    * Sizes the cards to the table's box and fans each column to fit it. The cards take the largest size
    * at which eight columns fit the width and, in the height, the top row plus a column of PLAN_DEPTH
-   * cards with each corner index showing; a longer column compresses its fan (down to most of the
-   * index) before the cards shrink. Narrow cards switch to the large index so phones stay readable.
+   * cards with room to spare around each corner index; a longer column compresses its fan down to the
+   * index alone before the cards shrink. Narrow cards switch to the large index so phones stay readable.
    */
   layout() {
     const width = this.root.clientWidth;
@@ -263,7 +263,7 @@ export class Table {
     const byWidth = (width - 7 * gap) / 8;
     const byHeight = (strip) => {
       const plan = (height - rowGap) / (2 + (PLAN_DEPTH - 1) * strip * 1.05);
-      const need = (height - rowGap) / (2 + (longest - 1) * strip * 0.85);
+      const need = (height - rowGap) / (2 + (longest - 1) * strip);
       return Math.min(plan, need) / 1.4;
     };
     let compact = !!(DECK_STYLES[this.deckName] || DECK_STYLES.classic).large;
@@ -286,7 +286,7 @@ export class Table {
     const area = Math.max(cardH * (this.fit ? 1 : 2.5), height - cardH - rowGap);
     // Narrow cards (a phone upright) have height to spare: a wider fan shows more of each card.
     const fanMax = Math.round(cardH * (compact ? 0.62 : 0.28));
-    const fanMin = Math.max(6, Math.round(cardH * strip * 0.85));
+    const fanMin = Math.max(6, Math.ceil(cardH * strip));
     let tallest = cardH;
     this.fans = this.columnPiles.map((pile) => {
       const n = pile.children.length;
