@@ -74,4 +74,4 @@ def _kind(value) -> str:
         return "a list"
     if isinstance(value, dict):
         return "an object"
-    return type(value).__name__
+    return "a file" if hasattr(value, "read") else type(value).__name__  # a multipart upload

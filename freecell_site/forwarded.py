@@ -103,9 +103,10 @@ class ForwardedForMiddleware:
     async def __call__(self, scope, receive, send):
         if scope["type"] in ("http", "websocket"):
             networks = self._load()
-            if networks:
+            peer = (scope.get("client") or (None, None))[0]
+            # Nobody trusted, or a peer that is not a proxy of ours: the header is not even read.
+            if networks and _trusted(_address(peer or ""), networks):
                 values = [value.decode("latin-1") for name, value in scope.get("headers", ()) if name.lower() == b"x-forwarded-for"]
-                peer = (scope.get("client") or (None, None))[0]
                 address = client_address(peer, values, networks)
                 if address is not None:
                     # A copy: the server keeps its own scope (and its own idea of the peer).

@@ -118,6 +118,16 @@ def test_a_form_body_takes_only_a_plain_decimal_ply(mallory, game, ply, played):
         assert game_row(game.pk) == before
 
 
+def test_a_file_uploaded_as_the_ply_is_refused(mallory, game):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    before = game_row(game.pk)
+    answer = client_for(mallory).post(f"/api/games/{game.pk}/moves/", {"move": "5a", "ply": SimpleUploadedFile("ply", b"0")})
+    assert_refused(answer, "ply")
+    assert "a file" in answer.json()["error"]["message"]
+    assert game_row(game.pk) == before
+
+
 # --- games, verify ------------------------------------------------------------------------------
 
 
