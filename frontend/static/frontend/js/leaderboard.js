@@ -32,7 +32,7 @@ export function histogramSvg(buckets, { par = null, me = null, width = 640, heig
   const left = 34;
   const right = 8;
   // The band above the plot holds the par label alone, so the "you" over a tall bar never covers it.
-  const top = par ? 28 : 12;
+  const top = par ? 32 : 12;
   const bottom = 34;
   const plotW = width - left - right;
   const plotH = height - top - bottom;
