@@ -312,3 +312,24 @@ def test_the_phone_leaderboard_shows_the_time_and_you_apart_from_par(browser, si
     phone.shot("leaderboard-phone-360x740.png", full_page=True)
     phone.assert_clean()
     phone.context.close()
+
+
+def test_the_other_pages_at_each_size_fit_the_width_and_link_the_api_docs(browser, site):
+    token = register(site, "sightseer")
+    game = api_game(site, token, ms1_safe_line()[:5])
+    pages = {"home": "/", "profile": "/u/sightseer/", "account": "/account/", "replay": f"/replay/{game['id']}/"}
+    desktop = sign_in(new_tab(browser, site), "sightseer")
+    phone = sign_in(new_tab(browser, site, **PHONE), "sightseer")
+    for tab, sizes in ((desktop, DESKTOPS), (phone, [(390, 844)])):
+        for name, path in pages.items():
+            tab.goto(path)
+            if name == "replay":
+                tab.page.wait_for_selector("[data-replay][data-ready=true]")
+            for width, height in sizes:
+                tab.page.set_viewport_size({"width": width, "height": height})
+                tab.page.wait_for_timeout(100)
+                assert tab.page.evaluate("() => document.documentElement.scrollWidth <= innerWidth"), (name, width)
+                assert tab.page.locator('footer a[href="/api/docs/"]').count() == 1, name
+                tab.shot(f"page-{name}-{width}x{height}.png", full_page=True)
+        assert [e for e in tab.errors if "503" not in e] == []  # the home page's daily_pending while it is made
+        tab.context.close()
