@@ -24,6 +24,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """On PostgreSQL a commit waits for its WAL to reach the disk; the test database is thrown away, so
+    commits here return at once (synchronous_commit off: what a commit makes visible stays the same)."""
+    from django.conf import settings
+
+    for database in settings.DATABASES.values():
+        if "postgresql" in database["ENGINE"]:
+            options = database.setdefault("OPTIONS", {})
+            options["options"] = f"{options.get('options', '')} -c synchronous_commit=off".strip()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _fast_password_hasher():
     """PBKDF2 is slow on purpose (a few hundred ms a hash); the suite hashes thousands of passwords, so it

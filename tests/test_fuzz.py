@@ -276,9 +276,11 @@ def test_a_socket_gets_moves_again_once_its_bucket_refills(alice, settings):
 # --- against a real Daphne process -----------------------------------------------------------------
 
 
-@pytest.fixture
-def daphne_server(tmp_path):
-    """One Daphne process on SQLite and the in-memory layer, with two players and a game each."""
+@pytest.fixture(scope="module")
+def daphne_server(tmp_path_factory):
+    """One Daphne process on SQLite and the in-memory layer, with two players and a game each; the tests
+    of a real server share it (starting one takes seconds), each using what the other leaves alone."""
+    tmp_path = tmp_path_factory.mktemp("daphne")
     sys.path.insert(0, str(ROOT))
     from bench._server import free_port
 

@@ -265,38 +265,69 @@ def as_each_role(world: World, attempt) -> list:
     return wrong
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("operation", sorted(API))
-def test_who_may_call_each_api_endpoint(operation):
-    world = World()
-    spec = API[operation]
-    method = operation.split(" ")[0]
+@pytest.fixture(scope="class")
+def world(django_db_setup, django_db_blocker):
+    """One World for a class of tests, in a transaction of its own that each test's savepoint sits in and
+    that is rolled back after the class."""
+    from django.db import transaction
+    from django.test.utils import override_settings
 
-    def attempt(role):
-        body = spec["body"](world, role) if spec["body"] else None
-        response = call(world.client(role), method, spec["url"](world, role), body)
-        if response.status_code != spec["expected"][role]:
-            return (role, response.status_code, response.content[:200])
-        if response.status_code >= 400 and "error" not in response.json():
-            return (role, "not the error shape", response.content[:200])
-        return None
+    # The settings the function-scoped fixtures (`_fast` above, conftest's) give each test.
+    fast = override_settings(
+        CHANNEL_LAYERS={"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}},
+        RACE_COUNTDOWN_S=0,
+        WS_AUTH_TIMEOUT_S=0.3,
+        EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend",
+        ACTIONS_PER_SECOND=0,
+    )
+    with fast, django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        try:
+            world = World()
+        except BaseException:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+            raise
+    yield world
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        outer.__exit__(None, None, None)
 
-    assert as_each_role(world, attempt) == [], f"{operation}: expected {spec['expected']}"
 
+class TestTheMatrix:
+    """Every row acts on one world, built once for the class: each role's attempt is rolled back
+    (as_each_role) and each test runs in a savepoint of the world's transaction, so every attempt still
+    meets the world as built."""
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("route", sorted(PAGES))
-def test_who_may_open_each_page(route):
-    world = World()
+    @pytest.mark.django_db
+    @pytest.mark.parametrize("operation", sorted(API))
+    def test_who_may_call_each_api_endpoint(self, operation, world):
+        spec = API[operation]
+        method = operation.split(" ")[0]
 
-    def attempt(role):
-        client = APIClient()
-        if world.user(role) is not None:
-            client.force_login(world.user(role))
-        response = client.get(PAGES[route]["url"](world, role))
-        return (role, response.status_code) if response.status_code != PAGES[route]["expected"][role] else None
+        def attempt(role):
+            body = spec["body"](world, role) if spec["body"] else None
+            response = call(world.client(role), method, spec["url"](world, role), body)
+            if response.status_code != spec["expected"][role]:
+                return (role, response.status_code, response.content[:200])
+            if response.status_code >= 400 and "error" not in response.json():
+                return (role, "not the error shape", response.content[:200])
+            return None
 
-    assert as_each_role(world, attempt) == [], f"{route}: expected {PAGES[route]['expected']}"
+        assert as_each_role(world, attempt) == [], f"{operation}: expected {spec['expected']}"
+
+    @pytest.mark.django_db
+    @pytest.mark.parametrize("route", sorted(PAGES))
+    def test_who_may_open_each_page(self, route, world):
+        def attempt(role):
+            client = APIClient()
+            if world.user(role) is not None:
+                client.force_login(world.user(role))
+            response = client.get(PAGES[route]["url"](world, role))
+            return (role, response.status_code) if response.status_code != PAGES[route]["expected"][role] else None
+
+        assert as_each_role(world, attempt) == [], f"{route}: expected {PAGES[route]['expected']}"
 
 
 @pytest.mark.django_db
