@@ -283,3 +283,54 @@ def test_every_field_of_every_body_refuses_every_wrong_type_with_a_400(mallory, 
                     raise AssertionError(f"{method} {path} took {field}={wrong!r}: {answer.status_code} {answer.content[:200]}")
     assert seen > 300
     assert (Game.objects.count(), Action.objects.count(), Race.objects.count()) == stored
+
+
+# --- every request body, now and later -----------------------------------------------------------
+
+
+def test_every_request_body_in_the_schema_is_read_by_strict_fields():
+    """Each request body the API documents is read by a serializer whose writable fields take only
+    their own JSON type: a new endpoint with DRF's lenient IntegerField or CharField fails here."""
+    from drf_spectacular.generators import SchemaGenerator
+    from rest_framework import serializers
+
+    from freecell_site.fields import StrictIntegerField, StrictStringMixin
+    from games.api.serializers import LineField
+
+    def every_subclass(klass):
+        for sub in klass.__subclasses__():
+            yield sub
+            yield from every_subclass(sub)
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)  # imports every view
+    classes = {klass.__name__: klass for klass in every_subclass(serializers.Serializer)}
+    components = {
+        media["schema"]["$ref"].rsplit("/", 1)[1]
+        for operations in schema["paths"].values()
+        for operation in operations.values()
+        if isinstance(operation, dict)
+        for media in operation.get("requestBody", {}).get("content", {}).values()
+        if "$ref" in media["schema"]
+    }
+    assert len(components) >= 14, components
+
+    def lenient(serializer, prefix="") -> list[str]:
+        found = []
+        for name, field in serializer.fields.items():
+            if field.read_only:
+                continue
+            if isinstance(field, serializers.ListSerializer):
+                field = field.child
+            if isinstance(field, serializers.Serializer):
+                found += lenient(field, f"{prefix}{name}.")
+            elif not isinstance(field, StrictStringMixin | StrictIntegerField | LineField):
+                found.append(f"{prefix}{name} ({type(field).__name__})")
+        return found
+
+    faults = {}
+    for component in components:
+        name = component.removeprefix("Patched").removesuffix("Request") + "Serializer"
+        assert name in classes, f"no serializer class for the request body {component}"
+        if found := lenient(classes[name]()):
+            faults[name] = found
+    assert not faults, f"request fields that coerce other JSON types (use freecell_site.fields): {faults}"
