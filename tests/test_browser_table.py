@@ -39,6 +39,11 @@ LAYOUT = """() => {
         const r = box(e.matches('.column') ? (e.lastElementChild || e) : e);
         if (!inside(r)) out.push([e.dataset.card || e.dataset.pile, r]);
     }
+    // Nor does a card cover a control, the message or the status bar.
+    const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    for (const e of panel.querySelectorAll('.column > [data-card]:last-child')) {
+        for (const [id, r] of Object.entries(named)) if (meet(box(e), r)) out.push([e.dataset.card, 'covers', id]);
+    }
     const card = box(panel.querySelector('[data-pile="1"] > [data-card]') || panel.querySelector('[data-card]'));
     return {out, scrolled: scrollY, cardWidth: card.right - card.left, longest: Math.max(...[1,2,3,4,5,6,7,8].map(
         (i) => panel.querySelectorAll(`[data-pile="${i}"] > [data-card]`).length))};

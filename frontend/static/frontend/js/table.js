@@ -286,12 +286,17 @@ export class Table {
     const area = Math.max(cardH * (this.fit ? 1 : 2.5), height - cardH - rowGap);
     // Narrow cards (a phone upright) have height to spare: a wider fan shows more of each card.
     const fanMax = Math.round(cardH * (compact ? 0.62 : 0.28));
-    const fanMin = Math.max(6, Math.ceil(cardH * strip));
+    const fanMin = Math.max(6, Math.floor(cardH * strip));
     let tallest = cardH;
     this.fans = this.columnPiles.map((pile) => {
       const n = pile.children.length;
       let fan = fanMax;
-      if (n > 1) fan = Math.max(fanMin, Math.min(fanMax, Math.floor((area - cardH) / (n - 1))));
+      if (n > 1) {
+        const fits = Math.floor((area - cardH) / (n - 1));
+        fan = Math.max(fanMin, Math.min(fanMax, fits));
+        // A fitted table never runs past its box (rounding, or a column beyond any plan).
+        if (this.fit) fan = Math.max(4, Math.min(fan, fits));
+      }
       [...pile.children].forEach((card, j) => {
         card.style.top = `${j * fan}px`;
         card.style.zIndex = String(j + 1);
