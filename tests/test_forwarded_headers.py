@@ -220,6 +220,26 @@ def test_the_servers_application_passes_every_protocol_through_the_middleware():
     assert isinstance(middleware.app, ProtocolTypeRouter) and set(middleware.app.application_mapping) >= {"http", "websocket"}
 
 
+def test_nothing_else_reads_the_header_and_drf_believes_none():
+    """One place decides the client's address: no other code reads X-Forwarded-For (in WSGI or ASGI
+    spelling), and DRF's throttles take REMOTE_ADDR as it is (NUM_PROXIES 0)."""
+    import re
+
+    from django.conf import settings
+
+    readers = re.compile(r"HTTP_X_FORWARDED_FOR|b[\"']x-forwarded-for[\"']|X-Forwarded-For[\"']\s*[\]),]", re.IGNORECASE)
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in ("accounts", "games", "freecell_site", "frontend")
+        for path in (ROOT / folder).rglob("*.py")
+        if path != ROOT / "freecell_site" / "forwarded.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if readers.search(line)
+    ]
+    assert not found, found
+    assert settings.REST_FRAMEWORK["NUM_PROXIES"] == 0
+
+
 # --- configuration ------------------------------------------------------------------------------
 
 
