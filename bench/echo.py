@@ -18,7 +18,8 @@ from django.urls import path
 
 from freecell_site.asgi import application as service
 from freecell_site.origin import SameOriginValidator
-from games.consumers import MAX_FRAME, Socket, parse_frame
+from games.sockets.base import Socket
+from games.sockets.frames import MAX_FRAME, parse_frame
 
 
 class EchoConsumer(AsyncWebsocketConsumer):

@@ -46,7 +46,25 @@ async def apublish(group: str, event: dict) -> bool:
 
 
 def _publish_failed(groups: str, exc: BaseException) -> None:
-    logger.warning("publish to %s failed: %s: %s", groups, type(exc).__name__, exc)
+    note_bus_failure(f"publish to {groups}", exc)
+
+
+# Failures of the channel layer in this process: a socket that sees the count move resyncs its client
+# once the layer answers again (messages published meanwhile are lost, and a Redis restart also forgets
+# group memberships, which the sockets' periodic check re-adds).
+_bus_failures = 0
+
+
+def note_bus_failure(what: str, exc: BaseException | None = None) -> None:
+    global _bus_failures
+    _bus_failures += 1
+    if exc is not None:
+        logger.warning("%s failed: %s: %s", what, type(exc).__name__, exc)
+
+
+def bus_failures() -> int:
+    """How many failures of the channel layer this process has seen."""
+    return _bus_failures
 
 
 _probe_channels: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, str] = weakref.WeakKeyDictionary()

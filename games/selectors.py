@@ -8,10 +8,25 @@ from django.db.models import QuerySet
 
 from games import lines, policies
 from games.models import Action, Game
-from games.payloads import deal_label, iso
+from games.payloads import deal_label, game_payload, iso
+from games.services import READ_WITH
 
 #: Whether a viewer may see a game now: the one answer, which games.policies gives.
 can_view_game = policies.can_view_game
+
+
+def game_state(game_id: int) -> dict | None:
+    """The game object of a game (None if there is none), for a socket that already watches it."""
+    game = Game.objects.select_related(*READ_WITH).filter(pk=game_id).first()
+    return game_payload(game) if game else None
+
+
+def visible_game_state(game_id: int, viewer) -> dict | None:
+    """The game object of a game the viewer may see now; None for a game hidden from them or missing."""
+    game = Game.objects.select_related(*READ_WITH).filter(pk=game_id).first()
+    if game is None or not policies.can_view_game(viewer, game):
+        return None
+    return game_payload(game)
 
 
 def actions_of(game: Game) -> QuerySet[Action]:

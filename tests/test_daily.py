@@ -416,7 +416,7 @@ def test_every_read_shows_a_past_days_ranked_game_as_ended(db, alice, bob, charl
     playing until the game itself was read over the API (verification QA)."""
     from django.test import Client
 
-    from games.consumers import _visible_game
+    from games.selectors import visible_game_state
 
     clock.set(dt.date(2026, 3, 1), hour=22)
     make_test_daily(dt.date(2026, 3, 1))
@@ -426,7 +426,7 @@ def test_every_read_shows_a_past_days_ranked_game_as_ended(db, alice, bob, charl
     page = Client()
     page.force_login(bob)
     assert '"status": "resigned"' in page.get(f"/games/{shown.pk}/").content.decode()  # its boot JSON
-    assert _visible_game(opened.pk, charlie)["status"] == "resigned"  # what a socket sends first
+    assert visible_game_state(opened.pk, charlie)["status"] == "resigned"  # what a socket sends first
     assert client_for(alice).get("/api/games/", {"status": "resigned"}).json()["count"] == 1
     # Reads store nothing; the sweeper does.
     assert set(Game.objects.filter(pk__in=[listed.pk, shown.pk, opened.pk]).values_list("status", flat=True)) == {"playing"}

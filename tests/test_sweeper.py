@@ -91,3 +91,45 @@ def test_the_deployment_runs_one_sweeper_service_and_the_replicas_leave_it_to_it
     services_ = compose["services"]
     assert services_["sweeper"]["command"] == ["python", "manage.py", "sweep", "--loop"]
     assert str(services_["web"]["environment"]["SWEEP_IN_SERVER"]) == "0"
+
+
+def test_no_read_writes_even_when_time_has_ended_a_race_and_a_day(alice, bob, settings, monkeypatch):
+    """Every read of a race past its limit and of a ranked game past its day shows them ended, and not
+    one INSERT, UPDATE or DELETE is sent while answering them."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.support.players import client_for
+
+    settings.RACE_COUNTDOWN_S = 0
+    race = open_race(alice, deal="ms:9")
+    act(bob, race["code"], "join")
+    started = act(alice, race["code"], "start").json()
+    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 5))
+    racing = racer(started, "alice")["game"]
+    monkeypatch.setattr(daily, "now", lambda: dt.datetime(2026, 3, 1, 23, tzinfo=dt.UTC))
+    make_test_daily(dt.date(2026, 3, 1))
+    ranked, _ = daily.start_ranked_game(alice)
+    monkeypatch.setattr(daily, "now", lambda: dt.datetime(2026, 3, 2, 1, tzinfo=dt.UTC))
+    api, page = client_for(alice), Client()
+    page.force_login(alice)
+    reads = [
+        (api, f"/api/races/{race['code']}/"),
+        (api, "/api/races/"),
+        (api, f"/api/games/{racing}/"),
+        (api, f"/api/games/{racing}/history/"),
+        (api, f"/api/games/{ranked.pk}/"),
+        (api, "/api/games/?status=playing"),
+        (api, "/api/users/alice/games/"),
+        (page, f"/games/{racing}/"),
+        (page, f"/races/{race['code']}/"),
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        answers = {path: client.get(path) for client, path in reads}
+    assert all(answer.status_code == 200 for answer in answers.values()), {p: a.status_code for p, a in answers.items()}
+    writes = [q["sql"] for q in queries.captured_queries if q["sql"].split(None, 1)[0].upper() in ("INSERT", "UPDATE", "DELETE")]
+    assert writes == []
+    assert answers[f"/api/races/{race['code']}/"].json()["status"] == "finished"
+    assert answers[f"/api/games/{ranked.pk}/"].json()["status"] == "resigned"
+    assert answers["/api/games/?status=playing"].json()["count"] == 0

@@ -527,15 +527,15 @@ def slow_moves(monkeypatch, seconds: float = 0.3) -> None:
     while it is still on its way."""
     import time
 
-    from games import consumers
+    from games import services
 
-    real_play = consumers._play
+    real_play = services.play_move
 
     def slow_play(**kwargs):
         time.sleep(seconds)
         return real_play(**kwargs)
 
-    monkeypatch.setattr(consumers, "_play", slow_play)
+    monkeypatch.setattr(services, "play_move", slow_play)
 
 
 async def answers_to(socket, count: int) -> list[tuple]:

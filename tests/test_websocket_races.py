@@ -178,7 +178,7 @@ def test_moves_from_someone_not_racing_are_forbidden(alice, bob, charlie, alice_
 def test_a_racer_whose_socket_missed_the_start_can_still_move(alice, alice_token, monkeypatch):
     """A move on a socket that has not heard of the start (its push lost, or waiting behind moves) is
     played on the racer's game, read from the database, not refused with race_not_started."""
-    from games import consumers
+    from games.sockets.race import RaceConsumer
 
     race = open_race(alice)
     alice_api = client_for(alice)
@@ -189,7 +189,7 @@ def test_a_racer_whose_socket_missed_the_start_can_still_move(alice, alice_token
     async def scenario():
         a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)
         await next_of(a, "auth_ok")
-        monkeypatch.setattr(consumers.RaceConsumer, "race_state", ignore)
+        monkeypatch.setattr(RaceConsumer, "race_state", ignore)
         await database_sync_to_async(alice_api.post)(f"/api/races/{race['code']}/start/")
         await a.send_json_to({"type": "move", "move": "5a", "ply": 0, "id": "m"})
         state = await next_of(a, "state")
@@ -248,17 +248,17 @@ def test_an_opponents_progress_reaches_a_racer_whose_own_move_is_still_on_its_wa
     the database, the others' progress still reaches them; the new state of the race waits for the ack."""
     import time
 
-    from games import consumers, events
+    from games import events, services
 
     race = open_race(alice)
     client_for(bob).post(f"/api/races/{race['code']}/join/")
-    real_play = consumers._play
+    real_play = services.play_move
 
     def slow_play(**kwargs):
         time.sleep(1.0)
         return real_play(**kwargs)
 
-    monkeypatch.setattr(consumers, "_play", slow_play)
+    monkeypatch.setattr(services, "play_move", slow_play)
 
     async def scenario():
         a = await open_socket(f"/ws/races/{race['code']}/", token=alice_token)

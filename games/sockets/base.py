@@ -1,4 +1,4 @@
-"""Channels consumers for games and races: thin, calling games/services.py and games/races.py.
+"""What both sockets share: frames in, answers out, acts in turn, heartbeats, budgets, a bus that may fail.
 
 A socket is a view on the database: every frame it sends is built from committed rows, carries a
 `version`, and the channel layer only says "something changed". When the layer drops a message, or
@@ -13,77 +13,36 @@ import datetime as dt
 import functools
 import json
 import logging
-import math
 
 from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
+from channels.utils import await_many_dispatch
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import OperationalError, close_old_connections, connection
-from django.utils import timezone
 
 from accounts.authentication import still_signed_in, user_of_token
 from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, ServiceError
-from freecell_site.parsers import is_encodable
-from games import events, policies, races, services
+from games import events, selectors, services
 from games.engine import EngineError
-from games.models import Game, Race
 from games.payloads import game_payload
+from games.sockets import bus
+from games.sockets.budget import Budget
+from games.sockets.frames import (
+    ACTION_FRAMES,
+    MAX_FRAME,
+    MAX_ID,
+    PLAYER_FRAMES,
+    BadFrame,
+    check_ply_and_client,
+    parse_frame,
+    string_fault,
+)
 
 logger = logging.getLogger(__name__)
-
-
-MAX_FRAME = 4096  # bytes of one client frame
-MAX_ID = 64
-#: Frames that act as a player; an anonymous socket may only watch.
-PLAYER_FRAMES = frozenset({"move", "undo", "resign", "start"})
-#: Frames answered in the order they came, each after the answers to the ones before (Socket.in_turn).
-ACTION_FRAMES = ("move", "undo", "resign")
-
-
-class BadFrame(Exception):
-    pass
-
-
-def _not_json(constant: str):
-    raise ValueError(f"{constant} is not JSON")
-
-
-def _finite(number: str) -> float:
-    value = float(number)
-    if not math.isfinite(value):  # 1e400: a JSON number that Python reads as infinity
-        raise ValueError(f"{number} is too large")
-    return value
-
-
-def parse_frame(text: str):
-    """A client frame's JSON. Python's json module accepts NaN and Infinity, which are not JSON: a
-    NaN `id` would be echoed back in a frame that a browser's JSON.parse refuses."""
-    return json.loads(text, parse_constant=_not_json, parse_float=_finite)
-
-
-def string_fault(value) -> str | None:
-    """Why a parsed frame (or its id) holds a string no database can store, or None: a NUL
-    (PostgreSQL refuses it in a query), or half of a UTF-16 surrogate pair, which JSON can spell
-    ("\\ud800": it was a 500). One walk with a stack, not recursion: a 4 KB frame can nest a thousand
-    lists. (A search of the raw text for `\\u0000` also refused those six characters written as text.)"""
-    stack = [value]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            if "\x00" in value:
-                return "a frame may not contain a NUL character"
-            if not value.isascii() and not is_encodable(value):
-                return "a frame's strings may not hold a lone surrogate (half of a UTF-16 pair)"
-        elif isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return None
 
 
 def db(func):
@@ -104,66 +63,8 @@ def db(func):
     return database_sync_to_async(call, thread_sensitive=shared)
 
 
-# Counts failures of the channel layer in this process; a socket that sees the count move resyncs its
-# client once the layer answers again (messages published meanwhile are lost, and a Redis restart also
-# forgets group memberships, which the periodic check re-adds).
-_bus_failures = 0
 
-
-def _bus_failed(what: str, exc: BaseException) -> None:
-    global _bus_failures
-    _bus_failures += 1
-    logger.warning("channel layer %s failed: %s: %s", what, type(exc).__name__, exc)
-
-
-class _BusFailureCounter(logging.Handler):
-    """Counts the failures other code reports about the bus: a publish that failed (games.events) or the
-    pub/sub layer's own receive task losing Redis (it logs and retries, and raises nothing to us)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        global _bus_failures
-        _bus_failures += 1
-
-
-for _name in ("games.events", "channels_redis.pubsub"):
-    logging.getLogger(_name).addHandler(_BusFailureCounter(level=logging.WARNING))
-
-_last_probe = [0.0]
-
-
-async def _bus_works(layer, what: str, check) -> bool:
-    """Whether `check()` (an awaitable test of the bus) succeeds; a failure is counted."""
-    if layer is None:
-        return True
-    try:
-        await check()
-    except Exception as exc:
-        _bus_failed(what, exc)
-        return False
-    return True
-
-
-def _bus_answers(layer):
-    """One publish to an empty group: whether the bus takes messages right now."""
-    return _bus_works(layer, "probe", lambda: asyncio.wait_for(layer.group_send("freecell.bus-probe", {"type": "bus.probe"}), 1.0))
-
-
-def _bus_is_back(layer):
-    """After a failure: whether a message to this process comes back (events.round_trip), so that a
-    resync is not followed by pushes lost to subscriptions that are not back yet."""
-    return _bus_works(layer, "round trip", lambda: events.round_trip(layer, 1.0))
-
-
-async def _probe_bus(layer, every: float) -> None:
-    """At most once per `every` seconds per process: some layers (the pub/sub one) hide their own
-    connection errors, and a failed publish is how this process learns of an outage with no traffic."""
-    loop = asyncio.get_running_loop()
-    if loop.time() - _last_probe[0] >= every:
-        _last_probe[0] = loop.time()
-        await _bus_answers(layer)
-
-
-def _iso_to_dt(text: str | None) -> dt.datetime | None:
+def iso_to_dt(text: str | None) -> dt.datetime | None:
     if not text:
         return None
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -177,8 +78,9 @@ class Socket(AsyncWebsocketConsumer):
     # --- plumbing ---------------------------------------------------------------------------
 
     async def __call__(self, scope, receive, send):
-        # AsyncConsumer.__call__ with a channel receive that survives the layer going away: Channels
-        # would let a Redis error end the consumer (and drop the socket).
+        # AsyncConsumer.__call__ with a channel receive that survives the layer going away: Channels'
+        # own lets a Redis error in `receive` end the consumer and drop the socket (the Redis restart
+        # test, tests/test_redis_outage.py), which its public API has no setting against.
         self.scope = scope
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.base_send = send
@@ -187,8 +89,6 @@ class Socket(AsyncWebsocketConsumer):
         self.held: list[dict] = []
         self.answering: set[asyncio.Task] = set()
         self.closed = False
-        from channels.utils import await_many_dispatch
-
         sources = [receive]
         self.channel_name = None
         if self.channel_layer is not None:
@@ -197,7 +97,7 @@ class Socket(AsyncWebsocketConsumer):
             except Exception as exc:
                 # Redis is down: the socket opens anyway (state and moves come from the database);
                 # _bus_receive makes the channel once it can, and the resync after the outage catches up.
-                _bus_failed("new_channel", exc)
+                bus.failed("new_channel", exc)
             sources.append(self._bus_receive)
         try:
             await await_many_dispatch(sources, self.dispatch)
@@ -218,7 +118,7 @@ class Socket(AsyncWebsocketConsumer):
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                _bus_failed("receive", exc)
+                bus.failed("receive", exc)
                 await asyncio.sleep(1.0)
 
     async def dispatch(self, message):
@@ -246,7 +146,7 @@ class Socket(AsyncWebsocketConsumer):
         try:
             await asyncio.wait_for(self.channel_layer.group_add(group, self.channel_name), 1.0)
         except Exception as exc:
-            _bus_failed("group_add", exc)
+            bus.failed("group_add", exc)
 
     async def leave_groups(self) -> None:
         for group in list(self.bus_groups if self.channel_name is not None else ()):
@@ -286,12 +186,12 @@ class Socket(AsyncWebsocketConsumer):
             self.sign_in = ("session", self.scope["session"].session_key)
         loop = asyncio.get_running_loop()
         self.last_seen = loop.time()
-        self.buckets = {
-            "moves": [settings.WS_MOVE_BURST, loop.time()],
-            "reads": [settings.WS_READ_BURST, loop.time()],
+        self.budgets = {
+            "moves": Budget("moves", settings.WS_MOVE_BURST, settings.WS_MOVE_RATE, loop.time()),
+            "reads": Budget("reads", settings.WS_READ_BURST, settings.WS_READ_RATE, loop.time()),
         }
         # A socket that opened without the bus resyncs once it is back (_check_bus).
-        self.bus_generation = _bus_failures if self.channel_name is not None or self.channel_layer is None else -1
+        self.bus_generation = events.bus_failures() if self.channel_name is not None or self.channel_layer is None else -1
         await self.accept()
         if self.user.is_authenticated:
             await self.join_group(events.account_group(self.user.pk))
@@ -339,12 +239,12 @@ class Socket(AsyncWebsocketConsumer):
     async def _check_bus(self) -> None:
         """Re-joins the groups (a restarted Redis forgot them); after a failure of the bus in this
         process, resyncs the client once a publish goes through again."""
-        generation = _bus_failures
+        generation = events.bus_failures()
         for group in list(self.bus_groups):
             await self.join_group(group)
         if generation == self.bus_generation:
-            await _probe_bus(self.channel_layer, settings.WS_BUS_CHECK_S * 0.9)
-        elif await _bus_is_back(self.channel_layer) and _bus_failures == generation:
+            await bus.probe(self.channel_layer, settings.WS_BUS_CHECK_S * 0.9)
+        elif await bus.is_back(self.channel_layer) and events.bus_failures() == generation:
             self.bus_generation = generation
             if await self.check_sign_in():  # a sign-out may have been lost with the bus, too
                 await self.resync()
@@ -451,18 +351,9 @@ class Socket(AsyncWebsocketConsumer):
         return False
 
     def check_rate(self, bucket: str = "moves") -> None:
-        """Per-socket token buckets: `moves` (moves and undos) and `reads` (other frames that cost a
+        """Per-socket budgets: `moves` (moves and undos) and `reads` (other frames that cost a
         database call: auth, sync, start, resign), so no frame type can flood the database."""
-        now = asyncio.get_running_loop().time()
-        name = "MOVE" if bucket == "moves" else "READ"
-        burst = getattr(settings, f"WS_{name}_BURST")
-        rate = getattr(settings, f"WS_{name}_RATE")
-        tokens, then = self.buckets[bucket]
-        tokens = min(burst, tokens + (now - then) * rate)
-        if tokens < 1:
-            self.buckets[bucket] = [tokens, now]
-            raise ServiceError("rate_limited", f"too many {bucket} on this socket", extra={"retry_after_ms": int((1 - tokens) / rate * 1000) + 1})
-        self.buckets[bucket] = [tokens - 1, now]
+        self.budgets[bucket].spend(asyncio.get_running_loop().time())
 
     # --- games (both sockets play one game: the game socket's, or the racer's own) ------------
 
@@ -482,7 +373,7 @@ class Socket(AsyncWebsocketConsumer):
         if game.get("id") != self.game_id or game["version"] <= self.game_version:
             return
         if self.game_version >= 0 and game["version"] > self.game_version + 1:
-            fresh = await db(_game_state)(self.game_id)  # a gap: something was missed on the bus
+            fresh = await db(selectors.game_state)(self.game_id)  # a gap: something was missed on the bus
             if fresh is not None:
                 game = fresh if fresh["version"] >= game["version"] else game
         await self.send_game(game)
@@ -491,15 +382,15 @@ class Socket(AsyncWebsocketConsumer):
         move, ply, client_id = frame.get("move"), frame.get("ply"), frame.get("client_id", "")
         if not isinstance(move, str):  # a string that does not parse is the engine's bad_notation
             raise BadFrame("move needs a move in the spec's notation, such as 3a")
-        self._check_ply_and_client(ply, client_id)
+        check_ply_and_client(ply, client_id)
         self.check_rate()
-        self.queue_action(frame_id, _play, user=self.user, move=move, ply=ply, client_id=client_id)
+        self.queue_action(frame_id, play, user=self.user, move=move, ply=ply, client_id=client_id)
 
     async def frame_undo(self, frame, frame_id):
         ply, client_id = frame.get("ply"), frame.get("client_id", "")
-        self._check_ply_and_client(ply, client_id)
+        check_ply_and_client(ply, client_id)
         self.check_rate()
-        self.queue_action(frame_id, _undo, user=self.user, ply=ply, client_id=client_id)
+        self.queue_action(frame_id, undo, user=self.user, ply=ply, client_id=client_id)
 
     # Moves, undos and resigns of this socket still to be answered, and the last of them.
     actions_on_the_way = 0
@@ -545,13 +436,6 @@ class Socket(AsyncWebsocketConsumer):
         self.answering.add(self.last_action)  # the loop keeps only weak references to tasks
         self.last_action.add_done_callback(self.answering.discard)
 
-    @staticmethod
-    def _check_ply_and_client(ply, client_id) -> None:
-        if not isinstance(ply, int) or isinstance(ply, bool) or not 0 <= ply < 2**31:
-            raise BadFrame("ply must be the number of player actions the client has seen")
-        if not isinstance(client_id, str) or len(client_id) > 64:
-            raise BadFrame("client_id must be a string of at most 64 characters")
-
     async def send_ack(self, frame_id, client_id: str, result: dict) -> None:
         game = result["game"]
         self.game_version = max(self.game_version, game["version"])
@@ -587,19 +471,7 @@ class Socket(AsyncWebsocketConsumer):
         pass
 
 
-# --- sync helpers (run in a DB thread) ---------------------------------------------------------
-
-
-def _visible_game(game_id: int, user) -> dict | None:
-    game = Game.objects.select_related(*services.READ_WITH).filter(pk=game_id).first()
-    if game is None or not policies.can_view_game(user, game):
-        return None
-    return game_payload(game)
-
-
-def _game_state(game_id: int) -> dict | None:
-    game = Game.objects.select_related(*services.READ_WITH).filter(pk=game_id).first()
-    return game_payload(game) if game else None
+# --- the actions a socket plays (in a database thread) -------------------------------------------
 
 
 def _result(outcome) -> dict:
@@ -607,255 +479,16 @@ def _result(outcome) -> dict:
     return {"game": game_payload(outcome.game), "action": action, "repeated": outcome.repeated}
 
 
-def _play(**kwargs) -> dict:
+def play(**kwargs) -> dict:
     return _result(services.play_move(**kwargs))
 
 
-def _undo(**kwargs) -> dict:
+def undo(**kwargs) -> dict:
     return _result(services.undo(**kwargs))
 
 
-def _resign_game(game_id: int, user) -> dict:
+def resign(*, game_id: int, user) -> dict:
     return _result(services.resign(game_id=game_id, user=user))
-
-
-class GameConsumer(Socket):
-    """`/ws/games/<id>/`: watch one game; its player also plays it here."""
-
-    frame_types = ("auth", "ping", "sync", "move", "undo", "resign")
-    watching = False
-
-    async def open(self):
-        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
-        self.watching = False
-        if await self._watch():
-            return
-        if self.user.is_authenticated:
-            await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
-            return
-        # Maybe a private game whose player authenticates with a token frame: wait a little for it.
-        self.tasks.append(asyncio.create_task(self._await_auth()))
-
-    async def _watch(self) -> bool:
-        """Joins the game's group and sends its state, if this socket may see it."""
-        group = events.game_group(self.game_id)
-        await self.join_group(group)  # before reading, so no change between read and join is missed
-        game = await db(_visible_game)(self.game_id, self.user)
-        if game is None:
-            self.bus_groups.discard(group)
-            if self.channel_layer is not None:
-                try:
-                    await self.channel_layer.group_discard(group, self.channel_name)
-                except Exception:
-                    pass
-            return False
-        self.watching = True
-        await self.send_game(game)
-        return True
-
-    async def _await_auth(self):
-        try:
-            await asyncio.sleep(settings.WS_AUTH_TIMEOUT_S)
-            if not self.watching and not self.closed:
-                await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
-        except asyncio.CancelledError:
-            pass
-
-    async def authenticated(self):
-        if not self.watching and not await self._watch():
-            await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
-
-    def check_allowed(self, kind: str) -> None:
-        if not self.watching and kind not in ("auth", "ping"):
-            raise ServiceError("not_found", f"no game {self.game_id}", status=404)
-
-    async def frame_sync(self, frame, frame_id):
-        game = await db(_visible_game)(self.game_id, self.user)
-        if game is None:
-            raise ServiceError("not_found", f"no game {self.game_id}", status=404)
-        await self.send_game(game, frame_id)
-
-    async def played_game(self) -> int:
-        return self.game_id
-
-    async def frame_resign(self, frame, frame_id):
-        async def resign():
-            result = await db(_resign_game)(self.game_id, self.user)
-            await self.send_ack(frame_id, "", result)
-
-        self.in_turn(frame_id, resign)
-
-    async def resync(self):
-        if self.watching:
-            game = await db(_game_state)(self.game_id)
-            if game is not None and game["version"] > self.game_version:
-                await self.send_game(game)
-
-
-# --- races -------------------------------------------------------------------------------------
-
-
-def _race_view(code: str, user, *, advance: bool = False) -> dict:
-    """The race as this socket sees it: its object, the viewer's game, and when to wake up next.
-    `advance`: first apply what is due (the socket's timer, at the instant it is due)."""
-    race = races.advance(code) if advance else races.get_race(code)
-    wake = races.wakeup_at(race)
-    return {
-        "race": races.race_payload(race),
-        "my_game": races.racer_game_id(race, user),
-        "wake_at": wake.isoformat() if wake else None,
-    }
-
-
-def _my_game_state(game_id: int) -> dict | None:
-    return _game_state(game_id)
-
-
-def _race_start(code: str, user) -> dict:
-    races.start(code=code, user=user)
-    return _race_view(code, user)
-
-
-def _race_resign(code: str, user) -> dict:
-    races.resign(code=code, user=user)
-    return _race_view(code, user)
-
-
-class RaceConsumer(Socket):
-    """`/ws/races/<code>/`: a race's live progress; a racer also plays their own game here."""
-
-    frame_types = ("auth", "ping", "sync", "move", "undo", "resign", "start")
-    race_version = -1
-
-    async def open(self):
-        self.code = races.normalize_code(self.scope["url_route"]["kwargs"]["code"])
-        self.timer: asyncio.Task | None = None
-        if not races.is_code(self.code):
-            await self.close_with(None, "not_found", f"no race {self.code!r}", 4404)
-            return
-        await self.join_group(events.race_group(self.code))
-        try:
-            view = await db(_race_view)(self.code, self.user)
-        except ServiceError as exc:
-            await self.close_with(None, exc.code, exc.message, 4404)
-            return
-        await self.show(view)
-
-    async def show(self, view: dict, frame_id=None, *, force: bool = False) -> None:
-        """Sends the race if newer than what the client has; starts following the viewer's game."""
-        race = view["race"]
-        if force or race["version"] > self.race_version:
-            self.race_version = max(self.race_version, race["version"])
-            body = {"type": "race", "race": race, "version": race["version"]}
-            if frame_id is not None:
-                body["id"] = frame_id
-            await self.send_json(body)
-        if view["my_game"] and self.game_id is None:
-            self.game_id = view["my_game"]
-            await self.join_group(events.game_group(self.game_id))
-            game = await db(_my_game_state)(self.game_id)
-            if game is not None:
-                await self.send_game(game)
-        self.schedule(_iso_to_dt(view["wake_at"]))
-
-    def schedule(self, wake_at: dt.datetime | None) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        if wake_at is not None and not self.closed:
-            delay = max(0.0, (wake_at - timezone.now()).total_seconds()) + 0.005
-            self.timer = asyncio.create_task(self._wake(delay))
-
-    async def _wake(self, delay: float):
-        try:
-            await asyncio.sleep(delay)
-            self.timer = None
-            view = await db(_race_view)(self.code, self.user, advance=True)
-            await self.show(view)
-        except asyncio.CancelledError:
-            pass
-        except Exception:
-            logger.exception("race timer failed")
-
-    async def disconnect(self, code):
-        if getattr(self, "timer", None) is not None:
-            self.timer.cancel()
-        await super().disconnect(code)
-
-    async def race_state(self, event):
-        """A race changed (joined, started, a racer's progress, finish), from any process."""
-        race = event["race"]
-        if race.get("code") != self.code or race["version"] <= self.race_version:
-            return
-        gap = self.race_version >= 0 and race["version"] > self.race_version + 1
-        needs_db = gap or (self.is_racer(race) and self.game_id is None and race["status"] != Race.Status.OPEN)
-        if needs_db or race.get("ghost") or race["status"] == Race.Status.COUNTDOWN:
-            await self.show(await db(_race_view)(self.code, self.user))
-            return
-        await self.show({"race": race, "my_game": None, "wake_at": _wake_of(race)})
-
-    async def race_progress(self, event):
-        """A racer's move or undo, from any process: their progress only, without a race version."""
-        progress = event["progress"]
-        if progress.get("code") == self.code and self.race_version >= 0:
-            await self.send_json({"type": "progress", "racer": progress["racer"]})
-
-    async def frame_sync(self, frame, frame_id):
-        await self.show(await db(_race_view)(self.code, self.user), frame_id, force=True)
-        if self.game_id is not None:
-            game = await db(_my_game_state)(self.game_id)
-            if game is not None:
-                await self.send_game(game, frame_id)
-
-    async def frame_start(self, frame, frame_id):
-        await self.show(await db(_race_start)(self.code, self.user), frame_id, force=True)
-
-    async def frame_resign(self, frame, frame_id):
-        async def resign():
-            await self.show(await db(_race_resign)(self.code, self.user), frame_id, force=True)
-
-        self.in_turn(frame_id, resign)
-
-    async def played_game(self) -> int:
-        """The sender's game in this race. A socket that knows of none asks the database: the start may
-        have come a moment ago, its push still waiting behind the actions on their way."""
-        if self.game_id is not None:
-            return self.game_id
-        view = await db(_race_view)(self.code, self.user)
-        await self.show(view)  # follows the sender's game, if the boards were shown meanwhile
-        if self.game_id is not None:
-            return self.game_id
-        if not self.is_racer(view["race"]):  # as races.resign answers them
-            raise ServiceError("forbidden", "you are not racing in this race", status=403)
-        raise ServiceError("race_not_started", "you have no game in this race yet", status=409)
-
-    def is_racer(self, race: dict) -> bool:
-        """Whether this socket's user races in `race` (a ghost of their own game is not them)."""
-        return self.user.is_authenticated and any(r["username"] == self.user.username and not r["ghost"] for r in race["racers"])
-
-    async def authenticated(self):
-        self.game_id = None
-        await self.show(await db(_race_view)(self.code, self.user), force=True)
-
-    async def resync(self):
-        # Forced: progress frames lost with the bus leave the race's version as it was.
-        await self.show(await db(_race_view)(self.code, self.user), force=True)
-        if self.game_id is not None:
-            game = await db(_my_game_state)(self.game_id)
-            if game is not None and game["version"] > self.game_version:
-                await self.send_game(game)
-
-
-def _wake_of(race: dict) -> str | None:
-    """The next due instant readable from the race object alone (races without a ghost)."""
-    if race["status"] == Race.Status.COUNTDOWN:
-        return race["starts_at"]
-    if race["status"] == Race.Status.RUNNING:
-        return race["ends_at"]
-    return None
-
-
-# --- any other path ----------------------------------------------------------------------------
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):
