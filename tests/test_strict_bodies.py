@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.support.players import PASSWORD, client_for, make_player
 
@@ -334,3 +336,30 @@ def test_every_request_body_in_the_schema_is_read_by_strict_fields():
         if found := lenient(classes[name]()):
             faults[name] = found
     assert not faults, f"request fields that coerce other JSON types (use freecell_site.fields): {faults}"
+
+
+# --- random JSON ---------------------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(move=json_values | st.sampled_from(["5a", "1h", ""]), ply=json_values | st.sampled_from([0, 1, -1]), client_id=json_values)
+def test_any_json_in_a_move_is_played_only_when_every_field_has_its_type(mallory, game, move, ply, client_id):
+    """Random JSON in each field of a move: never a 500; played only with a string move, an integer
+    ply (not a boolean) and a string client_id; otherwise nothing stored."""
+    before = game_row(game.pk)
+    answer = post_raw(client_for(mallory), f"/api/games/{game.pk}/moves/", json.dumps({"move": move, "ply": ply, "client_id": client_id}))
+    assert answer.status_code < 500, answer.content[:300]
+    typed = isinstance(move, str) and type(ply) is int and isinstance(client_id, str)
+    if not typed:
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "invalid_request", (move, ply, client_id, answer.content[:200])
+    if answer.status_code != 200:
+        assert game_row(game.pk) == before
+    else:
+        assert typed and ply == before[0]
+        post_raw(client_for(mallory), f"/api/games/{game.pk}/undo/", json.dumps({"ply": ply + 1}))
