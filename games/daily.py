@@ -227,6 +227,25 @@ def published(date: dt.date) -> DailyChallenge:
     return found
 
 
+def past_dailies():
+    """The dailies of days that are over, newest first (a query: the archive pages it)."""
+    return DailyChallenge.objects.filter(date__lt=today()).order_by("-date")
+
+
+def was_made(date: dt.date) -> bool:
+    return DailyChallenge.objects.filter(date=date).exists()
+
+
+def neighbours(date: dt.date) -> tuple[dt.date | None, dt.date | None]:
+    """The nearest days before and after `date` that have a daily a page can show (past days that
+    were made, and today, whose daily is made on its first request)."""
+    current = today()
+    made = DailyChallenge.objects.values_list("date", flat=True)
+    before = made.filter(date__lt=date).order_by("-date").first()
+    after = made.filter(date__gt=date, date__lt=current).order_by("date").first() or (current if date < current else None)
+    return before, after
+
+
 # --- ranked play --------------------------------------------------------------------------------
 
 
@@ -340,6 +359,11 @@ def hidden_ranked_games(viewer) -> Q:
     return Q(daily_id__gte=today())
 
 
+def no_hints_in_ranked_games(game: Game, player) -> None:
+    if game.daily_id is not None:
+        raise ServiceError("forbidden", "no hints in ranked games", status=403)
+
+
 def end_past_days() -> int:
     """For the sweeper: resigns every ranked game still playing after its day; how many it resigned."""
     ended = 0
@@ -355,4 +379,5 @@ def connect() -> None:
     policies.add_deadline_rule(day_deadline)
     policies.add_expiry_rule(past_day_games)
     policies.add_hiding_rule(hidden_ranked_games)
+    policies.add_hint_guard(no_hints_in_ranked_games)
     game_changed.connect(on_game_changed, sender=Game, dispatch_uid="games.daily")

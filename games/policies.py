@@ -132,3 +132,21 @@ def deal_source(kind: str) -> DealSource | None:
 def guard_deal(deal) -> None:
     for guard in _deal_guards:
         guard(deal)
+
+
+# --- hints ----------------------------------------------------------------------------------------------
+
+#: Refuses (raises ServiceError) a hint on a game its player asks about (a ranked game, a race's deal).
+HintGuard = Callable[[object, object], None]
+
+_hint_guards: list[HintGuard] = []
+
+
+def add_hint_guard(guard: HintGuard) -> None:
+    if guard not in _hint_guards:
+        _hint_guards.append(guard)
+
+
+def guard_hint(game, player) -> None:
+    for guard in _hint_guards:
+        guard(game, player)

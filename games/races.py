@@ -766,6 +766,14 @@ def hidden_racing_games(viewer) -> Q:
     return Q(race_entry__race__status=Race.Status.COUNTDOWN) | running
 
 
+def no_hints_on_a_race_deal(game: Game, player) -> None:
+    """No hints in a racer's game, nor in a casual game of the deal of a race the player is in and that
+    is not over: the same board, so its hints would be the race's."""
+    racing = Q(player=player, race__deal_id=game.deal_id) & ~Q(race__status=Race.Status.FINISHED)
+    if RaceEntry.objects.filter(Q(game=game) | racing).exists():
+        raise ServiceError("forbidden", "no hints in races: every racer plays on their own", status=403)
+
+
 def refuse_closing_in_countdown(sender, *, user, **kwargs) -> None:
     """Closing an account is refused during a countdown of one of its races: the game the start is about
     to deal would be left playing until the race's time limit; the countdown lasts seconds."""
@@ -791,6 +799,7 @@ def connect() -> None:
     policies.add_deadline_rule(time_limit)
     policies.add_expiry_rule(past_limit_games)
     policies.add_hiding_rule(hidden_racing_games)
+    policies.add_hint_guard(no_hints_on_a_race_deal)
     game_changed.connect(on_game_changed, sender=Game, dispatch_uid="games.races")
     account_closing.connect(refuse_closing_in_countdown, dispatch_uid="games.races.closing")
     account_closed.connect(leave_races_of_closed, dispatch_uid="games.races.closed")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from games import lines, policies
 from games.models import Action, Game
@@ -15,6 +15,25 @@ from games.services import READ_WITH
 can_view_game = policies.can_view_game
 
 
+def visible_game(game_id: int, viewer) -> Game | None:
+    """A game the viewer may see now, with what is read with it; None for one hidden or missing."""
+    game = Game.objects.select_related(*READ_WITH).filter(pk=game_id).first()
+    if game is None or not policies.can_view_game(viewer, game):
+        return None
+    return game
+
+
+def games_of(player, *, status: str | None = None) -> QuerySet[Game]:
+    """A player's own games, newest first; `status` as each game truly is (one whose time is up is
+    resigned, before the sweeper has stored it so: games.policies)."""
+    games = Game.objects.filter(player=player).select_related(*READ_WITH).order_by("-created_at", "-id")
+    if status == Game.Status.PLAYING:
+        return games.filter(status=status).exclude(policies.time_up_games())
+    if status == Game.Status.RESIGNED:
+        return games.filter(Q(status=status) | policies.time_up_games())
+    return games.filter(status=status) if status else games
+
+
 def game_state(game_id: int) -> dict | None:
     """The game object of a game (None if there is none), for a socket that already watches it."""
     game = Game.objects.select_related(*READ_WITH).filter(pk=game_id).first()
@@ -23,10 +42,8 @@ def game_state(game_id: int) -> dict | None:
 
 def visible_game_state(game_id: int, viewer) -> dict | None:
     """The game object of a game the viewer may see now; None for a game hidden from them or missing."""
-    game = Game.objects.select_related(*READ_WITH).filter(pk=game_id).first()
-    if game is None or not policies.can_view_game(viewer, game):
-        return None
-    return game_payload(game)
+    game = visible_game(game_id, viewer)
+    return game_payload(game) if game else None
 
 
 def actions_of(game: Game) -> QuerySet[Action]:

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from accounts.closing import lock_open_account
 from freecell_site.errors import ServiceError
-from games import events, lines, policies, ratelimit
+from games import events, hints, lines, policies, ratelimit
 from games.engine import Board, DealId, EngineError, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
 from games.models import Action, Deal, Game
@@ -380,3 +380,17 @@ def resign_games_of_closed(sender, *, user, **kwargs) -> None:
                 game = read_game(game_id)
                 if game.status == Game.Status.PLAYING:
                     _resign(game)
+
+
+def hint_for(*, game_id, user) -> dict:
+    """A hint for the player of a casual game still being played (games.hints); the domains above play
+    refuse theirs (games.policies.guard_hint: no hints in ranked games, nor on a race's deal)."""
+    game = read_game(game_id)
+    if not policies.can_view_game(user, game):  # a game hidden from the caller does not exist for them
+        raise ServiceError("not_found", f"no game {game_id}", status=404)
+    if not getattr(user, "is_authenticated", False) or user.pk != game.player_id:
+        raise ServiceError("forbidden", "only the game's player can ask for a hint", status=403)
+    policies.guard_hint(game, user)
+    if game.status != Game.Status.PLAYING:
+        raise ServiceError("game_over", f"the game is over ({game.status})", status=409)
+    return hints.hint(board_of(game), game.autoplay, user.pk)

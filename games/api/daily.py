@@ -228,7 +228,7 @@ class DailyArchiveView(APIView):
 
     @extend_schema(parameters=PAGING, responses={200: ArchiveSerializer, **E400, **E404}, summary="Past dailies", operation_id="daily_archive")
     def get(self, request):
-        past = DailyChallenge.objects.filter(date__lt=daily.today()).order_by("-date")
+        past = daily.past_dailies()
         total = past.count()
         page, size = _paging(request, total)
         rows = list(past[(page - 1) * size : page * size])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -16,10 +15,10 @@ from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
-from games import daily, hints, lines, policies, selectors, services
+from games import daily, lines, selectors, services
 from games.api import serializers as s
 from games.engine import Board, parse_deal, verify
-from games.models import Game, Race, RaceEntry
+from games.models import Game
 from games.payloads import game_payload
 
 ERRORS = {
@@ -39,8 +38,8 @@ def errors(*codes: int) -> dict:
 
 
 def visible_game(request, game_id: int) -> Game:
-    game = Game.objects.select_related(*services.READ_WITH).filter(pk=game_id).first()
-    if game is None or not policies.can_view_game(request.user, game):
+    game = selectors.visible_game(game_id, request.user)
+    if game is None:
         # Hidden games are reported as missing, so their existence leaks nothing.
         raise ServiceError("not_found", f"no game {game_id}", status=404)
     return game
@@ -93,19 +92,10 @@ class GameListView(APIView):
         operation_id="games_list",
     )
     def get(self, request):
-        games = Game.objects.filter(player=request.user).select_related(*services.READ_WITH).order_by("-created_at", "-id")
         wanted = request.query_params.get("status")
-        if wanted:
-            if wanted not in Game.Status.values:
-                raise ValidationError({"status": [f"status must be one of: {', '.join(Game.Status.values)}"]})
-            # By the status each game truly has: one whose time is up is resigned (games.policies).
-            time_up = policies.time_up_games()
-            if wanted == Game.Status.PLAYING:
-                games = games.filter(status=wanted).exclude(time_up)
-            elif wanted == Game.Status.RESIGNED:
-                games = games.filter(Q(status=wanted) | time_up)
-            else:
-                games = games.filter(status=wanted)
+        if wanted and wanted not in Game.Status.values:
+            raise ValidationError({"status": [f"status must be one of: {', '.join(Game.Status.values)}"]})
+        games = selectors.games_of(request.user, status=wanted or None)
         paginator = Pagination()
         page = paginator.paginate_queryset(games, request, view=self)
         return paginator.get_paginated_response([game_payload(game) for game in page])
@@ -241,16 +231,4 @@ class HintView(APIView):
 
     @extend_schema(responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429, 503)}, summary="A hint (casual games)")
     def get(self, request, game_id: int):
-        game = visible_game(request, game_id)
-        if request.user.pk != game.player_id:
-            raise ServiceError("forbidden", "only the game's player can ask for a hint", status=403)
-        if game.daily_id is not None:
-            raise ServiceError("forbidden", "no hints in ranked games", status=403)
-        # Nor in a casual game of the deal of a race the player is in and that is not over: the same
-        # board, so its hints would be the race's.
-        racing = Q(player=request.user, race__deal_id=game.deal_id) & ~Q(race__status=Race.Status.FINISHED)
-        if RaceEntry.objects.filter(Q(game=game) | racing).exists():
-            raise ServiceError("forbidden", "no hints in races: every racer plays on their own", status=403)
-        if game.status != Game.Status.PLAYING:
-            raise ServiceError("game_over", f"the game is over ({game.status})", status=409)
-        return Response(hints.hint(services.board_of(game), game.autoplay, request.user.pk))
+        return Response(services.hint_for(game_id=game_id, user=request.user))
