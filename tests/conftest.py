@@ -11,6 +11,7 @@ pytest_plugins = [
     "tests.support.players",
     "tests.support.daily",
     "tests.support.browser",
+    "tests.support.servers",
 ]
 
 # Tests that need real PostgreSQL and Redis run only when both are configured (as in .ci/run).

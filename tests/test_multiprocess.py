@@ -12,7 +12,6 @@ import pytest
 
 from tests.support.servers import (
     Client,
-    fresh_database,
     kind,
     progress,
     racer,
@@ -23,12 +22,6 @@ from tests.support.servers import (
 )
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(180)]
-
-
-@pytest.fixture(scope="module")
-def database():
-    with fresh_database() as url:
-        yield url
 
 
 def test_racers_on_two_processes_see_each_others_moves_and_a_reconnect_resyncs(database):

@@ -13,7 +13,6 @@ import pytest
 from tests.support.servers import (
     Client,
     free_port,
-    fresh_database,
     kind,
     progress,
     register,
@@ -66,8 +65,8 @@ def private_redis():
         redis.stop()
 
 
-def test_moves_survive_a_redis_outage_and_pushes_resume_with_a_resync():
-    with fresh_database() as database, private_redis() as redis:
+def test_moves_survive_a_redis_outage_and_pushes_resume_with_a_resync(database):
+    with private_redis() as redis:
         env = server_env(database, redis.url, WS_BUS_CHECK_S=0.5)
         with servers(2, env) as (one, two):
             alice, bob = register(one, "out_alice"), register(two, "out_bob")
@@ -114,8 +113,8 @@ def test_moves_survive_a_redis_outage_and_pushes_resume_with_a_resync():
 
 
 
-def test_moves_over_rest_are_stored_while_redis_is_down():
-    with fresh_database() as database, private_redis() as redis:
+def test_moves_over_rest_are_stored_while_redis_is_down(database):
+    with private_redis() as redis:
         with servers(1, server_env(database, redis.url)) as (one,):
             alice = register(one, "rest_alice")
             status, game = one.call("POST", "/api/games/", {"deal": "ms:1", "autoplay": "none"}, alice)
@@ -130,10 +129,10 @@ def test_moves_over_rest_are_stored_while_redis_is_down():
             assert [a["move"] for a in history["actions"]] == ["5a"]
 
 
-def test_sockets_open_while_redis_is_down_and_get_pushes_once_it_is_back():
+def test_sockets_open_while_redis_is_down_and_get_pushes_once_it_is_back(database):
     """A client that (re)connects during the outage gets the state and may play (it was an HTTP 500 at
     the handshake); once Redis is back its socket joins the bus and gets pushes again."""
-    with fresh_database() as database, private_redis() as redis:
+    with private_redis() as redis:
         env = server_env(database, redis.url, WS_BUS_CHECK_S=0.5)
         with servers(2, env) as (one, two):
             alice = register(one, "down_alice")

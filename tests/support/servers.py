@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import pytest
+
 from tests.support.players import PASSWORD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -195,3 +197,10 @@ def progress(username: str, moves: int):
 
 def kind(name: str, **fields):
     return lambda f: f["type"] == name and all(f.get(k) == v for k, v in fields.items())
+
+
+@pytest.fixture(scope="module")
+def database():
+    """A fresh PostgreSQL database for a module of multi-process tests (they use names of their own)."""
+    with fresh_database() as url:
+        yield url
