@@ -184,6 +184,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "accounts.validators.NotTheUsernameValidator"},
     {"NAME": "accounts.validators.NotBlankValidator"},
     {"NAME": "accounts.validators.NotTheCurrentPasswordValidator"},
+    # Not a rule: revokes the API token and rechecks sockets once a password has changed.
+    {"NAME": "accounts.validators.SignInsFollowThePassword"},
 ]
 
 LANGUAGE_CODE = "en-us"

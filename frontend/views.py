@@ -55,7 +55,7 @@ def _password_rules(*, new_account: bool = False) -> list[str]:
     return [
         validator.get_help_text()
         for validator in password_validation.get_default_password_validators()
-        if not (new_account and getattr(validator, "existing_accounts_only", False))
+        if validator.get_help_text() and not (new_account and getattr(validator, "existing_accounts_only", False))
     ]
 
 

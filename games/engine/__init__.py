@@ -1,4 +1,8 @@
-"""FreeCell rules engine: pure Python, no Django; the service, the solver and the tests use only these names."""
+"""FreeCell rules engine: pure Python, no Django; the service and the tests use these names.
+
+The solver is a module of its own, `games.engine.solver`, imported where a solve is asked for (its
+search tables cost start-up time that most processes never need).
+"""
 
 from .board import AUTOPLAY_MODES, Board, Played
 from .cards import CARDS, RANKS, SUITS, Card
@@ -33,15 +37,3 @@ __all__ = [
     "replay",
     "verify",
 ]
-
-# The solver (solver.py) is another module's work and imports this package: load it on first use so
-# `from games.engine import solve` works without an import cycle.
-_SOLVER_NAMES = ("solve", "hint", "Solution")
-
-
-def __getattr__(name: str) -> object:
-    if name in _SOLVER_NAMES:
-        from . import solver
-
-        return getattr(solver, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
