@@ -20,16 +20,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import yaml
 
+from tests.support.players import PASSWORD
+from tests.support.servers import free_port, fresh_database
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "deploy" / "nginx" / "nginx.conf"
-PASSWORD = "correct horse battery 9"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 
 
@@ -74,37 +74,6 @@ def test_the_config_names_the_replicas_as_compose_does():
 
 
 # --- the live stack --------------------------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
-
-
-@contextmanager
-def fresh_database():
-    """A new, migrated PostgreSQL database beside the one in DATABASE_URL; dropped afterwards."""
-    import psycopg
-
-    base = os.environ["DATABASE_URL"]
-    name = f"freecell_lb_{secrets.token_hex(4)}"
-    admin = with_database(base, "postgres").replace("postgres://", "postgresql://", 1)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = with_database(base, name)
-    try:
-        env = {**os.environ, "DATABASE_URL": url}
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True, timeout=120)
-        yield url
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
 
 class Replica:
     """One Daphne process, started as docker-compose.yml starts one (no --proxy-headers)."""
@@ -239,7 +208,7 @@ def stack():
     folder = Path(tempfile.mkdtemp(prefix="freecell-balancer-"))
     # Run as root, nginx's workers are `nobody`: they must reach the temp paths in here.
     folder.chmod(0o755)
-    with fresh_database() as database:
+    with fresh_database("freecell_lb") as database:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         env.update(
             DATABASE_URL=database,

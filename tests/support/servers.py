@@ -35,12 +35,12 @@ def with_database(url: str, name: str) -> str:
 
 
 @contextmanager
-def fresh_database():
+def fresh_database(prefix: str = "freecell_live"):
     """A new, migrated PostgreSQL database beside the one in DATABASE_URL; dropped afterwards."""
     import psycopg
 
     base = os.environ["DATABASE_URL"]
-    name = f"freecell_live_{secrets.token_hex(4)}"
+    name = f"{prefix}_{secrets.token_hex(4)}"
     admin = with_database(base, "postgres").replace("postgres://", "postgresql://", 1)
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
