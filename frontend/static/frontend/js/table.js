@@ -48,7 +48,8 @@ export class Table {
    * @param root element to draw into
    * @param options.onMove(notation, {via}) called with a move to send; options.onUndo() for "u";
    *        options.onMessage(text) for a local hint; options.interactive whether input is taken;
-   *        options.onReadonly() when a card is pressed while it is not (a watcher, a game over).
+   *        options.onReadonly() when a card is pressed while it is not (a watcher, a game over);
+   *        options.fit whether the table fills its box's height (see layout()).
    */
   constructor(root, options = {}) {
     this.root = root;
@@ -308,7 +309,7 @@ export class Table {
       return fan;
     });
     // A fitted table's columns reach down to its bottom, so a drop anywhere below a column lands on it;
-    // a finished or watched table is only as tall as its cards.
+    // a finished game's table (or a replay's) is only as tall as its cards.
     const columnsHeight = this.fit ? Math.max(area, tallest) : tallest + 8;
     this.root.style.setProperty("--area-h", `${columnsHeight}px`);
     for (const suit of FOUNDATION_ORDER) {
