@@ -111,10 +111,6 @@ export class GameClient {
     window.addEventListener("resize", fit);
     new ResizeObserver(fit).observe(document.body);
     fit();
-    // A game just dealt (a new game, a restart) is dealt on screen too.
-    if (game.status === "playing" && game.ply === 0 && this.isMine() && Date.now() - Date.parse(game.created_at) < 15000) {
-      requestAnimationFrame(() => this.table.dealIn());
-    }
     this.bindControls();
     this.refresh();
     this.clock = setInterval(() => this.tickClock(), 250);

@@ -66,7 +66,6 @@ export class Table {
     this.deckName = document.documentElement.dataset.deck || "classic";
     this.faces = "";
     this.fans = [];
-    this.dealing = [];
     this.state = emptyState(); // what is drawn (an autoplay animation draws intermediate positions)
     this.model = this.state; // the position moves are computed from: always the latest one
     this.selection = null;
@@ -154,8 +153,6 @@ export class Table {
    * state (a step of an autoplay animation) is only drawn: gestures keep using the latest position.
    */
   render(state, { animate = true, duration = 170, intermediate = false } = {}) {
-    // A move made while the deal is still flying lands the deal first.
-    for (const flight of this.dealing.splice(0)) flight.finish();
     if (state !== this.state && JSON.stringify(state) !== JSON.stringify(this.state)) this.clearHint();
     this.state = state;
     if (!intermediate) this.model = state;
@@ -325,34 +322,6 @@ export class Table {
         card.style.zIndex = "1";
       }
     }
-  }
-
-  /** Deals the drawn position: the cards fly from below the table to their places, row by row, as a
-   * dealer's hand lays them. Only for a game just begun; nothing moves under prefers-reduced-motion. */
-  dealIn() {
-    if (reducedMotion() || !this.root.isConnected) return;
-    const box = this.root.getBoundingClientRect();
-    const fromX = box.left + box.width / 2;
-    const fromY = box.bottom;
-    const order = [];
-    this.dealing = [];
-    const deepest = Math.max(...this.state.columns.map((column) => column.length));
-    for (let row = 0; row < deepest; row++) {
-      this.state.columns.forEach((column) => { if (column[row]) order.push(this.cards.get(column[row])); });
-    }
-    order.forEach((card, k) => {
-      const at = card.getBoundingClientRect();
-      card.classList.add("moving"); // the tests' settle() and a pointer wait for it to land
-      const flight = card.animate(
-        [
-          { transform: `translate(${fromX - at.left - at.width / 2}px, ${fromY - at.top}px) rotate(${(k % 7) - 3}deg)` },
-          { transform: "translate(0, 0)" },
-        ],
-        { duration: 300, delay: k * 8, easing: "cubic-bezier(.2,.7,.3,1)", fill: "backwards" },
-      );
-      flight.onfinish = flight.oncancel = () => card.classList.remove("moving");
-      this.dealing.push(flight);
-    });
   }
 
   setFit(on) {
