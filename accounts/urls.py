@@ -3,7 +3,7 @@
 from django.urls import path
 
 from accounts import views
-from games.api.export import UserGamesExportView
+from games.play.export import UserGamesExportView
 
 urlpatterns = [
     path("auth/register/", views.RegisterView.as_view(), name="register"),

@@ -18,8 +18,8 @@ from accounts.closing import close_account
 from accounts.models import Profile
 from freecell_site.errors import ServiceError
 from freecell_site.throttling import AnonRateThrottle
-from games.api.serializers import ErrorSerializer
-from games.stats import player_statistics
+from games.daily.stats import player_statistics
+from games.play.serializers import ErrorSerializer
 
 ERR = OpenApiResponse(ErrorSerializer)
 

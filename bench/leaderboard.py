@@ -5,7 +5,7 @@ Run: python bench/leaderboard.py [--rows 1000000] [--samples 1000] [--reuse]
 (PostgreSQL at BENCH_PG, default postgres://postgres@127.0.0.1:5432). The script (re)creates its own
 database `freecell_bench`, migrates it and bulk-loads it with INSERT ... SELECT generate_series (a
 few minutes for a million games); --reuse keeps a database loaded by an earlier run. Figures are
-end-to-end calls of the service's own selectors (games.leaderboard) through Django, warm cache, each
+end-to-end calls of the service's own selectors (games.daily.leaderboard) through Django, warm cache, each
 the best p99 of --rounds rounds (the machine may be shared); the naive baselines are what one would
 write first: the Game table, ranked by counting better rows, pages by OFFSET.
 These are figures to read, never assertions in the test suite.
@@ -125,7 +125,7 @@ def load(rows: int, friends: int) -> None:
             "INSERT INTO games_dailymovestally (daily_id, moves, count) "
             "SELECT daily_id, moves, count(*) FROM games_dailyresult GROUP BY daily_id, moves"
         )
-        from games.leaderboard import span_ms
+        from games.daily.leaderboard import span_ms
 
         c.execute(
             "INSERT INTO games_dailyspantally (daily_id, moves, span, count) "
@@ -221,7 +221,7 @@ def run(samples: int, naive_samples: int, priority: bool = False) -> None:
     from django.db.models import Q
 
     from accounts.selectors import friend_ids
-    from games import leaderboard
+    from games.daily import leaderboard
     from games.models import DailyMovesTally, DailyResult, DailySpanTally, Game
 
     day = dt.date.fromisoformat(DAY)

@@ -49,14 +49,14 @@ import django
 django.setup()
 from django.conf import settings
 from django.contrib.auth.models import User
-from games import races
+from games.races import services as races
 settings.RACE_COUNTDOWN_S = 0
 groups = json.loads(sys.stdin.read())
 out = []
 for deal, usernames in groups:
     users = [User.objects.get(username=u) for u in usernames]
     if deal.startswith("solo:"):
-        from games import services
+        from games.play import services
         game = services.create_game(player=users[0], deal=deal[5:], autoplay="safe")
         out.append([None, deal[5:], [[usernames[0], game.pk]]])
         continue

@@ -183,7 +183,7 @@ def make_races(players: list[tuple[str, str]], size: int) -> list[str]:
     """Races of `size`, started at once; returns each player's race code (same order as players)."""
     from django.contrib.auth.models import User
 
-    from games import races
+    from games.races import services as races
 
     users = {u.username: u for u in User.objects.filter(username__in=[p[0] for p in players])}
     codes = []

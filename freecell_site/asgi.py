@@ -30,6 +30,7 @@ from freecell_site.origin import SameOriginValidator  # noqa: E402
 from freecell_site.wsgi_bridge import WSGIBridge  # noqa: E402
 from games import sweeper  # noqa: E402
 from games.routing import websocket_router  # noqa: E402
+from games.sockets.limits import AddressGate  # noqa: E402
 
 
 class RememberLoop:
@@ -53,7 +54,8 @@ application = RememberLoop(
         ProtocolTypeRouter(
             {
                 "http": WSGIBridge(django_wsgi_app, workers=settings.HTTP_THREADS),
-                "websocket": AllowedHostsOriginValidator(SameOriginValidator(AuthMiddlewareStack(websocket_router))),
+                # AddressGate before the session is read: an address with too many sockets costs no query.
+                "websocket": AllowedHostsOriginValidator(SameOriginValidator(AddressGate(AuthMiddlewareStack(websocket_router)))),
             }
         )
     )

@@ -22,10 +22,10 @@ from django.views.decorators.http import require_http_methods
 from accounts.closing import is_closed_name
 from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
-from games import lines, selectors, services
 from games.engine import EngineError, parse_deal
 from games.models import Game
-from games.payloads import game_payload, iso
+from games.play import lines, selectors, services
+from games.play.payloads import game_payload, iso
 
 # The spec's Microsoft range; a number typed on the home page outside it is refused with this text.
 MS_MAX = 8_589_934_591
@@ -333,7 +333,7 @@ def _daily_refusal(request, deal_id: str):
     one to come, or a day without one, is not there to start. None for any other deal."""
     if not deal_id.startswith("daily:"):
         return None
-    from games.daily import published, today
+    from games.daily.services import published, today
 
     date = dt.date.fromisoformat(deal_id[6:])
     if date == today():
@@ -371,7 +371,7 @@ def _me(request) -> str:
 
 @ensure_csrf_cookie
 def game(request, game_id: int):
-    from games.races import ends_at, race_of_game
+    from games.races.services import ends_at, race_of_game
 
     found = _visible_game(request, game_id)
     payload = game_payload(found)
@@ -386,14 +386,14 @@ def game(request, game_id: int):
 @login_required
 def daily(request):
     """Today's ranked game (created by the page through POST /api/daily/play/), then the leaderboard."""
-    from games.daily import today
+    from games.daily.services import today
 
     return render(request, "frontend/daily.html", {"page": "daily", "boot": {"date": today().isoformat(), "me": _me(request)}})
 
 
 @ensure_csrf_cookie
 def daily_day(request, date: str):
-    from games.daily import parse_date, today
+    from games.daily.services import parse_date, today
     from games.models import DailyChallenge
 
     try:
@@ -442,7 +442,7 @@ def daily_day(request, date: str):
 
 @ensure_csrf_cookie
 def race(request, code: str):
-    from games.races import get_race
+    from games.races.services import get_race
 
     try:
         get_race(code)
@@ -455,7 +455,7 @@ def race(request, code: str):
 
 @ensure_csrf_cookie
 def profile(request, username: str):
-    from games.daily import today
+    from games.daily.services import today
 
     user = player_named(username)
     if user is None:

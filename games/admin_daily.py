@@ -10,8 +10,8 @@ from __future__ import annotations
 from django.contrib import admin, messages
 
 from freecell_site.errors import ServiceError
-from games import daily
-from games.models import Game
+from games.daily import services as daily
+from games.play.models import Game
 
 
 def _give_verdict(queryset, verdict, review) -> tuple[int, int]:

@@ -1,7 +1,7 @@
 """App config for games: play, dailies and races, tied together here once the app is ready.
 
-Play (games.services) knows nothing of races or dailies: each adds its rules to play (games.policies)
-and listens to its announcements (games.signals); accounts announce a closing the same way.
+Play (games.play.services) knows nothing of races or dailies: each adds its rules to play (games.play.policies)
+and listens to its announcements (games.play.signals); accounts announce a closing the same way.
 """
 
 from django.apps import AppConfig
@@ -13,8 +13,10 @@ class GamesConfig(AppConfig):
 
     def ready(self):
         from accounts.signals import account_closed, credentials_changed
-        from games import daily, races, services
+        from games.daily import services as daily
         from games.events import publish_sign_ins_changed
+        from games.play import services
+        from games.races import services as races
 
         credentials_changed.connect(publish_sign_ins_changed, dispatch_uid="games.sign_ins")
         daily.connect()

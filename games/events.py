@@ -24,6 +24,11 @@ def game_group(game_id: int) -> str:
     return f"game.{game_id}"
 
 
+def access_group(game_id: int) -> str:
+    """Sockets waiting for a game they may not see yet: told, with nothing about the game, to ask again."""
+    return f"access.{game_id}"
+
+
 def race_group(code: str) -> str:
     return f"race.{code}"
 
@@ -175,8 +180,22 @@ def publish_game(payload: dict) -> bool:
 
 
 def publish_race(payload: dict) -> bool:
-    """Pushes a race's new state (racers' progress) to everyone in it."""
-    return publish(race_group(payload["code"]), {"type": "race.state", "race": payload})
+    """Pushes a race's new state (racers' progress) to everyone in it. A finished race's boards are
+    public from now on (games.play.policies), so the sockets on them ask again who may see them."""
+    sent = publish(race_group(payload["code"]), {"type": "race.state", "race": payload})
+    if payload.get("status") == "finished":
+        for racer in payload.get("racers", ()):
+            if racer.get("game"):
+                publish_access(racer["game"])
+    return sent
+
+
+def publish_access(game_id: int) -> bool:
+    """Tells every socket on a game (watching it, or waiting for it) that who may see it may have
+    changed; the event carries nothing about the game, and each socket asks games.play.policies again."""
+    event = {"type": "game.access", "game": game_id}
+    watchers = publish(game_group(game_id), event)
+    return publish(access_group(game_id), event) and watchers
 
 
 def publish_race_progress(progress: dict) -> bool:

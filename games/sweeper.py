@@ -1,8 +1,8 @@
 """The sweeper: applies what time decides (a race's countdown, a ghost's pace, a race's time limit, a
 daily's midnight), so that no read ever has to.
 
-An action past its game's time is refused on the spot (games.services) and every read shows the
-truth meanwhile (games.payloads, games.races.race_payload); the sweeper stores it. It runs as
+An action past its game's time is refused on the spot (games.play.services) and every read shows the
+truth meanwhile (games.play.payloads, games.races.race_payload); the sweeper stores it. It runs as
 `manage.py sweep --loop` (its own service in docker-compose.yml), and inside each server process when
 SWEEP_IN_SERVER is on, where a lease in the cache (Redis, shared by the processes) lets one process
 at a time sweep. A race's sockets also advance their race at the instant its next change is due.
@@ -21,7 +21,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections
 
-from games import daily, races
+from games.daily import services as daily
+from games.races import services as races
 
 logger = logging.getLogger(__name__)
 

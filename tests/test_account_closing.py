@@ -79,7 +79,7 @@ def test_personal_data_and_friendships_are_deleted(alice, bob, charlie):
 
 
 def test_games_being_played_are_resigned_and_finished_ones_stay_under_the_closed_name(alice, charlie, today_daily):
-    from games import services
+    from games.play import services
 
     playing = services.create_game(player=alice, deal="ms:5", autoplay="safe")
     won = win_daily(alice, moves=3)
@@ -177,8 +177,9 @@ def stale(alice):
 def test_nothing_new_is_made_for_an_account_closed_while_the_request_was_on_its_way(bob, stale):
     from accounts import services as accounts
     from freecell_site.errors import ServiceError
-    from games import races, services
     from games.models import Race, RaceEntry
+    from games.play import services
+    from games.races import services as races
 
     bobs = open_race(bob)
     attempts = {

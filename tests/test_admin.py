@@ -6,8 +6,8 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 
-from games import services
 from games.models import Action, Game
+from games.play import services
 
 
 @pytest.fixture
@@ -94,8 +94,8 @@ def test_a_racers_game_and_a_race_under_way_are_not_deleted_from_the_admin(admin
 def test_rows_the_services_make_have_no_add_form_and_no_editable_field(admin_client, alice, bob):
     """An add form of read-only required fields was a 500; an editable race status put the race in a
     state whose endpoints answered 500; an editable past_daily relabelled a game's deal."""
-    from games import races
     from games.models import Race
+    from games.races import services as races
 
     race = races.create_race(owner=alice, deal="ms:5")
     races.join(code=race.code, user=bob)
@@ -115,7 +115,7 @@ def test_every_add_change_delete_search_and_history_page_loads(admin_client, ali
     """One object of every model (a game with moves, a race, friends, a friend request, a daily...),
     then every admin page of each: none may fail, whatever the model's data looks like."""
     from accounts import services as accounts
-    from games import races
+    from games.races import services as races
 
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from games import services
 from games.engine import Board
 from games.models import Action, Game
+from games.play import services
 from tests.support.lines import winning_line
 from tests.support.players import code_of
 
@@ -222,7 +222,7 @@ class TestBoardText:
     """Spec 3: any position can be pasted into or out of other FreeCell tools."""
 
     def test_a_game_gives_its_position_as_board_text_and_verify_takes_it_back(self, alice_client, anon_client):
-        from games.engine import solve
+        from games.engine.solver import solve
 
         game = new_game(alice_client, "ms:5")
         for ply, notation in enumerate(["5a", "5b"]):
@@ -286,8 +286,8 @@ class TestVerify:
     def test_the_longest_line_a_game_can_have_fits_what_verify_takes(self):
         """A game's text history is "replayable by /api/solutions/verify/" (SPEC): its moves, at most
         MAX_ACTIONS, plus the autoplay written out (52 cards at most), each at most "12v13" long."""
-        from games import services
-        from games.api.serializers import MAX_LINE_CHARS, MAX_LINE_MOVES
+        from games.play import services
+        from games.play.serializers import MAX_LINE_CHARS, MAX_LINE_MOVES
 
         longest = services.MAX_ACTIONS + 52
         assert longest <= MAX_LINE_MOVES and longest * len("12v13 ") <= MAX_LINE_CHARS
@@ -345,7 +345,7 @@ class TestWhoMaySeeWhat:
     def test_a_ranked_daily_game_of_someone_else_stays_hidden_until_the_day_is_over(self, alice, alice_client, bob_client, charlie_client, anon_client, monkeypatch):
         import datetime as dt
 
-        from games import daily
+        from games.daily import services as daily
         from games.models import DailyChallenge
 
         today = daily.today()
@@ -356,7 +356,7 @@ class TestWhoMaySeeWhat:
             assert viewer.get(f"/api/games/{ranked.pk}/").status_code == 404
             assert viewer.get(f"/api/games/{ranked.pk}/history/").status_code == 404
         assert alice_client.get(f"/api/games/{ranked.pk}/").status_code == 200
-        monkeypatch.setattr("games.daily.today", lambda: today + dt.timedelta(days=1))
+        monkeypatch.setattr("games.daily.services.today", lambda: today + dt.timedelta(days=1))
         for viewer in (bob_client, charlie_client, anon_client):
             assert viewer.get(f"/api/games/{ranked.pk}/").status_code == 200
 
@@ -433,7 +433,7 @@ class TestExport:
 
 class TestActionsPerGame:
     def test_a_game_takes_at_most_max_actions_then_only_a_resign(self, alice_client, monkeypatch):
-        from games import services
+        from games.play import services
 
         monkeypatch.setattr(services, "MAX_ACTIONS", 3)
         game = new_game(alice_client)
@@ -447,7 +447,7 @@ class TestActionsPerGame:
 
 class TestActionRateLimit:
     def test_an_account_over_its_moves_per_second_is_rate_limited(self, alice_client, settings, monkeypatch):
-        from games import ratelimit
+        from games.play import ratelimit
 
         settings.ACTIONS_PER_SECOND = 3
         monkeypatch.setattr(ratelimit.time, "time", lambda: 5_000_000.0)

@@ -43,7 +43,7 @@ def test_a_request_through_the_asgi_entry_is_answered_by_django():
 def test_a_move_posted_through_the_asgi_entry_reaches_a_socket_watcher_on_the_same_loop(alice):
     """The view runs in a worker thread; its push must reach the in-memory layer on the server's loop."""
     from freecell_site.asgi import application
-    from games import services
+    from games.play import services
 
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     token = token_of(alice)
@@ -67,7 +67,7 @@ def test_a_move_posted_through_the_asgi_entry_reaches_a_socket_watcher_on_the_sa
 
 
 def test_a_streamed_export_comes_through_the_asgi_entry_whole(alice):
-    from games import services
+    from games.play import services
 
     for _ in range(3):
         game = services.create_game(player=alice, deal="ms:1", autoplay="none")
@@ -102,7 +102,7 @@ def test_the_cache_objects_of_a_process_share_their_redis_connections():
 
 def test_a_body_sent_without_content_length_still_reaches_the_view(alice):
     """A chunked upload carries no Content-Length; WSGI would otherwise read an empty body."""
-    from games import services
+    from games.play import services
 
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     response = async_to_sync(http)("POST", f"/api/games/{game.pk}/moves/", body={"move": "5a", "ply": 0}, token=token_of(alice), length=False)

@@ -176,7 +176,7 @@ ply_values = st.one_of(
 
 @pytest.fixture
 def game(alice):
-    from games import services
+    from games.play import services
 
     return services.create_game(player=alice, deal="ms:1", autoplay="none")
 
@@ -536,7 +536,7 @@ def test_a_database_that_cannot_be_reached_is_a_503_to_retry_not_a_500(alice_cli
     def unreachable(*args, **kwargs):
         raise OperationalError("couldn't get a connection after 10.00 sec")
 
-    monkeypatch.setattr("games.api.views.visible_game", unreachable)
+    monkeypatch.setattr("games.play.views.visible_game", unreachable)
     alice_client.raise_request_exception = False
     answer = alice_client.get(f"/api/games/{game.pk}/")
     assert (answer.status_code, error_code(answer)) == (503, "unavailable"), answer.content[:200]

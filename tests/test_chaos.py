@@ -70,7 +70,7 @@ def _fresh_cache():
 
 @pytest.mark.django_db
 def test_the_per_account_action_limit_fails_open_while_redis_is_down(alice, redis_down, settings):
-    from games import services
+    from games.play import services
 
     settings.ACTIONS_PER_SECOND = 20
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
@@ -79,7 +79,7 @@ def test_the_per_account_action_limit_fails_open_while_redis_is_down(alice, redi
 
 @pytest.mark.django_db
 def test_a_rest_move_is_stored_while_redis_is_down(alice, alice_client, redis_down):
-    from games import services
+    from games.play import services
 
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     answer = alice_client.post(f"/api/games/{game.pk}/moves/", {"move": "5a", "ply": 0}, format="json")

@@ -31,7 +31,7 @@ def test_deal_prints_a_dailys_board_once_it_is_made(db, capsys):
     """The daily's deal is drawn from the service's secret: the command looks it up, never deals the date."""
     import datetime as dt
 
-    from games.services import board_of_deal
+    from games.play.services import board_of_deal
     from tests.support.daily import make_test_daily
 
     with pytest.raises(CommandError, match="not_found: there is no daily for 2026-03-01 yet"):

@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 
 from freecell_site.errors import ServiceError
-from games import services
 from games.models import Action, Game
+from games.play import services
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -125,8 +125,8 @@ def test_a_close_racing_new_games_races_and_joins_leaves_nothing_behind(alice, b
     from django.contrib.auth.models import User
 
     from accounts.closing import close_account
-    from games import races
     from games.models import Race, RaceEntry
+    from games.races import services as races
 
     bobs = races.create_race(owner=bob, deal="ms:2")
     held = User.objects.get(pk=alice.pk)

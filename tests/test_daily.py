@@ -14,8 +14,10 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from freecell_site.errors import ServiceError
-from games import daily, services, sweeper
+from games import sweeper
+from games.daily import services as daily
 from games.models import DailyChallenge, DailyResult, Game
+from games.play import services
 from tests.support.daily import (
     REAL_DEAL_FOR,
     REAL_PROVE,
@@ -89,11 +91,11 @@ def test_the_daily_command_says_each_daily_it_made_once(db, monkeypatch, clock, 
     with caplog.at_level("INFO"):
         call_command("daily", "--ensure", "--days", "1", stdout=out)
     assert out.getvalue().count("daily:2026-03-01 made") == 1
-    assert not [r for r in caplog.records if r.name == "games.daily" and "made" in r.getMessage()]
+    assert not [r for r in caplog.records if r.name == "games.daily.services" and "made" in r.getMessage()]
     assert daily.logger.level == 0  # the logger is given back as it was
     with caplog.at_level("INFO"):
         call_command("daily", "--ensure", "--date", "2026-03-02", "-v", "2", stdout=out)
-    assert [r for r in caplog.records if r.name == "games.daily" and "2026-03-02 made" in r.getMessage()]
+    assert [r for r in caplog.records if r.name == "games.daily.services" and "2026-03-02 made" in r.getMessage()]
 
 
 def test_the_daily_command_waits_for_another_maker_and_says_it_did_not_make_the_day(db, clock, monkeypatch):
@@ -416,7 +418,7 @@ def test_every_read_shows_a_past_days_ranked_game_as_ended(db, alice, bob, charl
     playing until the game itself was read over the API (verification QA)."""
     from django.test import Client
 
-    from games.selectors import visible_game_state
+    from games.play.selectors import visible_game_state
 
     clock.set(dt.date(2026, 3, 1), hour=22)
     make_test_daily(dt.date(2026, 3, 1))

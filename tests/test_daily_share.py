@@ -6,7 +6,8 @@ import datetime as dt
 
 import pytest
 
-from games import daily, services
+from games.daily import services as daily
+from games.play import services
 from tests.support.daily import make_test_daily, win_daily
 from tests.support.players import client_for
 

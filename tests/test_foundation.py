@@ -204,7 +204,7 @@ class TestSettings:
 def test_the_server_entry_point_freezes_what_it_loaded_so_full_collections_skip_it():
     result = run_django(
         "import gc, sys\nimport freecell_site.asgi\n"
-        "print(gc.get_freeze_count() > 50_000, 'games.api.views' in sys.modules, 'accounts.views' in sys.modules)"
+        "print(gc.get_freeze_count() > 50_000, 'games.play.views' in sys.modules, 'accounts.views' in sys.modules)"
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True", "True"]
@@ -322,7 +322,7 @@ class TestErrorShape:
         assert response.json()["error"]["code"] == "bad_request"
 
     def test_a_crash_is_a_json_500(self, alice_client, monkeypatch):
-        from games import services
+        from games.play import services
 
         def crash(**kwargs):
             raise RuntimeError("boom")
@@ -386,7 +386,7 @@ class TestCompose:
 
         from django.core.management import call_command
 
-        from games import daily
+        from games.daily import services as daily
         from games.models import DailyChallenge
         from tests.support.daily import WIN, trivial_deal
 

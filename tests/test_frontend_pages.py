@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from games import services
+from games.play import services
 from tests.support.players import PASSWORD, sent_mail
 
 STATIC_JS = Path(__file__).resolve().parent.parent / "frontend" / "static" / "frontend" / "js"
@@ -35,8 +35,8 @@ def today() -> dt.date:
 
 
 def make_daily(date: dt.date, deal: str = "seed:77"):
-    from games import services
     from games.models import DailyChallenge
+    from games.play import services
 
     return DailyChallenge.objects.create(date=date, deal=services.get_deal(deal), par=40)
 
@@ -264,7 +264,7 @@ def test_play_says_a_daily_to_come_is_not_out(alice):
 
 @pytest.mark.django_db
 def test_the_game_page_carries_the_game_and_the_test_hooks(alice):
-    from games import services
+    from games.play import services
 
     game = services.create_game(player=alice, deal="ms:1")
     response = signed_in(alice).get(f"/games/{game.pk}/")
@@ -282,7 +282,7 @@ def test_the_game_page_carries_the_game_and_the_test_hooks(alice):
 
 @pytest.mark.django_db
 def test_anyone_may_watch_a_casual_game(alice):
-    from games import services
+    from games.play import services
 
     game = services.create_game(player=alice, deal="ms:2")
     response = Client().get(f"/games/{game.pk}/")
@@ -292,7 +292,7 @@ def test_anyone_may_watch_a_casual_game(alice):
 
 @pytest.mark.django_db
 def test_todays_ranked_game_of_another_player_stays_hidden(alice, charlie):
-    from games import services
+    from games.play import services
 
     daily = make_daily(today())
     game = services.create_game(player=alice, deal=daily.deal, daily=daily)
@@ -338,8 +338,8 @@ def test_a_page_that_crashes_is_the_sites_own_500(alice, settings, monkeypatch):
 
 @pytest.mark.django_db
 def test_the_replay_page_gets_the_layout_and_the_autoplay_prelude(alice):
-    from games import services
     from games.engine import Board
+    from games.play import services
 
     # seed deals are random enough that some start with an ace on top; find one that does.
     for seed in range(1, 400):
@@ -418,7 +418,7 @@ def test_a_past_day_has_a_leaderboard_page_and_the_future_none():
 
 @pytest.mark.django_db
 def test_the_race_page_hands_the_code_to_the_script(alice):
-    from games import races
+    from games.races import services as races
 
     code = races.create_race(owner=alice, deal="ms:5").code
     response = signed_in(alice).get(f"/races/{code}/")
@@ -753,7 +753,7 @@ def test_a_signed_out_deal_button_keeps_its_autoplay_through_the_sign_in():
 
 @pytest.mark.django_db
 def test_the_replay_of_a_game_still_being_played_says_so_and_links_to_it_live(alice):
-    from games import services
+    from games.play import services
 
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     page = Client().get(f"/replay/{game.pk}/").content.decode()
@@ -764,7 +764,7 @@ def test_the_replay_of_a_game_still_being_played_says_so_and_links_to_it_live(al
 
 @pytest.mark.django_db
 def test_a_watchers_tab_title_says_whose_game_it_is(alice, bob):
-    from games import services
+    from games.play import services
 
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     assert "<title>ms:1 by alice · FreeCell Online</title>" in Client().get(f"/games/{game.pk}/").content.decode()

@@ -152,7 +152,7 @@ def test_every_random_frame_is_answered_once_without_a_server_error_and_the_sock
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(batch=st.lists(frames, min_size=1, max_size=15))
 def test_random_frames_on_a_race_socket_get_answers_and_never_a_server_error(alice, batch):
-    from games import races
+    from games.races import services as races
 
     race = races.create_race(owner=alice, deal="ms:2")
     token = token_of(alice)
@@ -219,7 +219,7 @@ def test_a_flood_from_one_socket_does_not_slow_another_players_moves(alice, char
 
 
 def test_many_sockets_of_one_account_share_its_moves_per_second_with_rest(alice, settings, monkeypatch):
-    from games import ratelimit
+    from games.play import ratelimit
     from tests.support.players import client_for
 
     settings.ACTIONS_PER_SECOND = 4
@@ -298,7 +298,7 @@ def daphne_server(tmp_path_factory):
     }
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     setup = (
-        "import json; from accounts import services as a; from games import services as g\n"
+        "import json; from accounts import services as a; from games.play import services as g\n"
         "out = []\n"
         "for name in ('fuzzer', 'player'):\n"
         "    user, token = a.register(username=name, password='fuzz password 123')\n"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from games import services
 from games.engine import Board
 from games.models import DailyChallenge
+from games.play import services
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,7 +74,7 @@ def test_the_solver_thinks_in_a_worker_process_not_in_the_server(alice, alice_cl
     import os
 
     import games.engine.solver
-    from games import hints
+    from games.play import hints
 
     here = CountedSolver()
     monkeypatch.setattr(games.engine.solver, "solve", here)  # a solve in this process would count
@@ -89,7 +89,7 @@ def test_the_solver_thinks_in_a_worker_process_not_in_the_server(alice, alice_cl
 def test_a_worker_that_dies_is_a_503_and_the_next_hint_gets_a_fresh_one(alice, alice_client, monkeypatch):
     from concurrent.futures.process import BrokenProcessPool
 
-    from games import hints
+    from games.play import hints
 
     game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
     broken = hints._worker_pool()
@@ -118,7 +118,7 @@ def test_a_settled_hint_is_remembered_for_every_game_at_that_position(alice, bob
 def test_a_hint_the_solver_gave_up_on_is_remembered_for_minutes_not_a_week(alice, alice_client, counted_solver, monkeypatch):
     """Asking again at once would give up again: one player repeating a hard position kept the one
     solver slot busy for everyone. After a few minutes it is asked again (the load may be lighter)."""
-    from games import hints
+    from games.play import hints
 
     timeouts = []
     real_set = hints.cache.set
@@ -134,7 +134,7 @@ def test_a_hint_the_solver_gave_up_on_is_remembered_for_minutes_not_a_week(alice
 
 
 def test_a_hint_that_finds_the_solver_busy_is_rate_limited_not_queued(alice, alice_client, counted_solver, settings):
-    from games import hints
+    from games.play import hints
 
     settings.HINT_WAIT_SECONDS = 0.05
     game = services.create_game(player=alice, deal="ms:5", autoplay="safe")
@@ -194,7 +194,7 @@ def test_a_hint_works_while_the_cache_is_away(alice, alice_client, counted_solve
 
 
 def test_there_are_no_hints_in_a_race(alice, bob, alice_client, settings):
-    from games import races
+    from games.races import services as races
 
     settings.RACE_COUNTDOWN_S = 0
     race = races.create_race(owner=alice, deal="ms:5")
@@ -207,7 +207,8 @@ def test_there_are_no_hints_in_a_race(alice, bob, alice_client, settings):
 
 
 def test_no_hints_in_a_casual_game_of_the_deal_of_a_race_the_player_is_in_until_it_is_over(alice, bob, alice_client, bob_client, counted_solver):
-    from games import races, services
+    from games.play import services
+    from games.races import services as races
 
     race = races.create_race(owner=alice, deal="ms:5")  # still open: the deal id is known, no board shown
     side_game = services.create_game(player=alice, deal="ms:5")

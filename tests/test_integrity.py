@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from freecell_site.errors import ServiceError
-from games import services
 from games.engine import EngineError
-from games.integrity import check_game
 from games.models import Game
+from games.play import services
+from games.play.integrity import check_game
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,8 @@ import random
 import pytest
 from django.contrib.auth.models import User
 
-from games import daily, leaderboard
+from games.daily import leaderboard
+from games.daily import services as daily
 from games.models import DailyChallenge, DailyMovesTally, DailyResult, DailySpanTally, Game
 from tests.support.daily import make_test_daily, win_daily
 from tests.support.players import client_for

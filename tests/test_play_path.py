@@ -1,4 +1,4 @@
-"""The one path of every action (games.services), the same on SQLite and PostgreSQL: no row lock, a
+"""The one path of every action (games.play.services), the same on SQLite and PostgreSQL: no row lock, a
 version-checked write, a change made meanwhile answered from the stored game, rows updated in place."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from rest_framework.authtoken.models import Token
 
 from accounts.authentication import user_of_token
 from freecell_site.errors import ServiceError
-from games import ratelimit, services
 from games.models import Action, Game
+from games.play import ratelimit, services
 from tests.support.players import client_for
 
 pytestmark = pytest.mark.django_db

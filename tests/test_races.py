@@ -52,7 +52,7 @@ def test_a_bad_deal_is_refused_with_invalid_deal(alice):
 
 
 def test_todays_daily_cannot_be_raced(alice):
-    from games.daily import today
+    from games.daily.services import today
 
     response = client_for(alice).post("/api/races/", {"deal": f"daily:{today().isoformat()}"}, format="json")
     assert response.status_code == 403
@@ -167,7 +167,7 @@ def test_racers_games_follow_the_races_autoplay(alice, bob):
 
 
 def test_progress_shows_in_the_race_as_racers_play(alice, bob):
-    from games import services
+    from games.play import services
 
     race = running_race(alice, bob)
     game = racer(race, "alice")["game"]
@@ -186,7 +186,8 @@ def test_a_racers_move_publishes_their_progress_after_commit_without_touching_th
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from games import events, services
+    from games import events
+    from games.play import services
 
     race = running_race(alice, bob)
     game = racer(race, "alice")["game"]
@@ -214,8 +215,8 @@ def test_finish_order_is_by_time_to_win_and_the_race_ends_when_everyone_is_done(
 
 
 def test_ranks_follow_server_time_even_when_the_slower_win_was_stored_first(alice, bob):
-    from games import races
     from games.models import Game, Race
+    from games.races import services as races
 
     race = running_race(alice, bob)
     win(alice, racer(race, "alice")["game"])
@@ -280,7 +281,7 @@ def test_a_racers_game_page_knows_the_races_time_limit_and_links_to_the_race(ali
 
     from django.test import Client
 
-    from games import services
+    from games.play import services
 
     race = running_race(alice, bob)
     page = Client()
@@ -390,7 +391,7 @@ def test_a_ghost_race_is_opened_on_a_friends_won_game(alice, bob):
 
 
 def test_a_ghost_must_be_a_won_game_of_a_friend_or_your_own(alice, bob, charlie):
-    from games import services
+    from games.play import services
 
     strangers = recorded_win(charlie)
     assert client_for(alice).post("/api/races/ghost/", {"game": strangers.pk}, format="json").status_code == 403

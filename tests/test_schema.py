@@ -22,7 +22,7 @@ def token(db, alice):
     """Requests run as alice (with one game of hers), so authenticated paths are exercised too."""
     from rest_framework.authtoken.models import Token
 
-    from games import services
+    from games.play import services
 
     services.create_game(player=alice, deal="ms:1", autoplay="none")
     return Token.objects.get(user=alice).key

@@ -44,7 +44,9 @@ class World:
     staffer, staff."""
 
     def __init__(self):
-        from games import daily, races, services
+        from games.daily import services as daily
+        from games.play import services
+        from games.races import services as races
         from tests.support.daily import make_test_daily, trivial_deal
 
         self.alice = make_player("alice")
@@ -88,7 +90,7 @@ class World:
         assert races.get_race(self.finished_race.code).status == "finished"
 
     def legal(self, game) -> str:
-        from games import services
+        from games.play import services
 
         return str(services.board_of(type(game).objects.get(pk=game.pk)).legal_moves()[0])
 
@@ -332,8 +334,8 @@ class TestTheMatrix:
 
 @pytest.mark.django_db
 def test_a_ranked_game_of_today_stays_hidden_on_every_read_until_the_day_is_over():
-    from games import services
     from games.models import Game
+    from games.play import services
 
     world = World()
     for path in (f"/api/games/{world.ranked.pk}/", f"/api/games/{world.ranked.pk}/history/", f"/api/games/{world.ranked.pk}/history/?format=text"):
@@ -344,7 +346,7 @@ def test_a_ranked_game_of_today_stays_hidden_on_every_read_until_the_day_is_over
             response = world.client(role).post(f"/api/games/{world.ranked.pk}/{action}/", body, format="json")
             assert (response.status_code, response.json()["error"]["code"]) == (expected, {404: "not_found", 403: "forbidden"}[expected]), (action, role)
     # Resigning one's own ranked game of today is not enough (a second account would do it at once).
-    dailies = __import__("games.daily", fromlist=["x"])
+    dailies = __import__("games.daily.services", fromlist=["x"])
     resigned, _ = dailies.start_ranked_game(world.charlie)
     services.resign(game_id=resigned.pk, user=world.charlie)
     assert world.client("stranger").get(f"/api/games/{world.ranked.pk}/history/?format=text").status_code == 404
@@ -483,10 +485,10 @@ def test_who_may_start_a_race_over_its_socket(role):
 )
 def test_a_socket_from_a_foreign_or_missing_origin_is_refused(path, origin):
     from freecell_site.asgi import application
-    from games import races
+    from games.races import services as races
 
     world_user = make_player("alice")
-    url = f"/ws/games/{__import__('games.services', fromlist=['x']).create_game(player=world_user, deal='ms:1').pk}/" if path == "game" else (
+    url = f"/ws/games/{__import__('games.play.services', fromlist=['x']).create_game(player=world_user, deal='ms:1').pk}/" if path == "game" else (
         f"/ws/races/{races.create_race(owner=world_user, deal='ms:1').code}/"
     )
 
@@ -516,7 +518,7 @@ def test_a_socket_must_come_from_the_page_of_the_same_host_and_port(host, origin
     """The session cookie is not scoped by port: a page of another port of the same host (anyone's
     dev server) must not open sockets as the player."""
     from freecell_site.asgi import application
-    from games import services
+    from games.play import services
 
     game = services.create_game(player=make_player("alice"), deal="ms:1")
 
@@ -542,7 +544,7 @@ def test_a_socket_must_come_from_the_page_of_the_same_host_and_port(host, origin
 )
 def test_a_socket_that_came_over_tls_must_come_from_an_https_page(settings, proto, origin, accepted):
     from freecell_site.asgi import application
-    from games import services
+    from games.play import services
 
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     game = services.create_game(player=make_player("alice"), deal="ms:1")
@@ -563,7 +565,7 @@ def test_a_socket_that_came_over_tls_must_come_from_an_https_page(settings, prot
 @pytest.mark.parametrize("origin", [b"http://testserver", b"http://localhost:8000", b"https://127.0.0.1"])
 def test_a_socket_from_an_allowed_host_is_accepted(origin):
     from freecell_site.asgi import application
-    from games import services
+    from games.play import services
 
     game = services.create_game(player=make_player("alice"), deal="ms:1")
 
@@ -716,8 +718,8 @@ FORGED = {"moves": 1, "undos": 0, "status": "won", "won": True, "elapsed_ms": 1,
 
 @pytest.mark.django_db
 def test_forged_score_fields_in_create_move_and_undo_bodies_are_ignored():
-    from games.integrity import check_game
     from games.models import Game
+    from games.play.integrity import check_game
 
     world = World()
     client = world.client("owner")

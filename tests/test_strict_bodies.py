@@ -45,7 +45,7 @@ def mallory(db):
 
 @pytest.fixture
 def game(mallory):
-    from games import services
+    from games.play import services
 
     return services.create_game(player=mallory, deal="ms:1", autoplay="none")
 
@@ -234,8 +234,8 @@ def test_a_ghost_race_on_a_game_id_that_is_not_an_integer_is_not_created(mallory
 
 
 def test_a_race_invite_to_a_number_is_refused(mallory):
-    from games import races
     from games.models import RaceInvite
+    from games.races import services as races
 
     race = races.create_race(owner=mallory, deal="ms:1")
     make_player("777")
@@ -297,7 +297,7 @@ def test_every_request_body_in_the_schema_is_read_by_strict_fields():
     from rest_framework import serializers
 
     from freecell_site.fields import StrictIntegerField, StrictStringMixin
-    from games.api.serializers import LineField
+    from games.play.serializers import LineField
 
     def every_subclass(klass):
         for sub in klass.__subclasses__():

@@ -11,8 +11,11 @@ import yaml
 from django.core.management import call_command
 from django.utils import timezone
 
-from games import daily, races, services, sweeper
+from games import sweeper
+from games.daily import services as daily
 from games.models import Game, Race
+from games.play import services
+from games.races import services as races
 from tests.support.daily import make_test_daily
 from tests.support.races import act, open_race, racer, read
 

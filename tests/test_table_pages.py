@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from games import services
+from games.play import services
 
 SECTION_9_TESTIDS = ["moves", "undos", "status", "clock", "message", "move-input", "undo", "hint", "restart", "new-game"]
 

@@ -124,7 +124,7 @@ def test_a_resend_of_the_last_move_is_acked_again_and_not_applied_twice(alice_to
 
 
 def test_moves_after_the_end_get_game_over(alice_token, alice):
-    from games import services
+    from games.play import services
 
     game = new_game(alice)
     services.resign(game_id=game.pk, user=alice)
@@ -325,7 +325,7 @@ def test_the_session_that_changes_the_password_is_signed_in_again_on_reconnect(a
 def test_a_database_that_cannot_be_reached_is_unavailable_on_the_socket_too(alice_token, alice, monkeypatch):
     from django.db import OperationalError
 
-    from games import services
+    from games.play import services
 
     game = new_game(alice)
 
@@ -358,9 +358,9 @@ def test_a_foreign_origin_is_refused(alice):
 
 
 def ranked_game_of_today(user):
-    from games import services
-    from games.daily import today
+    from games.daily.services import today
     from games.models import DailyChallenge
+    from games.play import services
 
     deal = services.get_deal("seed:12345")
     daily, _ = DailyChallenge.objects.get_or_create(date=today(), defaults={"deal": deal})
@@ -527,7 +527,7 @@ def slow_moves(monkeypatch, seconds: float = 0.3) -> None:
     while it is still on its way."""
     import time
 
-    from games import services
+    from games.play import services
 
     real_play = services.play_move
 
@@ -595,7 +595,7 @@ def test_rate_limited_moves_are_answered_after_the_moves_before_them(alice_token
 
 def test_the_accounts_moves_per_second_limit_says_when_to_try_again(alice_token, alice, settings, monkeypatch):
     """docs/websocket.md: a rate_limited error carries retry_after_ms (the account's limit had none)."""
-    from games import ratelimit
+    from games.play import ratelimit
 
     settings.ACTIONS_PER_SECOND = 2
     monkeypatch.setattr(ratelimit.time, "time", lambda: 5_000_000.25)
@@ -689,7 +689,8 @@ def test_a_socket_that_answers_heartbeats_stays_open(alice, settings):
 
 
 def test_a_missed_push_is_noticed_and_answered_with_the_current_state(alice, monkeypatch):
-    from games import events, services
+    from games import events
+    from games.play import services
 
     game = new_game(alice)
 
@@ -710,7 +711,7 @@ def test_a_missed_push_is_noticed_and_answered_with_the_current_state(alice, mon
 
 
 def test_a_reconnect_is_a_resync(alice):
-    from games import services
+    from games.play import services
 
     game = new_game(alice)
 

@@ -248,7 +248,8 @@ def test_an_opponents_progress_reaches_a_racer_whose_own_move_is_still_on_its_wa
     the database, the others' progress still reaches them; the new state of the race waits for the ack."""
     import time
 
-    from games import events, services
+    from games import events
+    from games.play import services
 
     race = open_race(alice)
     client_for(bob).post(f"/api/races/{race['code']}/join/")

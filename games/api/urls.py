@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from games.api import views
+from games.play import views
 
 urlpatterns = [
     path("ping/", views.PingView.as_view(), name="ping"),
@@ -15,6 +15,6 @@ urlpatterns = [
     path("games/<int:game_id>/history/", views.HistoryView.as_view(), name="game-history"),
     path("games/<int:game_id>/hint/", views.HintView.as_view(), name="game-hint"),
     path("solutions/verify/", views.VerifyView.as_view(), name="verify"),
-    path("", include("games.api.race_urls")),
-    path("", include("games.api.daily_urls")),
+    path("", include("games.races.urls")),
+    path("", include("games.daily.urls")),
 ]

@@ -1,8 +1,7 @@
-"""FreeCell rules engine: pure Python, no Django; the service and the tests use these names.
+"""FreeCell rules engine: pure Python, no Django; the service and the tests use these names."""
 
-The solver is a module of its own, `games.engine.solver`, imported where a solve is asked for (its
-search tables cost start-up time that most processes never need).
-"""
+# The solver is a module of its own, `games.engine.solver`, imported where a solve is asked for: its
+# search tables cost start-up time that most processes never need.
 
 from .board import AUTOPLAY_MODES, Board, Played
 from .cards import CARDS, RANKS, SUITS, Card

@@ -7,8 +7,9 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from games import daily, services
+from games.daily import services as daily
 from games.models import DailyChallenge, Deal, Game
+from games.play import services
 
 # Four suits in four columns, king at the bottom; only the clubs have their two above their ace. Safe
 # autoplay takes the red and spade aces and twos (and 3S) at once; `1a` frees the clubs, after which

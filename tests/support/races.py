@@ -36,7 +36,7 @@ def racer(race: dict, username: str, *, ghost: bool = False) -> dict:
 
 
 def win(user, game_id: int, line=MS1_WIN) -> None:
-    from games import services
+    from games.play import services
 
     for ply, move in enumerate(line):
         services.play_move(game_id=game_id, user=user, move=move, ply=ply)
@@ -53,8 +53,8 @@ def running_race(owner, *others, deal="ms:1", autoplay="none") -> dict:
 
 def recorded_win(user, *, step_ms: int = 1, slow_after: int | None = None):
     """A won game of ms:1 whose actions are stored `step_ms` apart (and an hour apart after `slow_after`)."""
-    from games import services
     from games.models import Action, Game
+    from games.play import services
 
     game = services.create_game(player=user, deal="ms:1", autoplay="none")
     win(user, game.pk)

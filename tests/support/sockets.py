@@ -50,6 +50,6 @@ async def nothing_more(socket, wait: float = 0.15) -> bool:
 
 
 def new_game(user, deal="ms:1", autoplay="none"):
-    from games import services
+    from games.play import services
 
     return services.create_game(player=user, deal=deal, autoplay=autoplay)

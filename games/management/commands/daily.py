@@ -12,10 +12,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from freecell_site.errors import ServiceError
-from games import daily, leaderboard
+from games.daily import leaderboard
+from games.daily import services as daily
+from games.daily.models import DailyChallenge
 from games.engine import parse_day
 from games.engine.solver_cli import positive_seconds
-from games.models import DailyChallenge
 
 #: The most days one --ensure makes.
 MAX_DAYS = 366

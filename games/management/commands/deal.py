@@ -3,10 +3,10 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from freecell_site.errors import ServiceError
-from games.daily import parse_date
+from games.daily.models import DailyChallenge
+from games.daily.services import parse_date
 from games.engine import Board, EngineError
-from games.models import DailyChallenge
-from games.services import board_of_deal
+from games.play.services import board_of_deal
 
 
 class Command(BaseCommand):

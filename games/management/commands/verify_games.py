@@ -3,8 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from games.integrity import check_game
-from games.models import Game
+from games.play.integrity import check_game
+from games.play.models import Game
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@
 
 Stored on Game as `[[move, [autoplay moves]], ...]`. Safe autoplay can move cards home from the deal
 itself, before any move: that opening is kept as a first entry whose move is None (the prelude). The
-line is a cache of the action history (games.integrity proves it equal to a replay); this module is
+line is a cache of the action history (games.play.integrity proves it equal to a replay); this module is
 the one place that reads or writes its shape.
 """
 

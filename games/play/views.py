@@ -15,11 +15,12 @@ from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
-from games import daily, lines, selectors, services
-from games.api import serializers as s
+from games.daily import services as daily
 from games.engine import Board, parse_deal, verify
-from games.models import Game
-from games.payloads import game_payload
+from games.play import lines, selectors, services
+from games.play import serializers as s
+from games.play.models import Game
+from games.play.payloads import game_payload
 
 ERRORS = {
     400: OpenApiResponse(s.ErrorSerializer, description="bad input (bad_notation, invalid_deal, invalid_request)"),
@@ -131,7 +132,7 @@ class GameView(APIView):
 
 class MoveView(APIView):
     permission_classes = [permissions.IsAuthenticated]
-    # Limited per account by the service (games/ratelimit.py), over REST and websockets together.
+    # Limited per account by the service (games/play/ratelimit.py), over REST and websockets together.
     throttle_classes: list = []
 
     @extend_schema(
@@ -148,7 +149,7 @@ class MoveView(APIView):
 
 class UndoView(APIView):
     permission_classes = [permissions.IsAuthenticated]
-    # Limited per account by the service (games/ratelimit.py), over REST and websockets together.
+    # Limited per account by the service (games/play/ratelimit.py), over REST and websockets together.
     throttle_classes: list = []
 
     @extend_schema(

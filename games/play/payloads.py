@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from games import policies
-from games.models import Game, Race
+from games.play import policies
+from games.play.models import Game
 
 
 def iso(moment) -> str | None:
@@ -13,7 +13,7 @@ def iso(moment) -> str | None:
     return moment.isoformat().replace("+00:00", "Z") if moment else None
 
 
-def deal_label(game_or_race: Game | Race) -> str:
+def deal_label(game_or_race) -> str:
     """The deal id a player knows a game or race by: `daily:DATE` for a daily (ranked, or a past one
     asked for by that id), else the deal's own id."""
     day = getattr(game_or_race, "daily_id", None) or game_or_race.past_daily_id

@@ -6,9 +6,10 @@ import datetime as dt
 
 from django.db.models import Count, Q
 
-from games.daily import today
-from games.leaderboard import ranks_of_player
-from games.models import DailyResult, Game
+from games.daily.leaderboard import ranks_of_player
+from games.daily.models import DailyResult
+from games.daily.services import today
+from games.play.models import Game
 
 
 def streaks(won_dates: list[dt.date], *, on: dt.date | None = None, lost_today: bool = False) -> tuple[int, int]:

@@ -27,12 +27,16 @@ from accounts.closing import lock_open_account
 from accounts.selectors import friend_ids, player_named
 from accounts.signals import account_closed, account_closing
 from freecell_site.errors import ServiceError
-from games import daily, events, policies, services
+from games import events
+from games.daily import services as daily
+from games.daily.models import DailyChallenge
 from games.engine import parse_deal
-from games.integrity import replayed
-from games.models import DailyChallenge, Deal, Game, Race, RaceEntry, RaceInvite
-from games.payloads import deal_label, iso
-from games.signals import game_changed
+from games.play import policies, services
+from games.play.integrity import replayed
+from games.play.models import Deal, Game
+from games.play.payloads import deal_label, iso
+from games.play.signals import game_changed
+from games.races.models import Race, RaceEntry, RaceInvite
 
 # No 0/O, 1/I/L: codes are read aloud and typed from phones.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -601,7 +605,7 @@ def _finish(race: Race) -> None:
 
 
 def on_game_changed(sender, *, game: Game, **kwargs) -> None:
-    """Inside the transaction of every change of a game (games.signals.game_changed): pushes the racer's
+    """Inside the transaction of every change of a game (games.play.signals.game_changed): pushes the racer's
     progress, ranks a finisher, and ends the race when every racer has finished or resigned."""
     try:
         entry = game.race_entry  # read with the locked game by services (no query for the many games in no race)
@@ -730,7 +734,7 @@ def wakeup_at(race: Race) -> dt.datetime | None:
     return None
 
 
-# --- what races add to every game (games.policies), and to closing an account -----------------------
+# --- what races add to every game (games.play.policies), and to closing an account -----------------------
 
 
 def race_of(game: Game) -> Race | None:
@@ -801,5 +805,5 @@ def connect() -> None:
     policies.add_hiding_rule(hidden_racing_games)
     policies.add_hint_guard(no_hints_on_a_race_deal)
     game_changed.connect(on_game_changed, sender=Game, dispatch_uid="games.races")
-    account_closing.connect(refuse_closing_in_countdown, dispatch_uid="games.races.closing")
-    account_closed.connect(leave_races_of_closed, dispatch_uid="games.races.closed")
+    account_closing.connect(refuse_closing_in_countdown, dispatch_uid="games.races.services.closing")
+    account_closed.connect(leave_races_of_closed, dispatch_uid="games.races.services.closed")

@@ -15,10 +15,13 @@ from rest_framework.views import APIView
 from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING, whole_number
-from games import daily, leaderboard, selectors
-from games.api import serializers as s
-from games.models import DailyChallenge, Game
-from games.payloads import game_payload
+from games.daily import leaderboard
+from games.daily import services as daily
+from games.daily.models import DailyChallenge
+from games.play import selectors
+from games.play import serializers as s
+from games.play.models import Game
+from games.play.payloads import game_payload
 
 
 def _err(description: str) -> OpenApiResponse:

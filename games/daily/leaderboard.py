@@ -24,8 +24,9 @@ from django.db import connection, transaction
 from django.db.models import Sum
 
 from accounts.models import Friendship
-from games.models import DailyMovesTally, DailyResult, DailySpanTally, Game
-from games.payloads import iso
+from games.daily.models import DailyMovesTally, DailyResult, DailySpanTally
+from games.play.models import Game
+from games.play.payloads import iso
 
 ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
 User = get_user_model()

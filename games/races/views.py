@@ -1,5 +1,5 @@
 """REST views of races: create (on a deal, a fresh seed or a ghost), read, join, invite, start, resign,
-rematch. Thin: the lifecycle lives in games/races.py."""
+rematch. Thin: the lifecycle lives in games/races/services.py."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
-from games import races
-from games.api import views
-from games.api.serializers import ErrorSerializer
+from games.play import views
+from games.play.serializers import ErrorSerializer
+from games.races import services as races
 
 
 def errors(*codes: int) -> dict:

@@ -15,8 +15,8 @@ from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import NDJSONRenderer
-from games import selectors
-from games.api.serializers import ErrorSerializer
+from games.play import selectors
+from games.play.serializers import ErrorSerializer
 
 
 class ExportRowSerializer(serializers.Serializer):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import daily
+from games.daily import views as daily
 
 urlpatterns = [
     path("daily/", daily.DailyTodayView.as_view(), name="daily"),

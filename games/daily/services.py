@@ -24,10 +24,12 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from freecell_site.errors import ServiceError
-from games import leaderboard, policies, services
+from games.daily import leaderboard
+from games.daily.models import DailyChallenge
 from games.engine import parse_day, parse_deal, verify
-from games.models import DailyChallenge, Deal, Game
-from games.signals import game_changed
+from games.play import policies, services
+from games.play.models import Deal, Game
+from games.play.signals import game_changed
 
 logger = logging.getLogger(__name__)
 
@@ -279,7 +281,7 @@ def is_implausible(game: Game) -> bool:
 
 
 def on_game_changed(sender, *, game: Game, **kwargs) -> None:
-    """Inside the transaction of every change of a game (games.signals.game_changed).
+    """Inside the transaction of every change of a game (games.play.signals.game_changed).
 
     When a ranked game is won: a win implausibly fast for its moves is flagged for review and not
     ranked; any other goes on the leaderboard. Does nothing (and no query) for anything else.
@@ -323,7 +325,7 @@ def reject_review(game: Game) -> Game:
     return game
 
 
-# --- what the daily adds to every game (games.policies), and its end of day ---------------------------
+# --- what the daily adds to every game (games.play.policies), and its end of day ---------------------------
 
 
 def deal_of_day(deal_id) -> tuple[Deal, dt.date]:

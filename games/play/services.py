@@ -1,9 +1,9 @@
 """Play: the only code that changes a game (create, play a move, undo, resign), on every database alike.
 
 REST views, websocket consumers, races, dailies, the admin and management commands all call these
-functions. An action reads the game, checks who acts, the ply, the game's time (games.policies) and the
+functions. An action reads the game, checks who acts, the ply, the game's time (games.play.policies) and the
 move (the engine), then writes the new snapshot only if the game's version is still the one it read,
-and appends the Action. Inside the same transaction it announces the change (games.signals), so races
+and appends the Action. Inside the same transaction it announces the change (games.play.signals), so races
 and dailies update with it; after commit the new state is published on the channel layer (best effort:
 clients resync from the database when they see a gap in `version`).
 
@@ -23,12 +23,13 @@ from django.utils import timezone
 
 from accounts.closing import lock_open_account
 from freecell_site.errors import ServiceError
-from games import events, hints, lines, policies, ratelimit
+from games import events
 from games.engine import Board, DealId, EngineError, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
-from games.models import Action, Deal, Game
-from games.payloads import game_payload, iso
-from games.signals import game_changed
+from games.play import hints, lines, policies, ratelimit
+from games.play.models import Action, Deal, Game
+from games.play.payloads import game_payload, iso
+from games.play.signals import game_changed
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ def get_deal(deal: str) -> Deal:
 def deal_and_day(deal: str) -> tuple[Deal, dt.date | None]:
     """The stored Deal for a deal id a player asks for, and the daily's date when it is `daily:DATE`.
 
-    `daily:` ids are found by the daily domain (games.policies.add_deal_source); every stored deal
+    `daily:` ids are found by the daily domain (games.play.policies.add_deal_source); every stored deal
     passes the guards other domains set (a daily's deal is not dealt while its day is on)."""
     deal_id = parse_deal(deal)
     source = policies.deal_source(deal_id.kind)
@@ -143,7 +144,7 @@ def create_game(
 
 def read_game(game_id) -> Game:
     """The game with what an action needs beside it (its player; what other domains read with it, such
-    as a racer's race: games.policies' rules then need no query of their own)."""
+    as a racer's race: games.play.policies' rules then need no query of their own)."""
     try:
         game = Game.objects.select_related(*READ_WITH).filter(pk=int(game_id)).first()
     except (ValueError, TypeError, OverflowError):
@@ -383,8 +384,8 @@ def resign_games_of_closed(sender, *, user, **kwargs) -> None:
 
 
 def hint_for(*, game_id, user) -> dict:
-    """A hint for the player of a casual game still being played (games.hints); the domains above play
-    refuse theirs (games.policies.guard_hint: no hints in ranked games, nor on a race's deal)."""
+    """A hint for the player of a casual game still being played (games.play.hints); the domains above play
+    refuse theirs (games.play.policies.guard_hint: no hints in ranked games, nor on a race's deal)."""
     game = read_game(game_id)
     if not policies.can_view_game(user, game):  # a game hidden from the caller does not exist for them
         raise ServiceError("not_found", f"no game {game_id}", status=404)

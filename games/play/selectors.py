@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 from django.db.models import Q, QuerySet
 
-from games import lines, policies
-from games.models import Action, Game
-from games.payloads import deal_label, game_payload, iso
-from games.services import READ_WITH
+from games.play import lines, policies
+from games.play.models import Action, Game
+from games.play.payloads import deal_label, game_payload, iso
+from games.play.services import READ_WITH
 
-#: Whether a viewer may see a game now: the one answer, which games.policies gives.
+#: Whether a viewer may see a game now: the one answer, which games.play.policies gives.
 can_view_game = policies.can_view_game
 
 
@@ -25,7 +25,7 @@ def visible_game(game_id: int, viewer) -> Game | None:
 
 def games_of(player, *, status: str | None = None) -> QuerySet[Game]:
     """A player's own games, newest first; `status` as each game truly is (one whose time is up is
-    resigned, before the sweeper has stored it so: games.policies)."""
+    resigned, before the sweeper has stored it so: games.play.policies)."""
     games = Game.objects.filter(player=player).select_related(*READ_WITH).order_by("-created_at", "-id")
     if status == Game.Status.PLAYING:
         return games.filter(status=status).exclude(policies.time_up_games())
@@ -71,7 +71,7 @@ def exported_games(user, viewer) -> QuerySet[Game]:
 
 
 def visible_games(viewer) -> QuerySet[Game]:
-    """Every game the viewer may see now (games.policies)."""
+    """Every game the viewer may see now (games.play.policies)."""
     return Game.objects.exclude(policies.hidden_from(viewer))
 
 

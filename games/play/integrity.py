@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from games import lines
 from games.engine import Board, EngineError
-from games.models import Action, Game
-from games.services import board_of_deal
+from games.play import lines
+from games.play.models import Action, Game
+from games.play.services import board_of_deal
 
 
 def replayed(game: Game) -> Iterator[tuple[Action | None, Board, list]]:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import races
+from games.races import views as races
 
 urlpatterns = [
     path("races/", races.RaceListView.as_view(), name="races"),

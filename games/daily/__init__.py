@@ -1,0 +1,1 @@
+"""The daily challenge: the day's deal, ranked play, leaderboards and statistics, and its rules on play."""

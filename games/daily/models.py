@@ -1,0 +1,88 @@
+"""The daily's stored data: one challenge per UTC date, its ranked results and their tallies."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from games.play.models import Deal, Game
+
+
+class DailyChallenge(models.Model):
+    """The daily deal of one UTC date, proven solvable, with its par."""
+
+    date = models.DateField(primary_key=True)
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="dailies")
+    seed_index = models.PositiveIntegerField(default=0, help_text="which seed of the date's sequence was solvable")
+    par = models.PositiveIntegerField(null=True, blank=True)
+    par_line = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Ranked games started, kept as a counter beside the creation of each ranked game, so that the
+    # archive never counts a day's games (a million rows on a busy day).
+    players = models.PositiveIntegerField(default=0, help_text="ranked games started")
+
+    def __str__(self) -> str:
+        return f"daily:{self.date.isoformat()}"
+
+
+class DailyResult(models.Model):
+    """A ranked result on a daily's leaderboard: a won ranked game that is not held for review.
+
+    Written in the winning move's transaction (games.daily.on_game_changed); a narrow table with its
+    own ranking index, so leaderboards never read the wide Game rows.
+    """
+
+    game = models.OneToOneField(Game, primary_key=True, on_delete=models.CASCADE, related_name="daily_result")
+    daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="results")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="daily_results")
+    moves = models.PositiveIntegerField(help_text="the score: player actions, undos included")
+    undos = models.PositiveIntegerField(default=0)
+    elapsed_ms = models.PositiveBigIntegerField()
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["daily", "player"], name="one_result_per_daily")]
+        indexes = [
+            # The spec's ranking order: fewest moves, then shortest time, then earliest finish; undos
+            # and player after the order, so a page of the board is read from the index alone.
+            models.Index(
+                fields=["daily", "moves", "elapsed_ms", "finished_at", "game", "undos", "player"], name="daily_result_board"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"daily:{self.daily_id} game {self.game_id}: {self.moves} moves"
+
+
+class DailyMovesTally(models.Model):
+    """How many ranked results a daily has with each move count: a rank is the sum of the counts of
+    fewer moves plus the position within its own move count, instead of a count over all better rows."""
+
+    daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="+")
+    moves = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["daily", "moves"], name="one_tally_per_move_count")]
+        # Sums of counts read from the index alone.
+        indexes = [models.Index(fields=["daily", "moves", "count"], name="daily_moves_tally_sum")]
+
+    def __str__(self) -> str:
+        return f"daily:{self.daily_id} {self.moves} moves: {self.count}"
+
+
+class DailySpanTally(models.Model):
+    """The same counts split by span of elapsed time (`span` = elapsed_ms // DAILY_SPAN_MS) within a move
+    count, so that a rank inside a crowded move count only counts the rows of its own span."""
+
+    daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="+")
+    moves = models.PositiveIntegerField()
+    span = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["daily", "moves", "span"], name="one_tally_per_span")]
+        indexes = [models.Index(fields=["daily", "moves", "span", "count"], name="daily_span_tally_sum")]
+
+    def __str__(self) -> str:
+        return f"daily:{self.daily_id} {self.moves} moves, span {self.span}: {self.count}"

@@ -1,0 +1,122 @@
+"""Play's stored data: deals, games and their action history (the truth of a game)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class Deal(models.Model):
+    """A deal the service has dealt, by its canonical id (`ms:1`, `seed:42`).
+
+    Dailies are stored as the `seed:` deal they resolve to, so the id never reveals a daily by itself.
+    """
+
+    id = models.CharField(primary_key=True, max_length=40)
+    columns = models.JSONField(help_text="8 lists of cards, bottom card first")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class Game(models.Model):
+    """One player's game of one deal; `state` is a snapshot cache of replaying its actions."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        WON = "won"
+        RESIGNED = "resigned"
+
+    class Autoplay(models.TextChoices):
+        NONE = "none"
+        SAFE = "safe"
+
+    class Review(models.TextChoices):
+        NONE = "", "not flagged"
+        FLAGGED = "flagged", "flagged for review"
+        CLEARED = "cleared", "cleared"
+        REJECTED = "rejected", "rejected"
+
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="games")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games")
+    autoplay = models.CharField(max_length=4, choices=Autoplay.choices, default=Autoplay.SAFE)
+    daily = models.ForeignKey("games.DailyChallenge", null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    # A casual game asked for as `daily:DATE` (a past daily): shown under that id, not its `seed:` one.
+    past_daily = models.ForeignKey("games.DailyChallenge", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
+    # Player actions so far (moves + undos): the spec's `ply`, and also the score `moves`.
+    ply = models.PositiveIntegerField(default=0)
+    undos = models.PositiveIntegerField(default=0)
+    cards_home = models.PositiveSmallIntegerField(default=0)
+    # Bumped on every change (including resign), so websocket clients can spot a missed update.
+    version = models.PositiveIntegerField(default=0)
+    state = models.JSONField(help_text="snapshot {columns, cells, foundations}")
+    # The effective line as [[move, [autoplay moves]], ...]; undone plays removed. Derivable from the
+    # actions; kept so an undo needs no history scan.
+    line = models.JSONField(default=list)
+    stuck = models.BooleanField(default=False, help_text="no legal move left (advisory; undo still works)")
+    # When the board was first shown: the clock's start. A race sets it to the race's start instant.
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    elapsed_ms = models.PositiveBigIntegerField(null=True, blank=True)
+    review = models.CharField(max_length=8, choices=Review.choices, default=Review.NONE, blank=True)
+
+    class Meta:
+        constraints = [
+            # One ranked game per player per daily (the spec's fairness rule), enforced by the database.
+            models.UniqueConstraint(fields=["daily", "player"], condition=Q(daily__isnull=False), name="one_ranked_game_per_daily"),
+        ]
+        # No index holds a column that an action changes (ply, status, the position...): then PostgreSQL
+        # updates the row in place on its page (a HOT update, with room kept by the table's fillfactor,
+        # migration 0005) instead of adding an entry to every index on every move. The daily
+        # leaderboard ranks DailyResult rows, not games.
+        indexes = [
+            # A player's games, newest first (profile, export, statistics).
+            models.Index(fields=["player", "-created_at"], name="game_player_recent"),
+            # Admin review queue.
+            models.Index(fields=["review"], condition=~Q(review=""), name="game_review_queue"),
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.pk} ({self.deal_id}, {self.player_id})"
+
+    @property
+    def moves(self) -> int:
+        return self.ply
+
+    @property
+    def ranked(self) -> bool:
+        return self.daily_id is not None
+
+
+class Action(models.Model):
+    """One player action of a game: a move or an undo, with the autoplay it caused and its server time.
+
+    The action log is the truth of a game; `Game.state` is only a cache of replaying it.
+    """
+
+    class Kind(models.TextChoices):
+        MOVE = "move"
+        UNDO = "undo"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
+    index = models.PositiveIntegerField(help_text="0-based: the ply before this action")
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    notation = models.CharField(max_length=8, blank=True, help_text="the move as played (normalized); the undone move for an undo")
+    autoplay = models.JSONField(default=list, help_text="foundation moves autoplay made after the move (or that the undo took back)")
+    client_id = models.CharField(max_length=64, blank=True)
+    # Set by the action's service, which also dates a winning move's finish with it.
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["game", "index"]
+        constraints = [
+            # Two writers can never store the same ply twice, even if a lock were bypassed.
+            models.UniqueConstraint(fields=["game", "index"], name="one_action_per_ply"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}#{self.index} {self.kind} {self.notation}"

@@ -1,0 +1,77 @@
+"""Races' stored data: a race, its racers (with their games once it starts) and invitations."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from games.daily.models import DailyChallenge
+from games.play.models import Deal, Game
+
+
+class Race(models.Model):
+    """A live race of friends on one deal: open -> countdown -> running -> finished."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        COUNTDOWN = "countdown"
+        RUNNING = "running"
+        FINISHED = "finished"
+
+    code = models.CharField(max_length=12, unique=True)
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="races")
+    # A race on a past daily (`daily:DATE`): shown, and its games made, under that id.
+    past_daily = models.ForeignKey(DailyChallenge, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="owned_races")
+    autoplay = models.CharField(max_length=4, choices=Game.Autoplay.choices, default=Game.Autoplay.SAFE)
+    status = models.CharField(max_length=9, choices=Status.choices, default=Status.OPEN)
+    time_limit_s = models.PositiveIntegerField(default=1800)
+    starts_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    rematch_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematches")
+    ghost_of = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="ghost_races")
+    # How many of the ghost's recorded actions have been replayed so far (ghost races only).
+    ghost_step = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # Sweeping races whose countdown or time limit has passed.
+        indexes = [models.Index(fields=["status", "starts_at"], name="race_status_start")]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class RaceEntry(models.Model):
+    """One racer in a race, with their game once the race has started."""
+
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="entries")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_entries")
+    # RESTRICT: a racer's game is not deleted alone (the racer was left "waiting" in a race that went on
+    # without them). Deleting the player deletes both; deleting the race, its entries, and the games stay.
+    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.RESTRICT, related_name="race_entry")
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["joined_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["race", "player"], name="one_entry_per_racer")]
+
+    def __str__(self) -> str:
+        return f"{self.race.code}: {self.player_id}"
+
+
+class RaceInvite(models.Model):
+    """An invitation from a racer to a friend."""
+
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="invites")
+    invited = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_invites")
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["race", "invited"], name="one_invite_per_friend")]
+
+    def __str__(self) -> str:
+        return f"{self.race_id}: {self.invited_id}"
