@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 
-from django.contrib.auth import login, logout
+from django.contrib.auth import login, logout, password_validation
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
@@ -19,13 +19,20 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
+from accounts import services as accounts
 from accounts.closing import is_closed_name
 from accounts.selectors import player_named
+from accounts.serializers import PasswordResetSerializer, RegisterSerializer
+from accounts.services import sign_ins_changed
+from accounts.views import check_credentials, reset_link
 from freecell_site.errors import ServiceError
+from freecell_site.throttling import AnonRateThrottle
+from games.daily.services import neighbours, parse_date, published, today, was_made
 from games.engine import EngineError, parse_deal
 from games.models import Game
 from games.play import lines, selectors, services
 from games.play.payloads import game_payload, iso
+from games.races.services import ends_at, get_race, race_of_game
 
 # The spec's Microsoft range; a number typed on the home page outside it is refused with this text.
 MS_MAX = 8_589_934_591
@@ -50,7 +57,6 @@ def _next_url(request, default: str = "/") -> str:
 def _password_rules(*, new_account: bool = False) -> list[str]:
     """The password rules of AUTH_PASSWORD_VALIDATORS in words, shown before the first try; sign-up
     leaves out those about the password an account already has (`existing_accounts_only`)."""
-    from django.contrib.auth import password_validation
 
     return [
         validator.get_help_text()
@@ -103,9 +109,6 @@ def home(request):
 @ensure_csrf_cookie
 @require_http_methods(["GET", "POST"])
 def signup(request):
-    from accounts import services as accounts
-    from accounts.serializers import RegisterSerializer
-
     if request.method == "GET" and request.user.is_authenticated:
         return redirect(_next_url(request))  # already signed in: nothing to do here
     errors: list[str] = []
@@ -154,8 +157,6 @@ def signup(request):
 @ensure_csrf_cookie
 @require_http_methods(["GET", "POST"])
 def login_page(request):
-    from accounts.views import check_credentials
-
     if request.method == "GET" and request.user.is_authenticated:
         return redirect(_next_url(request))  # already signed in: nothing to do here
     errors: list[str] = []
@@ -188,7 +189,6 @@ def login_page(request):
 def logout_page(request):
     # Signing out changes state, so it takes a POST (the header's button); a GET shows that button.
     if request.method == "POST":
-        from accounts.services import sign_ins_changed
 
         user = request.user
         logout(request)
@@ -204,10 +204,6 @@ def password_reset_request(request):
     """"Forgot your password?": an e-mail address, then the reset e-mail, as POST
     /api/auth/password/reset/ sends it (same service, same throttle); the answer is the same whether or
     not an account has the address, so the page reveals no accounts."""
-    from accounts import services as accounts
-    from accounts.serializers import PasswordResetSerializer
-    from accounts.views import reset_link
-    from freecell_site.throttling import AnonRateThrottle
 
     errors: list[str] = []
     email = ""
@@ -237,7 +233,6 @@ def password_reset(request, uid: str, token: str):
     The password is set by the same service as POST /api/auth/password/reset/confirm/ (validators,
     revoked API token); signing in also spends the link, as the token is of the last login.
     """
-    from accounts import services as accounts
 
     if accounts.user_of_reset_link(uid, token) is None:
         return render(request, "frontend/reset.html", {"page": "reset", "valid": False}, status=400)
@@ -333,7 +328,6 @@ def _daily_refusal(request, deal_id: str):
     one to come, or a day without one, is not there to start. None for any other deal."""
     if not deal_id.startswith("daily:"):
         return None
-    from games.daily.services import published, today
 
     date = dt.date.fromisoformat(deal_id[6:])
     if date == today():
@@ -359,8 +353,8 @@ def _deal(request, deal: str, autoplay: str | None):
 
 
 def _visible_game(request, game_id: int) -> Game:
-    game = Game.objects.select_related(*services.READ_WITH).filter(pk=game_id).first()
-    if game is None or not selectors.can_view_game(request.user, game):
+    game = selectors.visible_game(game_id, request.user)
+    if game is None:
         raise Http404("no such game")
     return game
 
@@ -371,8 +365,6 @@ def _me(request) -> str:
 
 @ensure_csrf_cookie
 def game(request, game_id: int):
-    from games.races.services import ends_at, race_of_game
-
     found = _visible_game(request, game_id)
     payload = game_payload(found)
     race = race_of_game(found)
@@ -386,16 +378,12 @@ def game(request, game_id: int):
 @login_required
 def daily(request):
     """Today's ranked game (created by the page through POST /api/daily/play/), then the leaderboard."""
-    from games.daily.services import today
 
     return render(request, "frontend/daily.html", {"page": "daily", "boot": {"date": today().isoformat(), "me": _me(request)}})
 
 
 @ensure_csrf_cookie
 def daily_day(request, date: str):
-    from games.daily.services import parse_date, today
-    from games.models import DailyChallenge
-
     try:
         day = parse_date(date)  # YYYY-MM-DD only, as the API takes it
     except ServiceError:
@@ -409,10 +397,9 @@ def daily_day(request, date: str):
         )
     # Today's daily is made on the first request if need be; a past day without one has no page, but
     # links to the nearest days that have one, so the day pages' previous/next links never dead-end.
-    if day < today() and not DailyChallenge.objects.filter(date=day).exists():
-        dailies = DailyChallenge.objects.values_list("date", flat=True)
-        before = dailies.filter(date__lt=day).order_by("-date").first()
-        after = dailies.filter(date__gt=day, date__lt=today()).order_by("date").first()
+    if day < today() and not was_made(day):
+        before, after = neighbours(day)
+        after = after if after != today() else None
         links = [(f"/daily/{d.isoformat()}/", label.format(d.isoformat())) for d, label in ((before, "← {}"), (after, "{} →")) if d]
         return render(
             request,
@@ -427,9 +414,7 @@ def daily_day(request, date: str):
     # The neighbouring days the page links to: the nearest ones that have a daily (today's always has
     # a page), so "← previous" on a new site's first day is no link to a 404.
     current = today()
-    dailies = DailyChallenge.objects.values_list("date", flat=True)
-    before = dailies.filter(date__lt=day).order_by("-date").first()
-    after = dailies.filter(date__gt=day, date__lt=current).order_by("date").first() or (current if day < current else None)
+    before, after = neighbours(day)
     boot = {
         "date": day.isoformat(),
         "today": current.isoformat(),
@@ -442,8 +427,6 @@ def daily_day(request, date: str):
 
 @ensure_csrf_cookie
 def race(request, code: str):
-    from games.races.services import get_race
-
     try:
         get_race(code)
     except ServiceError:
@@ -455,8 +438,6 @@ def race(request, code: str):
 
 @ensure_csrf_cookie
 def profile(request, username: str):
-    from games.daily.services import today
-
     user = player_named(username)
     if user is None:
         if is_closed_name(username):  # a closed account's games link here from leaderboards and replays
