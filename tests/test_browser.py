@@ -923,13 +923,20 @@ def running_race_over_the_api(site, names: tuple[str, str], deal: str) -> tuple[
     return tokens, race
 
 
-def test_racers_get_no_link_to_a_rivals_game_until_the_race_is_over_and_watchers_do(browser, site):
+def test_nobody_gets_a_link_to_a_racers_game_until_the_race_is_over(browser, site):
+    """A racer's game is hidden from everyone but its player while the race runs (a line could be
+    copied move for move); once it is over, racers and watchers may open it, and it leads back."""
     tokens, race = running_race_over_the_api(site, ("rival1", "rival2"), "ms:9")
     racer = sign_in(new_tab(browser, site), "rival1")
     racer.goto(f"/races/{race['code']}/")
     racer.page.wait_for_selector('[data-testid=racers] [data-username="rival2"]')
     assert racer.page.locator('[data-testid=racers] [data-username="rival2"] a').count() == 0
     watcher = new_tab(browser, site).goto(f"/races/{race['code']}/")
+    watcher.page.wait_for_selector('[data-testid=racers] [data-username="rival2"]')
+    assert watcher.page.locator('[data-testid=racers] [data-username="rival2"] a').count() == 0
+    for token in tokens:
+        site.api("POST", f"/api/races/{race['code']}/resign/", {}, token=token)
+    racer.page.wait_for_selector('[data-testid=racers] [data-username="rival2"] a[title="Watch this game"]')
     watcher.page.wait_for_selector('[data-testid=racers] [data-username="rival2"] a[title="Watch this game"]')
     # The game's own page leads back to its race.
     watcher.page.click('[data-testid=racers] [data-username="rival2"] a[title="Watch this game"]')
@@ -937,9 +944,6 @@ def test_racers_get_no_link_to_a_rivals_game_until_the_race_is_over_and_watchers
     watcher.page.click(f'[data-testid=race-of-game] a:text-is("race {race["code"]}")')
     watcher.page.wait_for_url(f"**/races/{race['code']}/")
     watcher.page.wait_for_selector('[data-testid=racers] [data-username="rival2"]')
-    for token in tokens:
-        site.api("POST", f"/api/races/{race['code']}/resign/", {}, token=token)
-    racer.page.wait_for_selector('[data-testid=racers] [data-username="rival2"] a[title="Watch this game"]')
     for tab in (racer, watcher):
         tab.assert_clean()
         tab.context.close()

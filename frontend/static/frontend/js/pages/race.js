@@ -255,9 +255,9 @@ function standingText() {
 }
 
 function renderRacers() {
-  // A racer cannot open a rival's game before the race is over (the server hides it); a ghost's
-  // recorded game, and everyone's for a watcher, can be opened.
-  const racing = race.status !== "finished" && race.racers.some((x) => x.username === me && !x.ghost);
+  // A racer's game is hidden from everyone but its player until the race is over (the server hides
+  // it: docs/races.md); a ghost's recorded game can be opened.
+  const racing = race.status !== "finished";
   const wanted = race.racers.map((r) => {
     const key = `${r.ghost ? "ghost:" : ""}${r.username}`;
     const row = racerRow(key);
