@@ -1,8 +1,11 @@
-"""The JSON shape of a game, shared by the REST API, websocket pushes and the channel layer."""
+"""The JSON shapes of play, each defined once as a serializer: REST answers, socket frames, pushes and
+the OpenAPI schema all come from it."""
 
 from __future__ import annotations
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
 
 from games.play import policies
 from games.play.models import Game
@@ -26,31 +29,81 @@ def elapsed_ms(game: Game) -> int:
     return max(0, int((timezone.now() - game.created_at).total_seconds() * 1000))
 
 
-def game_payload(game: Game, *, username: str | None = None) -> dict:
-    """The spec's game object: {id, deal, player, status, ply, moves, undos, autoplay, state, ...}.
+class FoundationsSerializer(serializers.Serializer):
+    C = serializers.IntegerField(min_value=0, max_value=13)
+    D = serializers.IntegerField(min_value=0, max_value=13)
+    H = serializers.IntegerField(min_value=0, max_value=13)
+    S = serializers.IntegerField(min_value=0, max_value=13)
+
+
+class StateSerializer(serializers.Serializer):
+    columns = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), min_length=8, max_length=8)
+    cells = serializers.ListField(child=serializers.CharField(allow_null=True), min_length=4, max_length=4)
+    foundations = FoundationsSerializer()
+
+
+@extend_schema_field(StateSerializer)
+class StateField(serializers.JSONField):
+    """The position as stored (`Game.state`), written as it is: its shape is StateSerializer's."""
+
+
+class GameSerializer(serializers.Serializer):
+    """The spec's game object: the one definition of its shape, for REST answers, socket frames and
+    pushes alike, and the OpenAPI schema.
 
     A game whose time is up (a race's limit, a ranked daily's day) shows as resigned at its deadline
     before the sweeper has stored it so: a read shows what is true and writes nothing."""
-    status, finished_at, elapsed = game.status, game.finished_at, None
-    up = policies.time_is_up(game)
-    if up is not None:
-        status, finished_at = Game.Status.RESIGNED, up.at
-        elapsed = max(0, int((up.at - game.created_at).total_seconds() * 1000))
-    return {
-        "id": game.pk,
-        "deal": deal_label(game),
-        "player": username or game.player.username,
-        "status": status,
-        "ply": game.ply,
-        "moves": game.ply,
-        "undos": game.undos,
-        "autoplay": game.autoplay,
-        "ranked": game.daily_id is not None,
-        "state": game.state,
-        "cards_home": game.cards_home,
-        "stuck": game.stuck,
-        "version": game.version,
-        "created_at": iso(game.created_at),
-        "finished_at": iso(finished_at),
-        "elapsed_ms": elapsed if elapsed is not None else elapsed_ms(game),
-    }
+
+    id = serializers.IntegerField()
+    deal = serializers.SerializerMethodField()
+    player = serializers.CharField(source="player.username")
+    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
+    ply = serializers.IntegerField(help_text="player actions so far (moves and undos)")
+    moves = serializers.IntegerField(source="ply", help_text="the score: player actions, undos included")
+    undos = serializers.IntegerField()
+    autoplay = serializers.ChoiceField(choices=["none", "safe"])
+    ranked = serializers.BooleanField()
+    state = StateField()
+    cards_home = serializers.IntegerField()
+    stuck = serializers.BooleanField()
+    version = serializers.IntegerField(help_text="bumped on every change; websocket clients resync on a gap")
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    elapsed_ms = serializers.SerializerMethodField()
+
+    def get_deal(self, game: Game) -> str:
+        return deal_label(game)
+
+    def get_elapsed_ms(self, game: Game) -> int:
+        return elapsed_ms(game)
+
+    def to_representation(self, game: Game) -> dict:
+        data = super().to_representation(game)
+        up = policies.time_is_up(game)
+        if up is not None:
+            data["status"] = Game.Status.RESIGNED
+            data["finished_at"] = iso(up.at)
+            data["elapsed_ms"] = max(0, int((up.at - game.created_at).total_seconds() * 1000))
+        return dict(data)
+
+
+class ActionSerializer(serializers.Serializer):
+    """One stored action, as history, acks and pushes give it."""
+
+    index = serializers.IntegerField(help_text="0-based ply of the action")
+    kind = serializers.ChoiceField(choices=["move", "undo"])
+    move = serializers.CharField(source="notation", help_text="the move played, or for an undo the move taken back")
+    autoplay = serializers.ListField(child=serializers.CharField(), help_text="foundation moves autoplay made (or that the undo took back)")
+    at = serializers.DateTimeField(source="created_at", help_text="server time")
+
+    def to_representation(self, action) -> dict:
+        return dict(super().to_representation(action))
+
+
+def game_payload(game: Game) -> dict:
+    """The spec's game object (GameSerializer)."""
+    return GameSerializer(game).data
+
+
+def action_payload(action) -> dict:
+    return ActionSerializer(action).data

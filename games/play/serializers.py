@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
+from games.play.payloads import ActionSerializer, GameSerializer, StateSerializer  # noqa: F401 (the shapes the views answer with)
 
 #: The longest line /api/solutions/verify/ takes: as one string, and as a list of moves. A game's
 #: own line (services.MAX_ACTIONS moves, with its autoplay written out: at most 52 more, each move at
@@ -33,46 +34,6 @@ class ErrorDetailSerializer(serializers.Serializer):
 
 class ErrorSerializer(serializers.Serializer):
     error = ErrorDetailSerializer()
-
-
-class FoundationsSerializer(serializers.Serializer):
-    C = serializers.IntegerField(min_value=0, max_value=13)
-    D = serializers.IntegerField(min_value=0, max_value=13)
-    H = serializers.IntegerField(min_value=0, max_value=13)
-    S = serializers.IntegerField(min_value=0, max_value=13)
-
-
-class StateSerializer(serializers.Serializer):
-    columns = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), min_length=8, max_length=8)
-    cells = serializers.ListField(child=serializers.CharField(allow_null=True), min_length=4, max_length=4)
-    foundations = FoundationsSerializer()
-
-
-class ActionSerializer(serializers.Serializer):
-    index = serializers.IntegerField(help_text="0-based ply of the action")
-    kind = serializers.ChoiceField(choices=["move", "undo"])
-    move = serializers.CharField(help_text="the move played, or for an undo the move taken back")
-    autoplay = serializers.ListField(child=serializers.CharField(), help_text="foundation moves autoplay made (or that the undo took back)")
-    at = serializers.DateTimeField(help_text="server time")
-
-
-class GameSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    deal = serializers.CharField()
-    player = serializers.CharField()
-    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
-    ply = serializers.IntegerField(help_text="player actions so far (moves and undos)")
-    moves = serializers.IntegerField(help_text="the score: player actions, undos included")
-    undos = serializers.IntegerField()
-    autoplay = serializers.ChoiceField(choices=["none", "safe"])
-    ranked = serializers.BooleanField()
-    state = StateSerializer()
-    cards_home = serializers.IntegerField()
-    stuck = serializers.BooleanField()
-    version = serializers.IntegerField(help_text="bumped on every change; websocket clients resync on a gap")
-    created_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    elapsed_ms = serializers.IntegerField()
 
 
 class GameDetailSerializer(GameSerializer):

@@ -28,7 +28,7 @@ from games.engine import Board, DealId, EngineError, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
 from games.play import hints, lines, policies, ratelimit
 from games.play.models import Action, Deal, Game
-from games.play.payloads import game_payload, iso
+from games.play.payloads import action_payload, game_payload
 from games.play.signals import game_changed
 
 logger = logging.getLogger(__name__)
@@ -48,16 +48,6 @@ class Outcome:
             body["action"] = action_payload(self.action)
         body["repeated"] = self.repeated
         return body
-
-
-def action_payload(action: Action) -> dict:
-    return {
-        "index": action.index,
-        "kind": action.kind,
-        "move": action.notation,
-        "autoplay": action.autoplay,
-        "at": iso(action.created_at),
-    }
 
 
 # --- deals ------------------------------------------------------------------------------------

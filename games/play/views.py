@@ -20,7 +20,7 @@ from games.engine import Board, parse_deal, verify
 from games.play import lines, selectors, services
 from games.play import serializers as s
 from games.play.models import Game
-from games.play.payloads import game_payload
+from games.play.payloads import action_payload, game_payload
 
 ERRORS = {
     400: OpenApiResponse(s.ErrorSerializer, description="bad input (bad_notation, invalid_deal, invalid_request)"),
@@ -193,7 +193,7 @@ class HistoryView(APIView):
         if request.accepted_renderer.format == "text":
             # Not DRF's Response: it drops the Content-Type of an empty body (a game with no moves yet).
             return HttpResponse(line + "\n" if line else "", content_type="text/plain; charset=utf-8")
-        actions = [services.action_payload(a) for a in selectors.actions_of(game)]
+        actions = [action_payload(a) for a in selectors.actions_of(game)]
         prelude = lines.prelude(game.line)
         return Response(
             {"game": game.pk, "deal": game_payload(game)["deal"], "autoplay": game.autoplay, "prelude": prelude, "actions": actions, "line": line}
