@@ -1,44 +1,23 @@
-"""Token authentication with one hand-written query per request, for REST and websockets alike; and
-whether a socket's sign-in (session or token) still holds.
-
-DRF's TokenAuthentication reads the token with the user through the ORM, whose cost of building that
-join's SQL was most of the CPU of a trivial authenticated request (docs/performance.md). This is the
-same check (the key names an active user) with the SQL written once.
-"""
+"""Token authentication for REST and websockets alike (the key names an active user, checked in one
+query), and whether a socket's sign-in (session or token) still holds."""
 
 from __future__ import annotations
 
-import functools
 from importlib import import_module
 from types import SimpleNamespace
 
 from django.conf import settings
-from django.contrib.auth import get_user, get_user_model
+from django.contrib.auth import get_user
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
-
-
-@functools.cache
-def _user_of_token_sql() -> str:
-    user = get_user_model()._meta
-    token = Token._meta
-    # Named columns, not u.*: a prepared statement (settings: DB_PREPARED_STATEMENTS) whose result
-    # changes shape after a migration would fail instead of being planned again.
-    columns = ", ".join(f'u."{field.column}"' for field in user.concrete_fields)
-    return (
-        f'SELECT {columns} FROM {user.db_table} u JOIN {token.db_table} t ON t."{token.get_field("user").column}" = u."{user.pk.column}"'
-        f' WHERE t."{token.pk.column}" = %s'
-    )
 
 
 def user_of_token(key: str):
     """The active user whose API token is `key`, or None."""
     if not isinstance(key, str) or not key or len(key) > Token._meta.pk.max_length or not key.isascii() or "\x00" in key:
         return None  # keys are hex: anything else (a NUL, a lone surrogate) the database would refuse
-    user = next(iter(get_user_model().objects.raw(_user_of_token_sql(), [key])), None)
-    if user is None or not user.is_active:
-        return None
-    return user
+    token = Token.objects.select_related("user").filter(key=key, user__is_active=True).first()
+    return token.user if token is not None else None
 
 
 class TokenAuthentication(authentication.TokenAuthentication):

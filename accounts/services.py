@@ -177,7 +177,7 @@ def _lock_pair(a: User, b: User) -> None:
     """Locks both players' rows, in the order of their ids (no deadlock), to the end of the
     transaction: requests, answers and unfriending of one pair take turns. Two requests crossing each
     other then find each other (the second accepts the first), and a request racing an unfriend never
-    finds the row it collided with gone (that was a 500). One row per pair is also a constraint."""
+    finds the row it collided with gone. One row per pair is also a constraint."""
     open_ids = {user.pk for user in User.objects.select_for_update().filter(pk__in=[a.pk, b.pk]).order_by("pk") if user.is_active}
     # Either may have closed their account since the request read them (accounts/closing.py).
     if a.pk not in open_ids:

@@ -1,5 +1,5 @@
-"""The admin's actions run on well-formed row ids only: a forged selection (`abc` for a game's number)
-was a 500 in Django's stock change list."""
+"""The admin's actions run on well-formed row ids only: Django's stock change list fails on a forged
+selection (`abc` for a game's number)."""
 
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 
 Twisted's HTTP request parses a POST body of `multipart/form-data` or form-urlencoded into
 `request.args` before the application sees it, and answers a multipart body it cannot parse with a
-bare 400 (no JSON, no `error` code) and a closed connection: the spec's error shape was broken for an
-API client that sent a malformed upload. Daphne never reads `request.args` for the body (it passes
-the raw body on), so the parse was also a second copy of every form body. Twisted offers the switch
+bare 400 (no JSON, no `error` code) and a closed connection, which breaks the spec's error shape for
+an API client that sends a malformed upload. Daphne never reads `request.args` for the body (it
+passes the raw body on), so the parse is also a second copy of every form body. Twisted offers the switch
 (`parsePOSTFormSubmission`); Daphne builds its requests without passing it, so it is set here.
 """
 

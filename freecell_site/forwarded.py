@@ -2,8 +2,8 @@
 FORWARDED_ALLOW_IPS, for HTTP and websockets alike, whatever server runs the application.
 
 Daphne's `--proxy-headers` (like any server's switch of that kind) takes the left-most address of
-X-Forwarded-For from whoever sends it: a client that reached a server process directly rotated the
-header and had every password guess judged as coming from a new address. This middleware rewrites
+X-Forwarded-For from whoever sends it: a client that reaches a server process directly rotates the
+header and has every password guess judged as coming from a new address. This middleware rewrites
 `scope["client"]`, which Django's REMOTE_ADDR, DRF's throttles, the login throttle and the sockets all
 read, and does so only when the immediate peer is a trusted proxy; the address it takes is the
 right-most one in the header that is not itself a trusted proxy (what the outermost trusted proxy saw),

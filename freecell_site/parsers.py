@@ -16,7 +16,7 @@ class JSONParser(parsers.JSONParser):
         except RecursionError:  # `[[[[...]]]]` a thousand deep: Python's decoder gives up (DRF: a 500)
             raise ParseError("JSON parse error - nested too deeply") from None
         if not is_encodable(data):
-            # "\udfff" decodes to half a UTF-16 pair: echoed in an error, or stored, it was a 500.
+            # "\udfff" decodes to half a UTF-16 pair, which no database stores and no error may echo.
             raise ParseError("JSON parse error - a string holds a lone surrogate (half of a UTF-16 pair)")
         return data
 

@@ -142,8 +142,8 @@ REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss", "unix"))
 if REDIS_URL:
     # Redis pub/sub by default: a push is one PUBLISH, delivered at once to every process with a
     # socket in the group. The list-based layer ("lists") costs four Redis round trips per message
-    # received, one after another in each process, which was most of the delay until an opponent saw
-    # a move (docs/websocket.md). Pub/sub names are shared by all of Redis's databases, so they are
+    # received, one after another in each process: most of the delay until an opponent sees a move
+    # (docs/websocket.md). Pub/sub names are shared by all of Redis's databases, so they are
     # prefixed with the database number of REDIS_URL.
     CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
     if CHANNEL_LAYER not in ("pubsub", "lists"):
@@ -240,6 +240,16 @@ WS_MOVE_BURST = env_float("WS_MOVE_BURST", 20, minimum=1)  # moves a socket may 
 WS_MOVE_RATE = env_float("WS_MOVE_RATE", 10, minimum=0.1)  # moves a second a socket's burst refills at
 WS_READ_BURST = env_float("WS_READ_BURST", 10, minimum=1)  # auth/sync/start/resign frames a socket may send at once
 WS_READ_RATE = env_float("WS_READ_RATE", 5, minimum=0.1)
+# Limits over every socket of every process (games/sockets/limits.py; 0: no limit): sockets open per
+# address (refused at the handshake) and per account, and frames per address and per account.
+WS_SOCKETS_PER_ADDRESS = env_int("WS_SOCKETS_PER_ADDRESS", 100, minimum=0)
+WS_SOCKETS_PER_ACCOUNT = env_int("WS_SOCKETS_PER_ACCOUNT", 16, minimum=0)
+WS_ADDRESS_OPEN_BURST = env_float("WS_ADDRESS_OPEN_BURST", 10, minimum=0)  # handshakes an address may make at once
+WS_ADDRESS_OPEN_RATE = env_float("WS_ADDRESS_OPEN_RATE", 2, minimum=0.1)  # and a second after that
+WS_ADDRESS_FRAME_BURST = env_float("WS_ADDRESS_FRAME_BURST", 400, minimum=0)
+WS_ADDRESS_FRAME_RATE = env_float("WS_ADDRESS_FRAME_RATE", 200, minimum=0.1)
+WS_ACCOUNT_FRAME_BURST = env_float("WS_ACCOUNT_FRAME_BURST", 30, minimum=0)
+WS_ACCOUNT_FRAME_RATE = env_float("WS_ACCOUNT_FRAME_RATE", 15, minimum=0.1)
 # Sockets run their database calls in one thread per process (Channels' default) even on PostgreSQL.
 WS_DB_ONE_THREAD = env_bool("WS_DB_ONE_THREAD", False)
 # The sweeper (games/sweeper.py): how often it looks for races and dailies whose time has come, and

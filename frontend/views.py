@@ -45,8 +45,8 @@ _ACCOUNT_PAGES = ("/login/", "/signup/", "/logout/", "/reset/")
 def _next_url(request, default: str = "/") -> str:
     """The `next` target of a sign-in form, kept on this site and off the account pages."""
     target = request.POST.get("next") or request.GET.get("next") or ""
-    # A path only: anything else ("abc") went to redirect(), which took it for a URL pattern's name
-    # (a 500, or a way round the account-pages rule with "page-logout").
+    # A path only: redirect() takes anything else ("abc") for a URL pattern's name (an error, or a way
+    # round the account-pages rule with "page-logout").
     if not target.startswith("/") or target.startswith(_ACCOUNT_PAGES):
         return default
     if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):

@@ -37,8 +37,8 @@ class ActionInline(ReadOnlyInline):
 
 class ServiceMadeAdmin(CheckedSelection, admin.ModelAdmin):
     """Rows only the services make and change (deals, games, dailies, races): shown with every field
-    read-only and no "Add" (an add form of read-only required fields was a 500; an editable field
-    let the admin put a race or a game in a state the rules never make). Deleting stays possible."""
+    read-only and no "Add" (an add form of read-only required fields cannot be saved; an editable field
+    would let the admin put a race or a game in a state the rules never make). Deleting stays possible."""
 
     def has_add_permission(self, request):
         return False

@@ -124,8 +124,8 @@ class _Publisher:
         """The publisher's loop, running in its thread (started on first use, again if it died).
 
         The loop is made before its thread starts and published last, so that a thread that sees it
-        can use it at once: callbacks given to it before it runs wait for it. (When the loop was made
-        by the thread, a second caller in the first instant found the thread alive and no loop.)"""
+        can use it at once: callbacks given to it before it runs wait for it. (A loop made by the
+        thread would let a second caller in the first instant find the thread alive and no loop.)"""
         loop = self.loop
         if loop is not None and self.thread.is_alive():
             return loop

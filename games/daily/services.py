@@ -89,9 +89,9 @@ def prove(deal: Deal, budget: float) -> Proof | None:
 
     args = (services.board_of_deal(deal).to_text(), budget, settings.DAILY_SOLVE_BUDGET)
     if settings.DAILY_SOLVE_IN_WORKER:
-        # In a process of its own: in a server thread the pure-Python search held the interpreter
-        # lock for its whole budget, and every move of every game waited (REST moves took 349 ms at
-        # the median while the first request of the day made the daily, against 10 ms: docs/daily.md).
+        # In a process of its own: in a server thread the pure-Python search holds the interpreter
+        # lock for its whole budget, and every move of every game waits for it (measured in
+        # docs/daily.md).
         # "spawn": forking a process that runs threads and an event loop is unsafe.
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as worker:
             result, line = worker.submit(par_line, *args).result()

@@ -6,9 +6,9 @@ of ms:11982 takes the solver 2-3 s of CPU to prove lost). So:
 - an answer the solver settled (solved or unsolvable) is cached by position, for every game that
   reaches it; one it gave up on, for a few minutes (asking again at once would only give up again,
   and one player repeating a hard position kept the solver busy for everyone);
-- the solver runs in a worker process: run in a server thread, its pure-Python search held the
-  interpreter lock that the threads validating everybody's moves wait for (a REST move took
-  95 ms at the median while one hint was solving, against 6 ms);
+- the solver runs in a worker process: in a server thread, its pure-Python search would hold the
+  interpreter lock that the threads validating everybody's moves wait for (measured in
+  docs/performance.md);
 - a request that finds every worker busy waits HINT_WAIT_SECONDS at most, then gets 429
   `rate_limited`, rather than queueing solver runs behind each other;
 - each player may keep the solver busy HINT_SECONDS_PER_MINUTE at most (wall time of their solves in

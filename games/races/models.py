@@ -48,8 +48,8 @@ class RaceEntry(models.Model):
 
     race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="entries")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_entries")
-    # RESTRICT: a racer's game is not deleted alone (the racer was left "waiting" in a race that went on
-    # without them). Deleting the player deletes both; deleting the race, its entries, and the games stay.
+    # RESTRICT: a racer's game is not deleted alone (the racer would be left "waiting" in a race that
+    # goes on without them). Deleting the player deletes both; deleting the race, its entries, and the games stay.
     game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.RESTRICT, related_name="race_entry")
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)

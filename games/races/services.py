@@ -637,7 +637,7 @@ def _publish_progress(entry: RaceEntry, game: Game) -> None:
     """A racer's move or undo that does not end their game: only their progress changed.
 
     It goes out as a small `race.progress` event (docs/websocket.md), without locking the race, bumping
-    its version or reading the other racers: that was most of the cost of a racer's move. A racer's
+    its version or reading the other racers, which would be most of the cost of a racer's move. A racer's
     progress events are ordered by their `moves` (the game's ply, which only grows). A finish, a
     resign and everything else that changes the race still send the whole race with a new version.
     """

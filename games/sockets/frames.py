@@ -39,7 +39,7 @@ def parse_frame(text: str):
 def string_fault(value) -> str | None:
     """Why a parsed frame (or its id) holds a string no database can store, or None: a NUL
     (PostgreSQL refuses it in a query), or half of a UTF-16 surrogate pair, which JSON can spell
-    ("\\ud800": it was a 500). One walk with a stack, not recursion: a 4 KB frame can nest a thousand
+    ("\\ud800"), which no database stores. One walk with a stack, not recursion: a 4 KB frame can nest a thousand
     lists. (A search of the raw text for `\\u0000` also refused those six characters written as text.)"""
     stack = [value]
     while stack:
