@@ -250,6 +250,7 @@ WS_ADDRESS_FRAME_BURST = env_float("WS_ADDRESS_FRAME_BURST", 400, minimum=0)
 WS_ADDRESS_FRAME_RATE = env_float("WS_ADDRESS_FRAME_RATE", 200, minimum=0.1)
 WS_ACCOUNT_FRAME_BURST = env_float("WS_ACCOUNT_FRAME_BURST", 30, minimum=0)
 WS_ACCOUNT_FRAME_RATE = env_float("WS_ACCOUNT_FRAME_RATE", 15, minimum=0.1)
+WS_DB_CALLS_PER_ADDRESS = env_int("WS_DB_CALLS_PER_ADDRESS", 2, minimum=0)  # an address's sockets' database calls at once, per process
 # Sockets run their database calls in one thread per process (Channels' default) even on PostgreSQL.
 WS_DB_ONE_THREAD = env_bool("WS_DB_ONE_THREAD", False)
 # The sweeper (games/sweeper.py): how often it looks for races and dailies whose time has come, and

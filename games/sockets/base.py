@@ -13,6 +13,7 @@ import datetime as dt
 import functools
 import json
 import logging
+import time
 
 from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
@@ -26,10 +27,11 @@ from django.db import OperationalError, close_old_connections, connection
 
 from accounts.authentication import still_signed_in, user_of_token
 from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, ServiceError
-from games import events, selectors, services
+from games import events
 from games.engine import EngineError
-from games.payloads import game_payload
-from games.sockets import bus
+from games.play import selectors, services
+from games.play.payloads import game_payload
+from games.sockets import bus, limits
 from games.sockets.budget import Budget
 from games.sockets.frames import (
     ACTION_FRAMES,
@@ -89,6 +91,11 @@ class Socket(AsyncWebsocketConsumer):
         self.held: list[dict] = []
         self.answering: set[asyncio.Task] = set()
         self.closed = False
+        self.counted_account: str | None = None  # the account this socket counts against (limits)
+        self.refused_frames = 0
+        client = scope.get("client")
+        self.address = client[0] if client else None
+        self.turns = limits.turns.take(self.address)
         sources = [receive]
         self.channel_name = None
         if self.channel_layer is not None:
@@ -106,6 +113,9 @@ class Socket(AsyncWebsocketConsumer):
         finally:
             for task in self.tasks:
                 task.cancel()
+            limits.turns.give_back(self.address)
+            if self.counted_account is not None:
+                await limits.close_socket(limits.sockets_per_account, self.counted_account)
 
     async def _bus_receive(self):
         while True:
@@ -147,6 +157,15 @@ class Socket(AsyncWebsocketConsumer):
             await asyncio.wait_for(self.channel_layer.group_add(group, self.channel_name), 1.0)
         except Exception as exc:
             bus.failed("group_add", exc)
+
+    async def leave_group(self, group: str) -> None:
+        self.bus_groups.discard(group)
+        if self.channel_layer is None or self.channel_name is None:
+            return
+        try:
+            await asyncio.wait_for(self.channel_layer.group_discard(group, self.channel_name), 1.0)
+        except Exception as exc:
+            bus.failed("group_discard", exc)
 
     async def leave_groups(self) -> None:
         for group in list(self.bus_groups if self.channel_name is not None else ()):
@@ -194,6 +213,8 @@ class Socket(AsyncWebsocketConsumer):
         self.bus_generation = events.bus_failures() if self.channel_name is not None or self.channel_layer is None else -1
         await self.accept()
         if self.user.is_authenticated:
+            if not await self.count_account(self.user):
+                return  # refused before any work for the socket
             await self.join_group(events.account_group(self.user.pk))
         self.tasks.append(asyncio.create_task(self._heartbeat()))
         try:
@@ -201,6 +222,46 @@ class Socket(AsyncWebsocketConsumer):
         except Exception:
             logger.exception("opening a socket failed")
             await self.close_with(None, "server_error", "the server failed; the error was logged", 1011)
+
+    def db(self, func):
+        """`db(func)` in this socket's address's turn: each address has a few database calls on the way
+        at once (limits.turns), so a flood of one client's sockets does not fill the thread pool ahead
+        of everyone else's moves."""
+        call = db(func)
+
+        async def in_turn(*args, **kwargs):
+            async with self.turns:
+                return await call(*args, **kwargs)
+
+        return in_turn
+
+    async def count_account(self, user) -> bool:
+        """Counts this socket against its account's sockets in every process; one too many is told
+        why and closed (limits.CLOSE_CODE)."""
+        if self.counted_account == str(user.pk):
+            return True
+        if await limits.open_socket(limits.sockets_per_account, str(user.pk)):
+            self.counted_account = str(user.pk)
+            return True
+        await self.send_json(limits.refusal("account"))
+        self.closed = True
+        await self.close(code=limits.CLOSE_CODE)
+        return False
+
+    def spend_shared_budgets(self, kind: str) -> None:
+        """The frame budgets of the socket's address and account, over all their sockets: beyond them
+        a frame is refused (rate_limited), and a socket that goes on sending is closed. An account's
+        moves and undos are counted by the services' limit instead (ACTIONS_PER_SECOND), once."""
+        now = time.monotonic()
+        try:
+            if self.address:
+                limits.frames_per_address.spend(self.address, now)
+            if self.user.is_authenticated and kind not in ("move", "undo"):
+                limits.frames_per_account.spend(str(self.user.pk), now)
+        except ServiceError:
+            self.refused_frames += 1
+            raise
+        self.refused_frames = 0
 
     async def disconnect(self, code):
         self.closed = True
@@ -282,6 +343,7 @@ class Socket(AsyncWebsocketConsumer):
             kind = frame.get("type")
             if not isinstance(kind, str) or kind not in self.frame_types:
                 raise BadFrame(f"unknown frame type {kind!r}: one of {', '.join(self.frame_types)}")
+            self.spend_shared_budgets(kind)
             self.check_allowed(kind)
             if kind in PLAYER_FRAMES and not getattr(self.user, "is_authenticated", False):
                 raise ServiceError(
@@ -293,6 +355,9 @@ class Socket(AsyncWebsocketConsumer):
                 self.check_rate("reads")
             await getattr(self, f"frame_{kind}")(frame, frame_id)
         except Exception as exc:
+            if self.refused_frames > limits.REFUSALS_BEFORE_CLOSE:
+                await self.close_with(frame_id, "rate_limited", "too many frames refused: this socket is closed", limits.CLOSE_CODE)
+                return
             if isinstance(kind, str) and kind in ACTION_FRAMES and self.actions_on_the_way:
                 # Refused at once, but answered in turn: after the answers to the actions before it.
                 self.in_turn(frame_id, functools.partial(self.answer_failure, frame_id, exc))
@@ -324,12 +389,14 @@ class Socket(AsyncWebsocketConsumer):
         token = frame.get("token")
         if not isinstance(token, str) or not token or len(token) > 64:
             raise BadFrame("auth needs a token")
-        user = await db(user_of_token)(token)
+        user = await self.db(user_of_token)(token)
         if user is None:
             await self.send_error(frame_id, "authentication_failed", "invalid token")
             return
         if self.user.is_authenticated and self.user.pk != user.pk:
             await self.send_error(frame_id, "forbidden", "this socket is already signed in as someone else")
+            return
+        if not await self.count_account(user):
             return
         self.user, self.sign_in = user, ("token", token)
         await self.join_group(events.account_group(user.pk))
@@ -345,7 +412,7 @@ class Socket(AsyncWebsocketConsumer):
 
     async def check_sign_in(self) -> bool:
         """Whether this socket's sign-in still holds; if not, it is closed (4401)."""
-        if self.sign_in is None or await db(still_signed_in)(*self.sign_in, self.user.pk):
+        if self.sign_in is None or await self.db(still_signed_in)(*self.sign_in, self.user.pk):
             return True
         await self.close_with(None, "authentication_failed", "signed out: this socket's session or token has ended; connect again", 4401)
         return False
@@ -373,7 +440,7 @@ class Socket(AsyncWebsocketConsumer):
         if game.get("id") != self.game_id or game["version"] <= self.game_version:
             return
         if self.game_version >= 0 and game["version"] > self.game_version + 1:
-            fresh = await db(selectors.game_state)(self.game_id)  # a gap: something was missed on the bus
+            fresh = await self.db(selectors.game_state)(self.game_id)  # a gap: something was missed on the bus
             if fresh is not None:
                 game = fresh if fresh["version"] >= game["version"] else game
         await self.send_game(game)
@@ -404,7 +471,7 @@ class Socket(AsyncWebsocketConsumer):
 
         async def play():
             game_id = await self.played_game()
-            result = await db(act)(game_id=game_id, **kwargs)
+            result = await self.db(act)(game_id=game_id, **kwargs)
             await self.send_ack(frame_id, kwargs["client_id"], result)
 
         self.in_turn(frame_id, play)
@@ -476,7 +543,8 @@ class Socket(AsyncWebsocketConsumer):
 
 def _result(outcome) -> dict:
     action = services.action_payload(outcome.action) if outcome.action is not None else None
-    return {"game": game_payload(outcome.game), "action": action, "repeated": outcome.repeated}
+    game = outcome.shown if outcome.shown is not None else game_payload(outcome.game)
+    return {"game": game, "action": action, "repeated": outcome.repeated}
 
 
 def play(**kwargs) -> dict:

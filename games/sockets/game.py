@@ -1,4 +1,10 @@
-"""`/ws/games/<id>/`: watch one game; its player also plays it here."""
+"""`/ws/games/<id>/`: watch one game; its player also plays it here.
+
+A socket is told nothing about a game before games.play.policies says its viewer may see it: it asks
+first, and only then joins the game's group (so no push reaches it) and sends the state. It asks
+again whenever the answer can change: on `auth`, when a race over the game ends (`game.access`), on a
+`sync`, and when it resyncs after the bus was away. A socket that may no longer see the game is closed.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,14 @@ import asyncio
 from django.conf import settings
 
 from freecell_site.errors import ServiceError
-from games import events, selectors
-from games.sockets.base import Socket, db, resign
+from games import events
+from games.play import selectors
+from games.sockets.base import Socket, resign
+
+
+def may_see(game_id: int, viewer) -> bool:
+    """Whether the viewer may see the game now (games.play.policies, through the selector every read uses)."""
+    return selectors.visible_game(game_id, viewer) is not None
 
 
 class GameConsumer(Socket):
@@ -16,69 +28,100 @@ class GameConsumer(Socket):
 
     frame_types = ("auth", "ping", "sync", "move", "undo", "resign")
     watching = False
+    waiting = False
 
     async def open(self):
-        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        # The game asked for; `game_id` (what pushes and moves go to) is set only once it may be seen.
+        self.wanted = self.scope["url_route"]["kwargs"]["game_id"]
+        self.game_id = None
         self.watching = False
         if await self._watch():
             return
         if self.user.is_authenticated:
-            await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
+            await self._refuse()
             return
-        # Maybe a private game whose player authenticates with a token frame: wait a little for it.
+        # Maybe a private game whose player authenticates with a token frame, or a race that ends
+        # meanwhile: wait a little, in a group that says only "ask again" (events.publish_access).
+        self.waiting = True
+        await self.join_group(events.access_group(self.wanted))
         self.tasks.append(asyncio.create_task(self._await_auth()))
 
     async def _watch(self) -> bool:
-        """Joins the game's group and sends its state, if this socket may see it."""
-        group = events.game_group(self.game_id)
-        await self.join_group(group)  # before reading, so no change between read and join is missed
-        game = await db(selectors.visible_game_state)(self.game_id, self.user)
-        if game is None:
-            self.bus_groups.discard(group)
-            if self.channel_layer is not None:
-                try:
-                    await self.channel_layer.group_discard(group, self.channel_name)
-                except Exception:
-                    pass
+        """Starts watching the game, if this socket may see it: asks, joins the game's group, then reads
+        the state it sends (read after the join, so no change between the two is missed)."""
+        if await self.db(selectors.visible_game_state)(self.wanted, self.user) is None:
             return False
-        self.watching = True
+        group = events.game_group(self.wanted)
+        await self.join_group(group)
+        game = await self.db(selectors.game_state)(self.wanted)
+        if game is None:  # deleted between the two reads
+            await self.leave_group(group)
+            return False
+        self.game_id, self.watching = self.wanted, True
+        if self.waiting:
+            self.waiting = False
+            await self.leave_group(events.access_group(self.wanted))
         await self.send_game(game)
         return True
+
+    async def _refuse(self) -> None:
+        """Stops every frame about the game at once, then says not_found and closes (4404)."""
+        self.game_id, self.watching = None, False
+        await self.leave_groups()
+        await self.close_with(None, "not_found", f"no game {self.wanted}", 4404)
 
     async def _await_auth(self):
         try:
             await asyncio.sleep(settings.WS_AUTH_TIMEOUT_S)
             if not self.watching and not self.closed:
-                await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
+                await self._refuse()
         except asyncio.CancelledError:
             pass
 
     async def authenticated(self):
         if not self.watching and not await self._watch():
-            await self.close_with(None, "not_found", f"no game {self.game_id}", 4404)
+            await self._refuse()
+
+    async def game_access(self, event):
+        """Who may see the game may have changed (a race over it ended): ask again."""
+        if event.get("game") != self.wanted or self.closed:
+            return
+        if self.watching:
+            if not await self.db(may_see)(self.wanted, self.user):
+                await self._refuse()
+        elif self.waiting:
+            await self._watch()
 
     def check_allowed(self, kind: str) -> None:
         if not self.watching and kind not in ("auth", "ping"):
-            raise ServiceError("not_found", f"no game {self.game_id}", status=404)
+            raise ServiceError("not_found", f"no game {self.wanted}", status=404)
 
     async def frame_sync(self, frame, frame_id):
-        game = await db(selectors.visible_game_state)(self.game_id, self.user)
+        game = await self.db(selectors.visible_game_state)(self.wanted, self.user)
         if game is None:
-            raise ServiceError("not_found", f"no game {self.game_id}", status=404)
+            await self._refuse()
+            return
         await self.send_game(game, frame_id)
 
     async def played_game(self) -> int:
+        if self.game_id is None:
+            raise ServiceError("not_found", f"no game {self.wanted}", status=404)
         return self.game_id
 
     async def frame_resign(self, frame, frame_id):
         async def answer():
-            result = await db(resign)(game_id=self.game_id, user=self.user)
+            result = await self.db(resign)(game_id=await self.played_game(), user=self.user)
             await self.send_ack(frame_id, "", result)
 
         self.in_turn(frame_id, answer)
 
     async def resync(self):
+        # An access event may have been lost with the bus, too: the question is asked again.
         if self.watching:
-            game = await db(selectors.game_state)(self.game_id)
-            if game is not None and game["version"] > self.game_version:
+            game = await self.db(selectors.visible_game_state)(self.wanted, self.user)
+            if game is None:
+                await self._refuse()
+            elif game["version"] > self.game_version:
                 await self.send_game(game)
+        elif self.waiting:
+            await self._watch()

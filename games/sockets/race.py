@@ -9,9 +9,11 @@ import logging
 from django.utils import timezone
 
 from freecell_site.errors import ServiceError
-from games import events, races, selectors
-from games.models import Race
-from games.sockets.base import Socket, db, iso_to_dt
+from games import events
+from games.play import selectors
+from games.races import services as races
+from games.races.models import Race
+from games.sockets.base import Socket, iso_to_dt
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +42,7 @@ class RaceConsumer(Socket):
             return
         await self.join_group(events.race_group(self.code))
         try:
-            view = await db(races.race_view)(self.code, self.user)
+            view = await self.db(races.race_view)(self.code, self.user)
         except ServiceError as exc:
             await self.close_with(None, exc.code, exc.message, 4404)
             return
@@ -58,7 +60,7 @@ class RaceConsumer(Socket):
         if view["my_game"] and self.game_id is None:
             self.game_id = view["my_game"]
             await self.join_group(events.game_group(self.game_id))
-            game = await db(selectors.game_state)(self.game_id)
+            game = await self.db(selectors.game_state)(self.game_id)
             if game is not None:
                 await self.send_game(game)
         self.schedule(iso_to_dt(view["wake_at"]))
@@ -75,7 +77,7 @@ class RaceConsumer(Socket):
         try:
             await asyncio.sleep(delay)
             self.timer = None
-            view = await db(races.race_view)(self.code, self.user, apply_due=True)
+            view = await self.db(races.race_view)(self.code, self.user, apply_due=True)
             await self.show(view)
         except asyncio.CancelledError:
             pass
@@ -95,7 +97,7 @@ class RaceConsumer(Socket):
         gap = self.race_version >= 0 and race["version"] > self.race_version + 1
         needs_db = gap or (self.is_racer(race) and self.game_id is None and race["status"] != Race.Status.OPEN)
         if needs_db or race.get("ghost") or race["status"] == Race.Status.COUNTDOWN:
-            await self.show(await db(races.race_view)(self.code, self.user))
+            await self.show(await self.db(races.race_view)(self.code, self.user))
             return
         await self.show({"race": race, "my_game": None, "wake_at": _wake_of(race)})
 
@@ -106,18 +108,18 @@ class RaceConsumer(Socket):
             await self.send_json({"type": "progress", "racer": progress["racer"]})
 
     async def frame_sync(self, frame, frame_id):
-        await self.show(await db(races.race_view)(self.code, self.user), frame_id, force=True)
+        await self.show(await self.db(races.race_view)(self.code, self.user), frame_id, force=True)
         if self.game_id is not None:
-            game = await db(selectors.game_state)(self.game_id)
+            game = await self.db(selectors.game_state)(self.game_id)
             if game is not None:
                 await self.send_game(game, frame_id)
 
     async def frame_start(self, frame, frame_id):
-        await self.show(await db(_start)(self.code, self.user), frame_id, force=True)
+        await self.show(await self.db(_start)(self.code, self.user), frame_id, force=True)
 
     async def frame_resign(self, frame, frame_id):
         async def resign():
-            await self.show(await db(_resign)(self.code, self.user), frame_id, force=True)
+            await self.show(await self.db(_resign)(self.code, self.user), frame_id, force=True)
 
         self.in_turn(frame_id, resign)
 
@@ -126,7 +128,7 @@ class RaceConsumer(Socket):
         have come a moment ago, its push still waiting behind the actions on their way."""
         if self.game_id is not None:
             return self.game_id
-        view = await db(races.race_view)(self.code, self.user)
+        view = await self.db(races.race_view)(self.code, self.user)
         await self.show(view)  # follows the sender's game, if the boards were shown meanwhile
         if self.game_id is not None:
             return self.game_id
@@ -140,13 +142,13 @@ class RaceConsumer(Socket):
 
     async def authenticated(self):
         self.game_id = None
-        await self.show(await db(races.race_view)(self.code, self.user), force=True)
+        await self.show(await self.db(races.race_view)(self.code, self.user), force=True)
 
     async def resync(self):
         # Forced: progress frames lost with the bus leave the race's version as it was.
-        await self.show(await db(races.race_view)(self.code, self.user), force=True)
+        await self.show(await self.db(races.race_view)(self.code, self.user), force=True)
         if self.game_id is not None:
-            game = await db(selectors.game_state)(self.game_id)
+            game = await self.db(selectors.game_state)(self.game_id)
             if game is not None and game["version"] > self.game_version:
                 await self.send_game(game)
 
