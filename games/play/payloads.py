@@ -100,10 +100,16 @@ class ActionSerializer(serializers.Serializer):
         return dict(super().to_representation(action))
 
 
+# One instance of each, written with again and again: a serializer's fields are copied for every new
+# instance, which costs more than writing a game (docs/performance.md). Writing keeps no state.
+_GAME = GameSerializer()
+_ACTION = ActionSerializer()
+
+
 def game_payload(game: Game) -> dict:
     """The spec's game object (GameSerializer)."""
-    return GameSerializer(game).data
+    return _GAME.to_representation(game)
 
 
 def action_payload(action) -> dict:
-    return ActionSerializer(action).data
+    return _ACTION.to_representation(action)

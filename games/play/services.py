@@ -41,9 +41,11 @@ class Outcome:
     game: Game
     action: Action | None
     repeated: bool = False
+    #: The game object as the action's push carried it (computed once per action).
+    shown: dict | None = None
 
     def payload(self) -> dict:
-        body = game_payload(self.game)
+        body = dict(self.shown) if self.shown is not None else game_payload(self.game)
         if self.action is not None:
             body["action"] = action_payload(self.action)
         body["repeated"] = self.repeated
@@ -136,16 +138,14 @@ def read_game(game_id) -> Game:
     """The game with what an action needs beside it (its player; what other domains read with it, such
     as a racer's race: games.play.policies' rules then need no query of their own)."""
     try:
-        game = Game.objects.select_related(*READ_WITH).filter(pk=int(game_id)).first()
-    except (ValueError, TypeError, OverflowError):
-        game = None
-    if game is None:
-        raise ServiceError("not_found", f"no game {game_id}", status=404)
-    return game
+        return Game.objects.select_related(*READ_WITH).get(pk=int(game_id))
+    except (Game.DoesNotExist, ValueError, TypeError, OverflowError):
+        raise ServiceError("not_found", f"no game {game_id}", status=404) from None
 
 
-#: Relations read with a game for an action; other domains add theirs when the app is ready.
-READ_WITH: list[str] = ["player", "deal"]
+#: Relations read with a game for an action and a read; other domains add theirs when the app is ready.
+#: (Not the deal: its layout is needed only to replay the line, for an undo or a hint.)
+READ_WITH: list[str] = ["player"]
 
 
 def _check_player(game: Game, user) -> None:
@@ -244,11 +244,13 @@ def _write(game: Game, fields: tuple[str, ...], read_version: int) -> bool:
     return Game.objects.filter(pk=game.pk, version=read_version).update(**values) == 1
 
 
-def _announce(game: Game) -> None:
-    """Inside the change's transaction: the domains above play react; after commit: the push."""
+def _announce(game: Game) -> dict:
+    """Inside the change's transaction: the domains above play react; after commit: the push. Returns
+    the game object the push carries."""
     game_changed.send(sender=Game, game=game)
     payload = game_payload(game)
     transaction.on_commit(lambda: events.publish_game(payload))
+    return payload
 
 
 def _act(game_id, user, *, kind: str, ply, client_id: str, move: str | None = None) -> Outcome:
@@ -308,8 +310,7 @@ def _try_act(game_id, user, *, kind: str, ply, client_id: str, move: str | None)
     if not _write(game, ACTION_FIELDS, read_version):
         return None
     action.save(force_insert=True)
-    _announce(game)
-    return Outcome(game, action)
+    return Outcome(game, action, shown=_announce(game))
 
 
 # --- the actions --------------------------------------------------------------------------------
@@ -345,8 +346,7 @@ def _resign(game: Game, *, at: dt.datetime | None = None) -> Outcome | None:
     game.version += 1
     if not _write(game, RESIGN_FIELDS, read_version):
         return None
-    _announce(game)
-    return Outcome(game, None)
+    return Outcome(game, None, shown=_announce(game))
 
 
 def end_time_up(game_id: int) -> bool:
