@@ -136,3 +136,18 @@ def test_no_read_writes_even_when_time_has_ended_a_race_and_a_day(alice, bob, se
     assert answers[f"/api/races/{race['code']}/"].json()["status"] == "finished"
     assert answers[f"/api/games/{ranked.pk}/"].json()["status"] == "resigned"
     assert answers["/api/games/?status=playing"].json()["count"] == 0
+
+
+def test_the_days_ranked_games_are_looked_through_once_a_day_not_at_every_sweep(alice, monkeypatch):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    monkeypatch.setattr(daily, "now", lambda: dt.datetime(2026, 3, 2, 1, tzinfo=dt.UTC))
+    sweeper.sweep()
+    with CaptureQueriesContext(connection) as queries:
+        sweeper.sweep()
+    assert not [q["sql"] for q in queries.captured_queries if Game._meta.db_table in q["sql"]]
+    monkeypatch.setattr(daily, "now", lambda: dt.datetime(2026, 3, 3, 1, tzinfo=dt.UTC))
+    with CaptureQueriesContext(connection) as queries:
+        sweeper.sweep()
+    assert [q["sql"] for q in queries.captured_queries if Game._meta.db_table in q["sql"]], "a new day is looked through"

@@ -366,11 +366,27 @@ def no_hints_in_ranked_games(game: Game, player) -> None:
         raise ServiceError("forbidden", "no hints in ranked games", status=403)
 
 
+#: Days back the sweeper looks for ranked games left playing, the first time it looks in a day.
+CATCH_UP_DAYS = 7
+_ENDED_THROUGH = "daily:ended-through"
+
+
 def end_past_days() -> int:
-    """For the sweeper: resigns every ranked game still playing after its day; how many it resigned."""
+    """For the sweeper: resigns every ranked game still playing after its day; how many it resigned.
+
+    Once a day: after midnight the day's ranked games are looked through once (and the days before,
+    up to CATCH_UP_DAYS, should a sweep have been missed), then the sweeps of the rest of the day
+    look at none; no ranked game of a day that is over is made. The day looked through last is kept
+    in the cache (shared by the processes with Redis; without it each process looks once a day)."""
+    yesterday = today() - dt.timedelta(days=1)
+    if _cache_call("get", _ENDED_THROUGH, failed=None) == yesterday.isoformat():
+        return 0
+    first = yesterday - dt.timedelta(days=CATCH_UP_DAYS - 1)
     ended = 0
-    for game_id in Game.objects.filter(status=Game.Status.PLAYING, daily_id__lt=today()).values_list("pk", flat=True):
+    left = Game.objects.filter(status=Game.Status.PLAYING, daily_id__gte=first, daily_id__lte=yesterday)
+    for game_id in left.values_list("pk", flat=True):
         ended += services.end_time_up(game_id)
+    _cache_call("set", _ENDED_THROUGH, yesterday.isoformat(), timeout=2 * 86400, failed=None)
     return ended
 
 
