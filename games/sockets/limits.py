@@ -187,15 +187,17 @@ class Meter:
             raise ServiceError("rate_limited", f"too many {self.what} from this {self.kind}", extra=exc.extra) from None
         self.pending[who] += 1
 
-    def flush(self) -> None:
-        """Adds the frames counted here to the shared windows; blocks a key whose window is full."""
+    def flush(self, now: float | None = None) -> None:
+        """Adds the frames counted here to the shared windows; blocks a key whose window is full. A
+        process learns that a window is full when it adds to it: the excess is at most what each
+        process lets through between two flushes."""
         if not self.pending:
             self._forget_idle()
             return
         pending, self.pending = self.pending, Counter()
         burst, rate = getattr(settings, self.burst_setting), getattr(settings, self.rate_setting)
         allowed = burst + rate * WINDOW_S
-        wall, mono = time.time(), time.monotonic()
+        wall, mono = time.time(), time.monotonic() if now is None else now
         window = int(wall // WINDOW_S)
         for who, count in pending.items():
             total = _shared_add(f"ws:{self.what}:{self.kind}:{who}:{window}", count, WINDOW_S * 2)
