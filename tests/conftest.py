@@ -6,12 +6,15 @@ import os
 
 import pytest
 
+# The helpers' asserts report their values as a test's do (pytest rewrites only what it is told to).
+pytest.register_assert_rewrite("tests.support")
+
 # The fixture modules of tests/support/; its other modules are plain helpers that tests import.
 pytest_plugins = [
     "tests.support.players",
     "tests.support.daily",
-    "tests.support.browser",
     "tests.support.servers",
+    "tests.support.browser",
 ]
 
 # Tests that need real PostgreSQL and Redis run only when both are configured (as in .ci/run).
