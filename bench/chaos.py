@@ -911,7 +911,9 @@ def stack(*, name: str, servers: int = 2, extra_env: dict | None = None, postgre
         postgres.start()
         redis.start()
         url = postgres.create_database(name, redis.url)
-        env = server_env(url, REDIS_URL=redis.url, **(extra_env or {}))
+        # Every client comes from 127.0.0.1: the limits per address (games/sockets/limits.py) are off.
+        limits_off = {"WS_SOCKETS_PER_ADDRESS": "0", "WS_ADDRESS_OPEN_BURST": "0", "WS_ADDRESS_FRAME_BURST": "0", "WS_DB_CALLS_PER_ADDRESS": "0"}
+        env = server_env(url, REDIS_URL=redis.url, **{**limits_off, **(extra_env or {})})
         procs = [Server(i, env, log_dir) for i in range(servers)]
         for server in procs:
             server.start(wait=False)

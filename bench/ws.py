@@ -151,6 +151,12 @@ def server_env(database: str, redis: str, layer: str = "pubsub") -> dict:
         LOG_LEVEL="WARNING",
         WS_MOVE_RATE="100000",
         WS_MOVE_BURST="100000",
+        # Every simulated player comes from 127.0.0.1, where players would come from addresses of their
+        # own: the limits per address (games/sockets/limits.py) are off for the run.
+        WS_SOCKETS_PER_ADDRESS="0",
+        WS_ADDRESS_OPEN_BURST="0",
+        WS_ADDRESS_FRAME_BURST="0",
+        WS_DB_CALLS_PER_ADDRESS="0",
         ACTIONS_PER_SECOND="0",
         THROTTLE_USER="10000000/min",
         THROTTLE_MOVES="10000000/min",

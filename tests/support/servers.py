@@ -117,6 +117,12 @@ def server_env(database_url: str, redis_url: str, **extra) -> dict:
         THROTTLE_USER="100000/min",
         THROTTLE_MOVES="100000/min",
         THROTTLE_ANON="100000/min",
+        # Every test client comes from 127.0.0.1: the limits per address are raised as the throttles
+        # are (tests/test_socket_limits.py sets its own).
+        WS_SOCKETS_PER_ADDRESS="0",
+        WS_ADDRESS_OPEN_BURST="0",
+        WS_ADDRESS_FRAME_BURST="0",
+        WS_DB_CALLS_PER_ADDRESS="0",
     )
     env.update({k: str(v) for k, v in extra.items()})
     return env
