@@ -124,11 +124,14 @@ class Gauge:
         """Counts one more socket of `who`; False (and nothing counted) when that is one too many."""
         limit = self.limit
         with self.lock:
-            if limit and self.here[who] >= limit:
+            if not limit:  # no limit: counted here only, for the closes to match
+                self.here[who] += 1
+                return True
+            if self.here[who] >= limit:
                 return False
             now = time.time()
             live = self._book(who, now)
-            total = _shared_add(self._key(who, live[0]), 1, PERIOD_S * 2) if limit else None
+            total = _shared_add(self._key(who, live[0]), 1, PERIOD_S * 2)
             if total is not None and total > limit:
                 _shared_add(self._key(who, live[0]), -1, PERIOD_S * 2)
                 self.full_until[who] = time.monotonic() + 1.0
@@ -142,8 +145,9 @@ class Gauge:
         with self.lock:
             if self.here[who] <= 0:
                 return
-            for period in self._book(who, time.time()):
-                _shared_add(self._key(who, period), -1, PERIOD_S * 2)
+            if self.limit:
+                for period in self._book(who, time.time()):
+                    _shared_add(self._key(who, period), -1, PERIOD_S * 2)
             self.here[who] -= 1
             if not self.here[who]:
                 del self.here[who]
@@ -151,6 +155,8 @@ class Gauge:
 
     def refresh(self) -> None:
         """Books the next period for every key with sockets here (run every few seconds)."""
+        if not self.limit:
+            return
         now = time.time()
         with self.lock:
             for who in list(self.here):
@@ -277,12 +283,17 @@ def _keep_up() -> None:
 async def open_socket(gauge: Gauge, who: str) -> bool:
     """Counts a socket of `who` (False: one too many); in a thread, as the cache blocks."""
     _keep_up()
+    if not gauge.limit:
+        return gauge.open(who)  # no I/O: no thread
     if gauge.full_here(who):
         return False  # refused without I/O
     return await _in_thread(gauge.open, who)
 
 
 async def close_socket(gauge: Gauge, who: str) -> None:
+    if not gauge.limit:
+        gauge.close(who)
+        return
     await _in_thread(gauge.close, who)
 
 
