@@ -179,6 +179,12 @@ def publish_game(payload: dict) -> bool:
     return publish(game_group(payload["id"]), {"type": "game.state", "game": payload})
 
 
+def publish_clock(game_id: int) -> bool:
+    """Tells the sockets on a game that a page of its player closed and paused its clock: the player's
+    other open pages keep it going (games.play.services.keep_clock)."""
+    return publish(game_group(game_id), {"type": "game.clock", "game": game_id})
+
+
 def publish_race(payload: dict) -> bool:
     """Pushes a race's new state (racers' progress) to everyone in it. A finished race's boards are
     public from now on (games.play.policies), so the sockets on them ask again who may see them."""

@@ -62,6 +62,15 @@ class Game(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
     elapsed_ms = models.PositiveBigIntegerField(null=True, blank=True)
+    # A casual game's own clock (games.play.services: the first action starts it, and it counts while a
+    # page of the player has the game open). `clock_ms` is the play time of the stretches done; null
+    # means the game runs on the server's clock instead (ranked dailies, races, games from before it).
+    # The current stretch counts from `clock_from` to `clock_until` at most: each sign of an open page
+    # (an action, a page's socket beating) moves `clock_until` on, so a page that vanishes without
+    # closing (a killed process, a lost network) stops the count within a lease.
+    clock_ms = models.PositiveBigIntegerField(null=True, blank=True)
+    clock_from = models.DateTimeField(null=True, blank=True)
+    clock_until = models.DateTimeField(null=True, blank=True)
     review = models.CharField(max_length=8, choices=Review.choices, default=Review.NONE, blank=True)
 
     class Meta:
@@ -90,6 +99,35 @@ class Game(models.Model):
     @property
     def ranked(self) -> bool:
         return self.daily_id is not None
+
+    @property
+    def on_server_clock(self) -> bool:
+        """Whether the game's time is the server's (created_at to the finish), not its own play clock."""
+        return self.clock_ms is None
+
+    def clock_at(self, at) -> int:
+        """The game's time in ms as of `at`: a finished game's stored time; else, on the server's
+        clock, the time since `created_at`, and on a casual game's own clock, the play time counted."""
+        if self.elapsed_ms is not None:
+            return self.elapsed_ms
+        if self.on_server_clock:
+            return _ms(at - self.created_at)
+        counted = self.clock_ms
+        if self.clock_from is not None and self.clock_until is not None:
+            counted += _ms(min(at, self.clock_until) - self.clock_from)
+        return counted
+
+    def clock_running_at(self, at) -> bool:
+        """Whether the game's clock counts at `at` (a page showing it ticks only while it does)."""
+        if self.status != self.Status.PLAYING:
+            return False
+        if self.on_server_clock:
+            return True
+        return self.clock_from is not None and self.clock_until is not None and at < self.clock_until
+
+
+def _ms(span) -> int:
+    return max(0, int(span.total_seconds() * 1000))
 
 
 class Action(models.Model):

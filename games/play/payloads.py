@@ -24,9 +24,8 @@ def deal_label(game_or_race) -> str:
 
 
 def elapsed_ms(game: Game) -> int:
-    if game.elapsed_ms is not None:
-        return game.elapsed_ms
-    return max(0, int((timezone.now() - game.created_at).total_seconds() * 1000))
+    """The game's time now (Game.clock_at): a casual game's play time, else the server's clock."""
+    return game.clock_at(timezone.now())
 
 
 class FoundationsSerializer(serializers.Serializer):
@@ -69,7 +68,14 @@ class GameSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="bumped on every change; websocket clients resync on a gap")
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
-    elapsed_ms = serializers.SerializerMethodField()
+    elapsed_ms = serializers.SerializerMethodField(
+        help_text="the game's time: a casual game's play time (from its first action, while a page of its player "
+        "has it open); a ranked daily's or a race's time on the server's clock, from the board's first showing"
+    )
+    clock_running = serializers.SerializerMethodField(
+        help_text="whether `elapsed_ms` is counting now: false before a casual game's first action, while no page "
+        "of its player has it open, and once the game is over"
+    )
 
     def get_deal(self, game: Game) -> str:
         return deal_label(game)
@@ -77,13 +83,17 @@ class GameSerializer(serializers.Serializer):
     def get_elapsed_ms(self, game: Game) -> int:
         return elapsed_ms(game)
 
+    def get_clock_running(self, game: Game) -> bool:
+        return game.clock_running_at(timezone.now())
+
     def to_representation(self, game: Game) -> dict:
         data = super().to_representation(game)
         up = policies.time_is_up(game)
         if up is not None:
             data["status"] = Game.Status.RESIGNED
             data["finished_at"] = iso(up.at)
-            data["elapsed_ms"] = max(0, int((up.at - game.created_at).total_seconds() * 1000))
+            data["elapsed_ms"] = game.clock_at(up.at)
+            data["clock_running"] = False
         return dict(data)
 
 

@@ -99,9 +99,22 @@ def board_of(game: Game) -> Board:
 
 
 def create_game(
-    *, player, deal: str | Deal, autoplay: str = "safe", daily=None, past_daily_id=None, started_at=None, by_player: bool = True
+    *,
+    player,
+    deal: str | Deal,
+    autoplay: str = "safe",
+    daily=None,
+    past_daily_id=None,
+    started_at=None,
+    by_player: bool = True,
+    server_clock: bool = False,
 ) -> Game:
-    """A new game of `deal` for `player`; the clock starts at `started_at` (default: now).
+    """A new game of `deal` for `player`.
+
+    A casual game has its own clock: it starts at the first action and counts while a page of the
+    player has the game open (`keep_clock`, `pause_clock`). A ranked game (`daily`), or one asked for
+    with `server_clock` (a race's), runs on the server's clock from `started_at` (default: now) to
+    its finish, the same for everyone whatever their pages do.
 
     `by_player`: the player asked for it, so their account must be open (a race's start deals every
     racer's board, and closing an account leaves its open races first).
@@ -125,6 +138,7 @@ def create_game(
             past_daily_id=None if daily is not None else (past_daily_id or asked_day),
             line=line,
             created_at=started_at or timezone.now(),
+            clock_ms=None if server_clock or daily is not None else 0,
         )
         _store_position(game, board)
         game.save()
@@ -227,14 +241,17 @@ def _store_position(game: Game, board: Board) -> None:
 
 
 # What an action changes on Game (a narrower UPDATE than every column).
-ACTION_FIELDS = ("ply", "undos", "version", "state", "line", "cards_home", "stuck", "status", "finished_at", "elapsed_ms")
-RESIGN_FIELDS = ("status", "finished_at", "elapsed_ms", "version")
+CLOCK_FIELDS = ("clock_ms", "clock_from", "clock_until")
+ACTION_FIELDS = ("ply", "undos", "version", "state", "line", "cards_home", "stuck", "status", "finished_at", "elapsed_ms", *CLOCK_FIELDS)
+RESIGN_FIELDS = ("status", "finished_at", "elapsed_ms", "version", *CLOCK_FIELDS)
 
 
 def _finish(game: Game, status: str, at: dt.datetime) -> None:
+    elapsed = game.clock_at(at)
+    _stop_clock(game, at)
     game.status = status
     game.finished_at = at
-    game.elapsed_ms = max(0, int((at - game.created_at).total_seconds() * 1000))
+    game.elapsed_ms = elapsed
 
 
 def _write(game: Game, fields: tuple[str, ...], read_version: int) -> bool:
@@ -307,6 +324,8 @@ def _try_act(game_id, user, *, kind: str, ply, client_id: str, move: str | None)
     _store_position(game, board)
     if board.is_won():
         _finish(game, Game.Status.WON, action.created_at)
+    else:
+        _run_clock(game, action.created_at)  # an action is a sign that the player has the game open
     if not _write(game, ACTION_FIELDS, read_version):
         return None
     action.save(force_insert=True)
@@ -371,6 +390,86 @@ def resign_games_of_closed(sender, *, user, **kwargs) -> None:
                 game = read_game(game_id)
                 if game.status == Game.Status.PLAYING:
                     _resign(game)
+
+
+# --- a casual game's clock -------------------------------------------------------------------------
+#
+# It counts while a page of the player has the game open, over any number of tabs and server
+# processes, with no count of open pages to go wrong: each open page's socket says so every
+# CLOCK_BEAT_S (`keep_clock`), and each sign lets the clock count CLOCK_LEASE_S more. A page that
+# closes pauses it at once (`pause_clock`), and the player's other open pages, told on the bus, start
+# it again (they would at their next beat anyway). A page that vanishes without closing (a killed
+# server process, a lost network) stops the count when its lease runs out.
+
+#: How long a casual game's clock counts after the last sign that a page of its player has it open.
+CLOCK_LEASE_S = 30.0
+#: How often an open page's socket renews the lease (several times a lease, so one late beat is no gap).
+CLOCK_BEAT_S = 10.0
+
+
+def _lease(at: dt.datetime) -> dt.datetime:
+    return at + dt.timedelta(seconds=CLOCK_LEASE_S)
+
+
+def _stop_clock(game: Game, at: dt.datetime) -> None:
+    """Folds the current stretch of a casual game's clock into its count, as of `at`: it counts no more."""
+    if game.on_server_clock:
+        return
+    game.clock_ms = game.clock_at(at)
+    game.clock_from = game.clock_until = None
+
+
+def _run_clock(game: Game, at: dt.datetime) -> None:
+    """A casual game's clock counts from `at` (or goes on counting) for a lease from `at`."""
+    if game.on_server_clock or game.status != Game.Status.PLAYING:
+        return
+    if game.clock_from is None or game.clock_until is None or game.clock_until <= at:
+        _stop_clock(game, at)  # a stretch whose lease ran out ends where its lease did
+        game.clock_from = at
+    game.clock_until = _lease(at)
+
+
+def _change_clock(game_id: int, user, change) -> bool | None:
+    """Applies `change` to the clock of the player's casual game still being played, if the clock fields
+    are still as read (a compare-and-set: an action or another page's beat may write them meanwhile,
+    and then it reads again). None when the game has no clock of the player's to change, now or later
+    (another player's game, a game on the server's clock, a game over); False for a game not begun (the
+    first action starts the clock); else whether the clock counts now."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    for _ in range(ATTEMPTS):
+        game = Game.objects.filter(pk=game_id, player_id=user.pk).only("pk", "status", "ply", "elapsed_ms", "created_at", *CLOCK_FIELDS).first()
+        if game is None or game.on_server_clock or game.status != Game.Status.PLAYING:
+            return None
+        if game.ply == 0:
+            return False
+        read = {name: getattr(game, name) for name in CLOCK_FIELDS}
+        now = timezone.now()
+        change(game, now)
+        if {name: getattr(game, name) for name in CLOCK_FIELDS} == read:
+            return game.clock_running_at(now)
+        written = Game.objects.filter(pk=game_id, status=Game.Status.PLAYING, **read).update(
+            **{name: getattr(game, name) for name in CLOCK_FIELDS}
+        )
+        if written:
+            return game.clock_running_at(now)
+    return None
+
+
+def keep_clock(*, game_id: int, user) -> bool | None:
+    """A page of the player has their casual game open: its clock counts (again) for a lease from now.
+    Called by the game's socket when it opens and every CLOCK_BEAT_S while it stays open. None when
+    the game has no clock to keep, now or later; False before the first action (see `_change_clock`)."""
+    return _change_clock(game_id, user, _run_clock)
+
+
+def pause_clock(*, game_id: int, user) -> bool | None:
+    """A page of the player closed their casual game: the clock stops counting now. The player's other
+    open pages (on any process) are told, and keep it going at once (`keep_clock`)."""
+    paused = _change_clock(game_id, user, _stop_clock)
+    if paused is not None:
+        transaction.on_commit(lambda: events.publish_clock(game_id))
+    return paused
 
 
 def hint_for(*, game_id, user) -> dict:

@@ -495,7 +495,7 @@ def _reveal(race: Race) -> None:
         if entry.game_id is None:
             entry.game = services.create_game(
                 player=entry.player, deal=race.deal, past_daily_id=race.past_daily_id, autoplay=race.autoplay, started_at=race.starts_at,
-                by_player=False,
+                by_player=False, server_clock=True,
             )
             entry.save(update_fields=["game"])
     race.status = Race.Status.RUNNING

@@ -9,13 +9,16 @@ again whenever the answer can change: on `auth`, when a race over the game ends 
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from django.conf import settings
 
 from freecell_site.errors import ServiceError
 from games import events
-from games.play import selectors
+from games.play import selectors, services
 from games.sockets.base import Socket, resign
+
+logger = logging.getLogger(__name__)
 
 
 def may_see(game_id: int, viewer) -> bool:
@@ -29,6 +32,9 @@ class GameConsumer(Socket):
     frame_types = ("auth", "ping", "sync", "move", "undo", "resign")
     watching = False
     waiting = False
+    # A socket of the game's own player is a page that has the game open: it keeps a casual game's
+    # clock counting while it is open (games.play.services.keep_clock) and pauses it when it closes.
+    keeps_clock = False
 
     async def open(self):
         # The game asked for; `game_id` (what pushes and moves go to) is set only once it may be seen.
@@ -53,6 +59,9 @@ class GameConsumer(Socket):
             return False
         group = events.game_group(self.wanted)
         await self.join_group(group)
+        # Before the state is read, so that it shows the clock this page keeps going.
+        if await self.db(services.keep_clock)(game_id=self.wanted, user=self.user) is not None:
+            self._keep_clock()
         game = await self.db(selectors.game_state)(self.wanted)
         if game is None:  # deleted between the two reads
             await self.leave_group(group)
@@ -63,6 +72,41 @@ class GameConsumer(Socket):
             await self.leave_group(events.access_group(self.wanted))
         await self.send_game(game)
         return True
+
+    def _keep_clock(self) -> None:
+        if not self.keeps_clock:
+            self.keeps_clock = True
+            self.tasks.append(asyncio.create_task(self._clock_beats()))
+
+    async def _clock_beats(self):
+        """While this page stays open, its player's casual game's clock goes on counting (a lease
+        renewed every CLOCK_BEAT_S; before the first action there is nothing to renew yet); the beats
+        end with the game."""
+        try:
+            while not self.closed:
+                await asyncio.sleep(services.CLOCK_BEAT_S)
+                if self.closed or not self.watching:
+                    return
+                if await self.db(services.keep_clock)(game_id=self.wanted, user=self.user) is None:
+                    return  # over: there is no clock left to keep
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            logger.exception("the clock's beat failed")
+
+    async def game_clock(self, event):
+        """Another page of the player closed and paused the clock: this one, still open, keeps it going."""
+        if event.get("game") == self.wanted and self.keeps_clock and self.watching and not self.closed:
+            await self.db(services.keep_clock)(game_id=self.wanted, user=self.user)
+
+    async def disconnect(self, code):
+        await super().disconnect(code)
+        if self.keeps_clock and self.game_id is not None:
+            self.keeps_clock = False
+            try:
+                await self.db(services.pause_clock)(game_id=self.game_id, user=self.user)
+            except Exception:  # the lease stops the count anyway (services.CLOCK_LEASE_S)
+                logger.exception("pausing the clock failed")
 
     async def _refuse(self) -> None:
         """Stops every frame about the game at once, then says not_found and closes (4404)."""

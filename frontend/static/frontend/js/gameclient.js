@@ -699,9 +699,12 @@ export class GameClient {
     note.hidden = !reason;
   }
 
+  /** The clock as the server counts it: a casual game's clock waits for the first action and stands
+   * still while no page of its player has the game open (`clock_running` false); this page ticks it on
+   * only while it runs (the answer to the first action starts it). */
   elapsed() {
     const game = this.confirmed;
-    if (game.status !== "playing") return game.elapsed_ms || 0;
+    if (game.status !== "playing" || game.clock_running === false) return game.elapsed_ms || 0;
     return (game.elapsed_ms || 0) + (performance.now() - this.receivedAt);
   }
 
