@@ -108,6 +108,39 @@ def test_frames_of_an_account_are_limited_here_and_over_every_process(settings, 
     two.spend("7", now + 20)
 
 
+# --- in one process ---------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_socket_that_goes_on_flooding_past_its_accounts_budget_is_closed(alice, settings):
+    from tests.support.players import token_of
+    from tests.support.sockets import new_game, open_socket, run
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    settings.WS_ACCOUNT_FRAME_BURST = 5
+    settings.WS_ACCOUNT_FRAME_RATE = 0.1
+    settings.WS_READ_BURST = 1000  # the socket's own budget is not what refuses here
+    game, token = new_game(alice), token_of(alice)
+    sent = 5 + limits.REFUSALS_BEFORE_CLOSE + 1
+
+    async def scenario():
+        socket = await open_socket(f"/ws/games/{game.pk}/", token=token)
+        for n in range(sent + 10):
+            await socket.send_json_to({"type": "sync", "id": n})
+        answers = []
+        while True:
+            message = await socket.receive_output(timeout=10)
+            if message["type"] == "websocket.close":
+                return answers, message["code"]
+            frame = json.loads(message["text"])
+            if "id" in frame:
+                answers.append(frame.get("code", frame["type"]))
+
+    answers, code = run(scenario)
+    assert code == limits.CLOSE_CODE
+    assert answers == ["state"] * 5 + ["rate_limited"] * (limits.REFUSALS_BEFORE_CLOSE + 1), answers
+
+
 # --- an attacker's flood on two real processes ----------------------------------------------------
 
 ATTACKER = "127.0.0.2"
