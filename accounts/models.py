@@ -11,9 +11,28 @@ from django.db.models.functions import Greatest, Least
 class Profile(models.Model):
     """What a player tells about themselves; created with the account."""
 
+    class Deck(models.TextChoices):
+        """The card styles the pages draw (frontend/static/frontend/js/deck.js, DECK_STYLES)."""
+
+        CLASSIC = "classic"
+        FOUR = "four", "four colours"
+        LARGE = "large", "large print"
+
+    class Felt(models.TextChoices):
+        """The table colours (frontend/static/frontend/js/settings.js, FELTS)."""
+
+        GREEN = "green"
+        BLUE = "blue"
+        RED = "red", "burgundy"
+        SLATE = "slate"
+
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
     display_name = models.CharField(max_length=40, blank=True)
     bio = models.CharField(max_length=280, blank=True)
+    # The table's look the player chose, the same on every device: {"deck": Deck, "felt": Felt}. Only
+    # accounts.services.change_settings writes it (checked choices); accounts.selectors.table_settings
+    # reads it with the defaults for what was never chosen.
+    settings = models.JSONField(default=dict, blank=True)
 
     def __str__(self) -> str:
         return self.user.username

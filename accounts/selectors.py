@@ -1,11 +1,14 @@
-"""Reads about players: a player by the name someone typed, friends lists and friendship checks."""
+"""Reads about players: a player by the name someone typed, friends lists and friendship checks, table settings."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db.models import Q
 
-from accounts.models import Friendship
+from accounts.models import Friendship, Profile
+
+#: The table's look of a player who never chose one (and of a choice no longer offered).
+DEFAULT_SETTINGS = {"deck": Profile.Deck.CLASSIC.value, "felt": Profile.Felt.GREEN.value}
 
 
 def player_named(username: str) -> User | None:
@@ -58,3 +61,21 @@ def friends_overview(user) -> dict:
             outgoing.append({"username": other.username, "since": row.created_at})
     by_name = lambda item: item["username"].lower()  # noqa: E731
     return {"friends": sorted(friends, key=by_name), "incoming": incoming, "outgoing": outgoing}
+
+
+def settings_of(saved: dict | None) -> dict:
+    """Stored table settings with the defaults for what was never chosen or is no longer offered."""
+    saved = saved if isinstance(saved, dict) else {}
+    return {
+        "deck": saved["deck"] if saved.get("deck") in Profile.Deck.values else DEFAULT_SETTINGS["deck"],
+        "felt": saved["felt"] if saved.get("felt") in Profile.Felt.values else DEFAULT_SETTINGS["felt"],
+    }
+
+
+def table_settings(user) -> dict | None:
+    """A signed-in player's table settings (the pages apply them); None for a visitor, whose settings
+    stay in their browser."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    saved = Profile.objects.filter(user=user).values_list("settings", flat=True).first()
+    return settings_of(saved)

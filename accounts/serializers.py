@@ -9,7 +9,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from freecell_site.fields import StrictCharField, StrictEmailField
+from accounts.models import Profile
+from freecell_site.fields import StrictCharField, StrictChoiceField, StrictEmailField
 
 # The width of auth_user.email: a longer address is refused here, not by the database (a 500 on
 # PostgreSQL, silently stored on SQLite).
@@ -79,6 +80,41 @@ class PasswordResetConfirmSerializer(serializers.Serializer):
     new_password = StrictCharField(max_length=256, trim_whitespace=False)
 
 
+class TableSettingsSerializer(serializers.Serializer):
+    """The table's look, kept with the account so that every device shows it. A PATCH names the
+    settings it changes; a name that is not a setting is refused, not dropped."""
+
+    deck = StrictChoiceField(choices=Profile.Deck.values, required=False, help_text="the card style")
+    felt = StrictChoiceField(choices=Profile.Felt.values, required=False, help_text="the table colour")
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(str(name) for name in data if name not in self.fields)
+            if unknown:
+                known = ", ".join(self.fields)
+                raise serializers.ValidationError({name: [f"not a setting: the settings are {known}"] for name in unknown})
+        return super().to_internal_value(data)
+
+
+@extend_schema_field(TableSettingsSerializer)
+class TableSettingsField(serializers.Field):
+    """`settings` of the profile: an object checked by TableSettingsSerializer, whose faults are given
+    as messages of the one field `settings` ("felt: ..."), as the error shape lists each field's."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("must be an object such as {\"deck\": \"four\"}")
+        checked = TableSettingsSerializer(data=data)
+        if not checked.is_valid():
+            raise serializers.ValidationError(
+                [f"{name}: {message}" for name, messages in checked.errors.items() for message in messages]
+            )
+        return checked.validated_data
+
+    def to_representation(self, value):
+        return dict(value)
+
+
 class ProfileSerializer(serializers.Serializer):
     username = StrictCharField(read_only=True)
     email = OptionalEmailField(required=False)
@@ -91,6 +127,7 @@ class ProfileSerializer(serializers.Serializer):
         help_text="free text; not another player's username (in any case), which would pass for them",
     )
     bio = StrictCharField(max_length=280, required=False, allow_blank=True)
+    settings = TableSettingsField(required=False, help_text="the table's look; a PATCH changes the settings it names")
     date_joined = serializers.DateTimeField(read_only=True)
 
     def validate_display_name(self, value: str) -> str:

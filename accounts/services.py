@@ -20,7 +20,7 @@ from rest_framework.authtoken.models import Token
 
 from accounts.mail import send_later
 from accounts.models import Friendship, Profile
-from accounts.selectors import player_named
+from accounts.selectors import player_named, settings_of
 from accounts.signals import credentials_changed
 from freecell_site.errors import ServiceError
 
@@ -36,6 +36,18 @@ def register(*, username: str, password: str, email: str = "") -> tuple[User, To
         raise ServiceError("invalid_request", "that username is taken") from None
     Profile.objects.create(user=user)
     return user, Token.objects.create(user=user)
+
+
+def change_settings(user: User, changes: dict) -> dict:
+    """Sets some of the player's table settings (choices checked by the caller's serializer, keys
+    limited to the known ones here) and returns them all; the others stay as they were."""
+    with transaction.atomic():
+        profile, _ = Profile.objects.select_for_update().get_or_create(user=user)
+        current = settings_of(profile.settings)
+        current.update({key: value for key, value in changes.items() if key in current})
+        profile.settings = current
+        profile.save(update_fields=["settings"])
+    return current
 
 
 # --- passwords -----------------------------------------------------------------------------------

@@ -192,6 +192,7 @@ def profile_of(user: User) -> dict:
         "email": user.email,
         "display_name": profile.display_name,
         "bio": profile.bio,
+        "settings": selectors.settings_of(profile.settings),
         "date_joined": user.date_joined,
     }
 
@@ -219,7 +220,9 @@ class MeView(APIView):
         for field in ("display_name", "bio"):
             if field in body.validated_data:
                 setattr(profile, field, body.validated_data[field])
-        profile.save()
+        profile.save(update_fields=["display_name", "bio"])
+        if "settings" in body.validated_data:
+            services.change_settings(user, body.validated_data["settings"])
         return Response(s.ProfileSerializer(profile_of(user)).data)
 
 

@@ -1,41 +1,85 @@
-// The player's table settings (card style, table colour), kept in this browser's local storage and
-// applied to every page as attributes of <html>, which the stylesheet and the table read.
-// The server keeps no copy yet: a settings field on the account would carry them across devices.
+// The player's table settings (card style, table colour), applied to every page as attributes of
+// <html>, which the stylesheet and the table read. A signed-in player's are kept with their account
+// (GET/PATCH /api/me/ `settings`): the server writes them on <html> (data-settings="account"), so
+// every device shows them from the first paint. A visitor's are kept in this browser's local storage.
 
+import { api } from "./api.js";
 import { DECK_STYLES } from "./deck.js";
 
 const KEY = "fc-settings";
 export const FELTS = { green: "Green baize", blue: "Blue", red: "Burgundy", slate: "Slate" };
 const DEFAULTS = { deck: "classic", felt: "green" };
+const root = document.documentElement;
 
-export function loadSettings() {
-  let saved = {};
-  try {
-    saved = JSON.parse(localStorage.getItem(KEY) || "{}") || {};
-  } catch { /* private mode or a damaged value: the defaults */ }
+/** Whether this page's settings are the signed-in account's (written on <html> by the server). */
+export function fromAccount() {
+  return root.dataset.settings === "account";
+}
+
+function valid(saved) {
   return {
-    deck: saved.deck in DECK_STYLES ? saved.deck : DEFAULTS.deck,
-    felt: saved.felt in FELTS ? saved.felt : DEFAULTS.felt,
+    deck: saved && saved.deck in DECK_STYLES ? saved.deck : DEFAULTS.deck,
+    felt: saved && saved.felt in FELTS ? saved.felt : DEFAULTS.felt,
   };
 }
 
+function stored() {
+  try {
+    return JSON.parse(localStorage.getItem(KEY) || "{}") || {};
+  } catch {
+    return {}; // private mode or a damaged value: the defaults
+  }
+}
+
+export function loadSettings() {
+  return valid(fromAccount() ? { deck: root.dataset.deck, felt: root.dataset.felt } : stored());
+}
+
 export function applySettings(settings = loadSettings()) {
-  document.documentElement.dataset.deck = settings.deck;
-  document.documentElement.dataset.felt = settings.felt;
+  root.dataset.deck = settings.deck;
+  root.dataset.felt = settings.felt;
   // Tables on the page redraw their faces.
   document.dispatchEvent(new CustomEvent("fc-settings", { detail: settings }));
 }
 
-export function saveSettings(changes) {
-  const settings = { ...loadSettings(), ...changes };
-  try {
-    localStorage.setItem(KEY, JSON.stringify(settings));
-  } catch { /* kept for this page only */ }
+/** Changes some settings: shown at once, then kept (with the account when signed in: the promise
+ * settles with the account's answer, and a refusal puts the settings back as they were). */
+export async function saveSettings(changes) {
+  const before = loadSettings();
+  const settings = valid({ ...before, ...changes });
   applySettings(settings);
-  return settings;
+  if (!fromAccount()) {
+    try {
+      localStorage.setItem(KEY, JSON.stringify(settings));
+    } catch { /* kept for this page only */ }
+    return settings;
+  }
+  try {
+    const me = await api("PATCH", "/api/me/", { settings: changes });
+    const kept = valid(me && me.settings);
+    applySettings(kept);
+    tellOtherTabs(kept);
+    return kept;
+  } catch (err) {
+    applySettings(before);
+    throw err;
+  }
 }
 
-// Another tab's change shows here too.
+// The player's other tabs in this browser follow a change at once (a visitor's through the storage
+// event; an account's through a message, since its settings are not in local storage).
+const channel = "BroadcastChannel" in window ? new BroadcastChannel(KEY) : null;
+
+function tellOtherTabs(settings) {
+  if (channel) channel.postMessage(settings);
+}
+
+if (channel) {
+  channel.addEventListener("message", (event) => {
+    if (fromAccount()) applySettings(valid(event.data));
+  });
+}
+
 window.addEventListener("storage", (event) => {
-  if (event.key === KEY) applySettings();
+  if (event.key === KEY && !fromAccount()) applySettings();
 });

@@ -1,8 +1,8 @@
 // The account page's "Cards and table": the card style and the table colour, chosen with radio
-// buttons, shown at once in a small preview and saved in this browser (settings.js).
+// buttons, shown at once in a small preview and kept with the account (settings.js).
 import { el } from "../api.js";
 import { DECK_STYLES, faceUrl } from "../deck.js";
-import { FELTS, loadSettings, saveSettings } from "../settings.js";
+import { FELTS, fromAccount, loadSettings, saveSettings } from "../settings.js";
 
 const form = document.querySelector("[data-table-settings]");
 const preview = form.querySelector("[data-preview]");
@@ -35,8 +35,25 @@ const settings = loadSettings();
 choices("deck", Object.fromEntries(Object.entries(DECK_STYLES).map(([key, style]) => [key, style.label])), settings.deck);
 choices("felt", FELTS, settings.felt);
 drawPreview(settings);
-form.addEventListener("change", (event) => {
+const status = form.querySelector("[data-settings-status]");
+const say = (text) => {
+  if (status) status.textContent = text;
+};
+
+form.addEventListener("change", async (event) => {
   const input = event.target;
   if (!(input instanceof HTMLInputElement) || input.type !== "radio") return;
-  drawPreview(saveSettings({ [input.name]: input.value }));
+  drawPreview({ ...loadSettings(), [input.name]: input.value });
+  say("");
+  try {
+    const kept = await saveSettings({ [input.name]: input.value });
+    drawPreview(kept);
+    say(fromAccount() ? "Saved with your account." : "Saved in this browser.");
+  } catch (err) {
+    // Put back as kept: the choice the server refused is not shown as made.
+    const kept = loadSettings();
+    for (const radio of form.querySelectorAll("input[type=radio]")) radio.checked = kept[radio.name] === radio.value;
+    drawPreview(kept);
+    say(`Not saved: ${err.message}`);
+  }
 });

@@ -1,0 +1,12 @@
+"""What every page's template gets: the signed-in player's table settings, applied before the first paint."""
+
+from __future__ import annotations
+
+from accounts.selectors import table_settings as settings_of_player
+
+
+def table_settings(request) -> dict:
+    """`table_settings`: the player's card style and table colour (None for a visitor: their browser
+    keeps theirs). Read lazily, so a page that never draws the layout costs no query."""
+    user = getattr(request, "user", None)
+    return {"table_settings": lambda: settings_of_player(user)}
