@@ -71,6 +71,17 @@ def test_the_limits_fail_open_across_processes_when_the_cache_is_down_and_hold_i
     assert two.open("192.0.2.7"), "across processes the count fails open"
 
 
+def test_an_ipv6_client_counts_as_its_64_network_whichever_address_it_picks():
+    def of(address):
+        return limits.address_of({"client": (address, 5000)})
+
+    assert of("2001:db8:1:2::1") == of("2001:db8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64"
+    assert of("2001:db8:1:3::1") != of("2001:db8:1:2::1")
+    assert of("::ffff:192.0.2.7") == of("192.0.2.7") == "192.0.2.7"
+    assert of("192.0.2.8") != of("192.0.2.7")
+    assert limits.address_of({"client": None}) is None
+
+
 def test_frames_of_an_account_are_limited_here_and_over_every_process(settings, clock):
     settings.WS_ACCOUNT_FRAME_BURST = 5
     settings.WS_ACCOUNT_FRAME_RATE = 1

@@ -93,8 +93,7 @@ class Socket(AsyncWebsocketConsumer):
         self.closed = False
         self.counted_account: str | None = None  # the account this socket counts against (limits)
         self.refused_frames = 0
-        client = scope.get("client")
-        self.address = client[0] if client else None
+        self.address = limits.address_of(scope)
         self.turns = limits.turns.take(self.address)
         sources = [receive]
         self.channel_name = None

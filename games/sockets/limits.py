@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import threading
@@ -297,6 +298,23 @@ async def close_socket(gauge: Gauge, who: str) -> None:
     await _in_thread(gauge.close, who)
 
 
+def address_of(scope) -> str | None:
+    """The address a socket counts against: the client's IPv4 address, or the /64 network of its IPv6
+    address (one subscriber's share: an IPv6 client picks addresses in its /64 at will)."""
+    client = scope.get("client")
+    if not client or not client[0]:
+        return None
+    try:
+        address = ipaddress.ip_address(client[0])
+    except ValueError:
+        return client[0]  # not an IP address (a unix socket's peer): counted as given
+    if address.version == 6:
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
 def refusal(kind: str, message: str | None = None, retry_after_ms: int = 1000) -> dict:
     limit = getattr(settings, "WS_SOCKETS_PER_ADDRESS" if kind == "address" else "WS_SOCKETS_PER_ACCOUNT")
     return {
@@ -316,9 +334,8 @@ class AddressGate:
         self.app = app
 
     async def __call__(self, scope, receive, send):
-        client = scope.get("client")
-        address = client[0] if client else None
-        if scope["type"] != "websocket" or not address:
+        address = address_of(scope) if scope["type"] == "websocket" else None
+        if not address:
             return await self.app(scope, receive, send)
         try:
             opens_per_address.spend(address, time.monotonic())
