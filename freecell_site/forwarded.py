@@ -95,7 +95,7 @@ class ForwardedForMiddleware:
         self._load()  # at start: a bad setting fails the server's start, not its first request
 
     def _load(self) -> tuple[Network, ...]:
-        raw = tuple(getattr(settings, "FORWARDED_ALLOW_IPS", ()) or ())
+        raw = tuple(settings.FORWARDED_ALLOW_IPS or ())
         if raw != self._raw:  # read again when the setting changes (tests override it)
             self._networks, self._raw = parse_networks(raw), raw
         return self._networks

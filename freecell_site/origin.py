@@ -37,7 +37,7 @@ def _over_tls(scope, headers) -> bool:
     break every socket of a proxy that does not forward the header on its websocket route."""
     if scope.get("scheme") == "wss":
         return True
-    trusted = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    trusted = settings.SECURE_PROXY_SSL_HEADER
     if not trusted:
         return False
     name, value = trusted

@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 
 def check_actions(user_id: int) -> None:
     """Counts one action for the account; refuses with `rate_limited` above the per-second limit."""
-    limit = getattr(settings, "ACTIONS_PER_SECOND", 20)
+    limit = settings.ACTIONS_PER_SECOND
     if not limit:
         return
     key = f"actions:{user_id}:{int(time.time())}"
