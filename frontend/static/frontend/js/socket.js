@@ -8,6 +8,7 @@ export class LiveSocket {
     this.onOpen = onOpen || (() => {});
     this.onDown = onDown || (() => {});
     this.attempts = 0;
+    this.refusals = 0; // closes with 4429 in a row: too many sockets or frames (docs/websocket.md)
     this.ws = null;
     this.closed = false;
     this.timer = null;
@@ -58,6 +59,7 @@ export class LiveSocket {
       } catch {
         return;
       }
+      if (frame.type !== "error") this.refusals = 0;
       if (frame.type === "heartbeat") this.send({ type: "ping" });
       this.onFrame(frame);
     });
@@ -65,6 +67,8 @@ export class LiveSocket {
       if (ws !== this.ws) return;
       this.ws = null;
       if (this.closed) return;
+      // A socket refused for its client's limits opened only to be told so: the backoff goes on growing.
+      if (event.code === 4429) this.attempts = ++this.refusals;
       const delay = this.scheduleRetry();
       this.onDown({ code: event.code, retryInMs: delay });
     });
