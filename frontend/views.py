@@ -16,6 +16,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
@@ -27,7 +28,9 @@ from accounts.services import sign_ins_changed
 from accounts.views import check_credentials, reset_link
 from freecell_site.errors import ServiceError
 from freecell_site.throttling import AnonRateThrottle
+from frontend.pictures import result_svg
 from games.daily.services import neighbours, parse_date, published, today, was_made
+from games.daily.sharing import SharedResult, format_elapsed, result_path, share_text, shared_result, summary
 from games.engine import EngineError, parse_deal
 from games.models import Game
 from games.play import lines, selectors, services
@@ -423,6 +426,55 @@ def daily_day(request, date: str):
         "next": after.isoformat() if after else None,
     }
     return render(request, "frontend/daily_day.html", {"page": "daily-day", "date": day.isoformat(), "boot": boot})
+
+
+def _shared_result(request, date: str, username: str) -> SharedResult | HttpResponse:
+    """The shared result a result page shows, or the error page to answer instead."""
+    try:
+        day = parse_date(date)  # YYYY-MM-DD only, as the API takes it
+    except ServiceError:
+        raise Http404("not a date") from None
+    player = player_named(username)
+    try:
+        return shared_result(day, player, request.user)
+    except ServiceError as exc:
+        title = "Still being played" if exc.code == "game_not_finished" else "No such result"
+        message = f"{username}'s daily of {day.isoformat()} is still being played: its result shows here once it ends." if exc.code == "game_not_finished" else exc.message
+        links = [(f"/daily/{day.isoformat()}/", "The day's leaderboard")] if day <= today() else []
+        return render(request, "frontend/error.html", {"title": title, "message": message, "links": links}, status=exc.status)
+
+
+def daily_result(request, date: str, username: str):
+    """A shared daily result: works for anyone at once, tells nothing of the deal (the numbers and a
+    picture of them), and leads to the replay once the day is over (games.daily.sharing)."""
+    result = _shared_result(request, date, username)
+    if isinstance(result, HttpResponse):
+        return result
+    page_url = request.build_absolute_uri(result_path(result.date, result.username))
+    context = {
+        "page": "daily-result",
+        "result": result,
+        "date": result.date.isoformat(),
+        "picture": mark_safe(result_svg(result)),  # built with every text escaped (frontend.pictures)
+        "summary": f"{result.username}: {summary(result)}",
+        "text": share_text(result, page_url),
+        "time": format_elapsed(result.elapsed_ms),
+        "page_url": page_url,
+        "ends_at": iso(result.day_ends_at),
+        "ends_at_text": f"{result.day_ends_at:%H:%M} UTC on {result.day_ends_at:%Y-%m-%d}",
+        "is_mine": request.user.is_authenticated and request.user.username == result.username,
+    }
+    return render(request, "frontend/daily_result.html", context)
+
+
+def daily_result_picture(request, date: str, username: str):
+    """The shared result's picture on its own (an SVG image)."""
+    result = _shared_result(request, date, username)
+    if isinstance(result, HttpResponse):
+        return result
+    response = HttpResponse(result_svg(result), content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=60"  # a rank moves as the day goes on
+    return response
 
 
 @ensure_csrf_cookie

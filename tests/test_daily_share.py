@@ -1,4 +1,5 @@
-"""Sharing a finished daily: a short text with date, moves, par, undos, time, rank and a replay link."""
+"""Sharing a finished daily: a short text with date, moves, par, undos, time, rank and a link to the result's
+page, which works for anyone at once and tells nothing of the deal; the replay waits for the day's end."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def share(client, date=DAY, **params):
     return client.get(f"/api/daily/{date.isoformat()}/share/", params)
 
 
-def test_the_shared_text_has_date_moves_par_undos_time_and_a_replay_link(db, alice, clock):
+def test_the_shared_text_has_date_moves_par_undos_time_rank_and_the_results_page(db, alice, clock):
     make_test_daily(DAY, par=2)
     clock.set(DAY)
     game = win_daily(alice, moves=5, undos=1, seconds=125)
@@ -28,10 +29,12 @@ def test_the_shared_text_has_date_moves_par_undos_time_and_a_replay_link(db, ali
     assert answer.status_code == 200, answer.content
     body = answer.json()
     assert body["replay_url"] == f"http://testserver/replay/{game.pk}/"
+    assert body["result_url"] == "http://testserver/daily/2026-03-01/result/alice/"
+    assert body["replay_open"] is True  # one's own replay
     assert (body["moves"], body["undos"], body["par"], body["rank"], body["status"]) == (5, 1, 2, 1, "won")
     assert body["text"] == (
-        f"FreeCell Online daily 2026-03-01: won in 5 moves (par 2, +3), 1 undo, 2:05, rank 1 of 1\n"
-        f"http://testserver/replay/{game.pk}/"
+        "FreeCell Online daily 2026-03-01: won in 5 moves (par 2, +3), 1 undo, 2:05, rank 1 of 1\n"
+        "http://testserver/daily/2026-03-01/result/alice/"
     )
 
 
@@ -45,32 +48,34 @@ def test_a_resigned_daily_can_be_shared_as_a_loss(db, alice, clock):
     assert body["text"].startswith("FreeCell Online daily 2026-03-01: resigned after 0 moves (par 2), 0 undos")
 
 
-def test_someone_elses_result_is_hidden_until_the_day_is_over_even_from_a_winner(db, alice, charlie, clock):
-    """A throwaway account that won would hand the leader's line to the main account."""
+def test_someone_elses_result_is_shared_at_once_but_their_line_waits_for_the_days_end(db, alice, charlie, clock):
+    """The numbers are the leaderboard's; the line is not: a throwaway account that won would hand the
+    leader's line to the main account."""
     make_test_daily(DAY)
     clock.set(DAY)
     game = win_daily(alice, moves=2)
     viewer = client_for(charlie)
-    assert share(viewer, user="alice").status_code == 404
+    answer = share(viewer, user="alice")
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert (body["username"], body["moves"], body["rank"], body["replay_open"]) == ("alice", 2, 1, False)
     assert viewer.get(f"/api/games/{game.pk}/history/").status_code == 404
-    daily.start_ranked_game(charlie)
-    assert share(viewer, user="alice").status_code == 404  # playing is not finishing
     win_daily(charlie, moves=3)
-    assert share(viewer, user="alice").status_code == 404  # nor is winning
+    assert share(viewer, user="alice").json()["replay_open"] is False  # winning is no key to the line
     assert viewer.get(f"/api/games/{game.pk}/history/").status_code == 404
     clock.advance()
-    answer = share(viewer, user="alice")
-    assert answer.status_code == 200 and answer.json()["username"] == "alice"
+    assert share(viewer, user="alice").json()["replay_open"] is True
     assert viewer.get(f"/api/games/{game.pk}/history/").status_code == 200
 
 
-def test_once_the_day_is_over_anyone_can_see_a_shared_result(db, alice, anon_client, clock):
+def test_anyone_can_see_a_shared_result_at_once(db, alice, anon_client, clock):
     make_test_daily(DAY)
     clock.set(DAY)
     win_daily(alice, moves=2)
-    assert share(anon_client, user="alice").status_code == 404
+    answer = share(anon_client, user="alice")
+    assert answer.status_code == 200 and answer.json()["replay_open"] is False
     clock.advance()
-    assert share(anon_client, user="alice").status_code == 200
+    assert share(anon_client, user="alice").json()["replay_open"] is True
 
 
 def test_a_daily_still_being_played_cannot_be_shared_yet(db, alice, clock):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
@@ -15,12 +13,10 @@ from rest_framework.views import APIView
 from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING, whole_number
-from games.daily import leaderboard
+from games.daily import leaderboard, sharing
 from games.daily import services as daily
 from games.daily.models import DailyChallenge
-from games.play import selectors
 from games.play import serializers as s
-from games.play.models import Game
 from games.play.payloads import game_payload
 
 
@@ -126,8 +122,10 @@ class ShareSerializer(serializers.Serializer):
     elapsed_ms = serializers.IntegerField()
     rank = serializers.IntegerField(allow_null=True, help_text="null unless on the leaderboard")
     game = serializers.IntegerField()
-    replay_url = serializers.URLField()
-    text = serializers.CharField(help_text="a short text to paste anywhere")
+    result_url = serializers.URLField(help_text="the result's page: works at once, spoils nothing, leads to the replay after the day")
+    replay_url = serializers.URLField(help_text="the game's replay: hidden from others until the day is over")
+    replay_open = serializers.BooleanField(help_text="whether you may watch the replay now")
+    text = serializers.CharField(help_text="a short text to paste anywhere, linking to the result's page")
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -166,33 +164,6 @@ def _daily_body(found: DailyChallenge, user) -> dict:
         "ends_at": daily.day_end(found.date),
         "game": game.pk if game else None,
     }
-
-
-def format_elapsed(ms: int) -> str:
-    """4:05 or 1:02:03."""
-    seconds = ms // 1000
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def share_text(*, date: dt.date, game: Game, par: int | None, rank: int | None, of: int, link: str) -> str:
-    """The shareable line: date, result, moves against par, undos, time, rank, replay link."""
-    par_text = ""
-    if par is not None:
-        diff = game.ply - par
-        par_text = f" (par {par}, {'+' if diff >= 0 else ''}{diff})" if game.status == Game.Status.WON else f" (par {par})"
-    undos = f"{game.undos} undo{'' if game.undos == 1 else 's'}"
-    time_text = format_elapsed(game.elapsed_ms or 0)
-    if game.status == Game.Status.WON:
-        result = f"won in {game.ply} moves{par_text}, {undos}, {time_text}"
-        if rank is not None:
-            result += f", rank {rank} of {of}"
-        elif game.review == Game.Review.FLAGGED:
-            result += ", under review"
-    else:
-        result = f"resigned after {game.ply} moves{par_text}, {undos}, {time_text}"
-    return f"FreeCell Online daily {date.isoformat()}: {result}\n{link}"
 
 
 # --- views --------------------------------------------------------------------------------------
@@ -338,9 +309,14 @@ class ShareView(APIView):
         parameters=[DATE, OpenApiParameter("user", OpenApiTypes.STR, description="whose result (default: yours)")],
         responses={200: ShareSerializer, **E400, **E401, **E404, **E409, **E503},
         summary="A shareable result of a finished daily", operation_id="daily_share",
+        description=(
+            "A finished ranked game's result (moves, undos, time, rank), anyone's, at once: the leaderboard shows "
+            "the same numbers. Its text links to the result's page, which spoils nothing of the deal and leads to "
+            "the replay once the day is over (`replay_url` answers 404 to others until then)."
+        ),
     )
     def get(self, request, date: str):
-        found = daily.published(daily.parse_date(date))
+        day = daily.parse_date(date)
         username = request.query_params.get("user")
         if username:
             player = player_named(username)
@@ -350,27 +326,21 @@ class ShareView(APIView):
             player = request.user
         else:
             raise ServiceError("not_authenticated", "sign in, or name the player with ?user=", status=401)
-        game = daily.ranked_game_of(player, found.date)
-        # A hidden game is reported as missing, so that its existence leaks nothing.
-        if game is None or not selectors.can_view_game(request.user, game):
-            raise ServiceError("not_found", f"{player.username} has no daily result for {found.date.isoformat()}", status=404)
-        if game.status == Game.Status.PLAYING:
-            raise ServiceError("game_not_finished", "the daily game is still being played", status=409)
-        result = leaderboard.result_of(found.date, player)
-        rank = leaderboard.rank_of(result) if result else None
-        link = request.build_absolute_uri(f"/replay/{game.pk}/")
-        text = share_text(date=found.date, game=game, par=found.par, rank=rank, of=leaderboard.count(found.date), link=link)
+        result = sharing.shared_result(day, player, request.user)
+        link = request.build_absolute_uri(sharing.result_path(result.date, result.username))
         body = {
-            "date": found.date,
-            "username": player.username,
-            "status": game.status,
-            "moves": game.ply,
-            "undos": game.undos,
-            "par": found.par,
-            "elapsed_ms": game.elapsed_ms or 0,
-            "rank": rank,
-            "game": game.pk,
-            "replay_url": link,
-            "text": text,
+            "date": result.date,
+            "username": result.username,
+            "status": result.status,
+            "moves": result.moves,
+            "undos": result.undos,
+            "par": result.par,
+            "elapsed_ms": result.elapsed_ms,
+            "rank": result.rank,
+            "game": result.game_id,
+            "result_url": link,
+            "replay_url": request.build_absolute_uri(f"/replay/{result.game_id}/"),
+            "replay_open": result.replay_visible,
+            "text": sharing.share_text(result, link),
         }
         return Response(ShareSerializer(body).data)
