@@ -34,9 +34,10 @@ from games.engine import parse_deal
 from games.play import policies, services
 from games.play.integrity import replayed
 from games.play.models import Deal, Game
-from games.play.payloads import deal_label, iso
+from games.play.payloads import deal_label
 from games.play.signals import game_changed
 from games.races.models import Race, RaceEntry, RaceInvite
+from games.races.payloads import Ghost, RaceNow, Racer, race_object, racer_object
 
 # No 0/O, 1/I/L: codes are read aloud and typed from phones.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -180,7 +181,7 @@ def status_at(race: Race, now: dt.datetime | None = None) -> str:
 # --- the race object --------------------------------------------------------------------------
 
 
-def _racer(entry: RaceEntry, limit: dt.datetime | None, *, time_is_up: bool = False) -> dict:
+def _racer(entry: RaceEntry, limit: dt.datetime | None, *, time_is_up: bool = False) -> Racer:
     game = entry.game
     status = game.status if game else "waiting"
     finished_at = game.finished_at if game else None
@@ -189,34 +190,34 @@ def _racer(entry: RaceEntry, limit: dt.datetime | None, *, time_is_up: bool = Fa
         # Past the limit before the sweeper has resigned it: shown as the sweeper will store it.
         status, finished_at = Game.Status.RESIGNED, limit
         elapsed = max(0, int((limit - game.created_at).total_seconds() * 1000))
-    return {
-        "username": entry.player.username,
-        "game": game.pk if game else None,
-        "moves": game.ply if game else 0,
-        "cards_home": game.cards_home if game else 0,
-        "status": status,
-        "rank": entry.rank,
-        "elapsed_ms": elapsed,
-        "ghost": False,
+    return Racer(
+        username=entry.player.username,
+        game=game.pk if game else None,
+        moves=game.ply if game else 0,
+        cards_home=game.cards_home if game else 0,
+        status=status,
+        rank=entry.rank,
+        elapsed_ms=elapsed,
+        ghost=False,
         # resigned by the time limit, not by the player (the page says "out of time")
-        "out_of_time": bool(game and status == Game.Status.RESIGNED and limit and finished_at >= limit),
-    }
+        out_of_time=bool(game and status == Game.Status.RESIGNED and limit and finished_at >= limit),
+    )
 
 
-def _ghost_racer(status: str, step: int, timeline: GhostTimeline, rank: int | None, out_of_time: bool) -> dict:
+def _ghost_racer(status: str, step: int, timeline: GhostTimeline, rank: int | None, out_of_time: bool) -> Racer:
     done = timeline.steps[step - 1] if step else None
     finished = timeline.finished_at_step(step) and status != Race.Status.OPEN
-    return {
-        "username": timeline.username,
-        "game": None,  # the recorded game (its whole line) stays out of sight while racing it
-        "moves": done.moves if done else 0,
-        "cards_home": done.cards_home if done else timeline.start_cards_home,
-        "status": "won" if finished else _unfinished_ghost_status(status),
-        "rank": rank if finished else None,
-        "elapsed_ms": timeline.elapsed_ms if finished else None,
-        "ghost": True,
-        "out_of_time": bool(not finished and out_of_time),
-    }
+    return Racer(
+        username=timeline.username,
+        game=None,  # the recorded game (its whole line) stays out of sight while racing it
+        moves=done.moves if done else 0,
+        cards_home=done.cards_home if done else timeline.start_cards_home,
+        status="won" if finished else _unfinished_ghost_status(status),
+        rank=rank if finished else None,
+        elapsed_ms=timeline.elapsed_ms if finished else None,
+        ghost=True,
+        out_of_time=bool(not finished and out_of_time),
+    )
 
 
 def _unfinished_ghost_status(status: str) -> str:
@@ -230,11 +231,10 @@ def _unfinished_ghost_status(status: str) -> str:
 _GAME_BODY = ("game__state", "game__line", "player__password")
 
 
-def race_payload(race: Race) -> dict:
-    """The spec's race object: {code, deal, status, owner, racers}, each racer
-    {username, game, moves, cards_home, status, rank}; more fields for the page.
-
-    As the race is now, whether or not its due transitions are stored yet (a read writes nothing)."""
+def race_now(race: Race) -> RaceNow:
+    """The race as it truly is now, whether or not its due transitions are stored yet (a read writes
+    nothing): past its limit it is finished, its racers still playing resigned, its ghost where the
+    recorded pace has it."""
     now = timezone.now()
     limit = ends_at(race)
     time_is_up = timed_out(race, now)
@@ -254,27 +254,33 @@ def race_payload(race: Race) -> dict:
     rematch = None
     if status == Race.Status.FINISHED:
         rematch = Race.objects.filter(rematch_of=race).order_by("id").values_list("code", flat=True).first()
-    return {
-        "code": race.code,
-        "link": join_link(race.code),
-        "deal": deal_label(race),
-        "status": status,
-        "owner": race.owner.username,
-        "autoplay": race.autoplay,
-        "created_at": iso(race.created_at),
-        "starts_at": iso(race.starts_at),
-        "ends_at": iso(limit),
-        "finished_at": iso(finished_at),
-        "time_limit_s": race.time_limit_s,
-        "version": race.version,
-        "racers": racers,
-        "invited": invited,
-        "ghost": {"username": timeline.username, "moves": timeline.steps[-1].moves if timeline.steps else 0, "elapsed_ms": timeline.elapsed_ms}
-        if timeline
-        else None,
-        "rematch": rematch,
-        "rematch_of": race.rematch_of.code if race.rematch_of_id else None,
-    }
+    ghost = None
+    if timeline is not None:
+        ghost = Ghost(timeline.username, timeline.steps[-1].moves if timeline.steps else 0, timeline.elapsed_ms)
+    return RaceNow(
+        code=race.code,
+        link=join_link(race.code),
+        deal=deal_label(race),
+        status=status,
+        owner=race.owner.username,
+        autoplay=race.autoplay,
+        created_at=race.created_at,
+        starts_at=race.starts_at,
+        ends_at=limit,
+        finished_at=finished_at,
+        time_limit_s=race.time_limit_s,
+        version=race.version,
+        racers=racers,
+        invited=invited,
+        ghost=ghost,
+        rematch=rematch,
+        rematch_of=race.rematch_of.code if race.rematch_of_id else None,
+    )
+
+
+def race_payload(race: Race) -> dict:
+    """The spec's race object (games.races.payloads.RaceSerializer) of the race as it is now."""
+    return race_object(race_now(race))
 
 
 def _publish_after_commit(race: Race) -> dict:
@@ -642,7 +648,7 @@ def _publish_progress(entry: RaceEntry, game: Game) -> None:
     resign and everything else that changes the race still send the whole race with a new version.
     """
     entry.player, entry.game = game.player, game  # the same rows, already read: no query
-    progress = {"code": entry.race.code, "racer": _racer(entry, None)}  # still playing: not out of time
+    progress = {"code": entry.race.code, "racer": racer_object(_racer(entry, None))}  # still playing: not out of time
     transaction.on_commit(lambda: events.publish_race_progress(progress))
 
 

@@ -12,6 +12,7 @@ from freecell_site.fields import StrictCharField, StrictChoiceField, StrictInteg
 from games.play import views
 from games.play.serializers import ErrorSerializer
 from games.races import services as races
+from games.races.payloads import RaceSerializer
 
 
 def errors(*codes: int) -> dict:
@@ -25,44 +26,6 @@ def errors(*codes: int) -> dict:
 
 
 # --- shapes -----------------------------------------------------------------------------------
-
-
-class RacerSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    game = serializers.IntegerField(allow_null=True, help_text="the racer's game; null until the start instant (always null for a ghost)")
-    moves = serializers.IntegerField(help_text="player actions so far, undos included")
-    cards_home = serializers.IntegerField(min_value=0, max_value=52)
-    status = serializers.ChoiceField(choices=["waiting", "playing", "won", "resigned"])
-    rank = serializers.IntegerField(allow_null=True, help_text="finish position by server time to win; null until won")
-    elapsed_ms = serializers.IntegerField(allow_null=True, help_text="time to win (or to resign) from the start instant")
-    ghost = serializers.BooleanField(help_text="a recorded game replayed at its recorded pace")
-    out_of_time = serializers.BooleanField(help_text="resigned by the race's time limit rather than by the racer")
-
-
-class GhostSerializer(serializers.Serializer):
-    username = serializers.CharField(help_text="whose recorded game is raced")
-    moves = serializers.IntegerField(help_text="the recorded game's final move count")
-    elapsed_ms = serializers.IntegerField(allow_null=True, help_text="the recorded game's time to win")
-
-
-class RaceSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="short join code")
-    link = serializers.CharField(help_text="the page to join by")
-    deal = serializers.CharField()
-    status = serializers.ChoiceField(choices=["open", "countdown", "running", "finished"])
-    owner = serializers.CharField()
-    autoplay = serializers.ChoiceField(choices=["none", "safe"])
-    created_at = serializers.DateTimeField()
-    starts_at = serializers.DateTimeField(allow_null=True, help_text="the start instant chosen by the server (set when the countdown begins)")
-    ends_at = serializers.DateTimeField(allow_null=True, help_text="the time limit: racers still playing then are resigned")
-    finished_at = serializers.DateTimeField(allow_null=True)
-    time_limit_s = serializers.IntegerField()
-    version = serializers.IntegerField(help_text="bumped on every change; websocket clients resync on a gap")
-    racers = RacerSerializer(many=True)
-    invited = serializers.ListField(child=serializers.CharField(), help_text="friends invited while the race is open")
-    ghost = GhostSerializer(allow_null=True)
-    rematch = serializers.CharField(allow_null=True, help_text="code of the rematch, once someone asked for it")
-    rematch_of = serializers.CharField(allow_null=True)
 
 
 class InviteSerializer(serializers.Serializer):

@@ -1,0 +1,107 @@
+"""The JSON shapes of races, each defined once as a serializer over the race as it is now (its values
+computed by games.races.services): REST answers, socket frames, pushes and the OpenAPI schema."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from rest_framework import serializers
+
+
+@dataclass(frozen=True)
+class Racer:
+    """One racer as the race shows it: a player with their game, or the ghost of a recorded game."""
+
+    username: str
+    game: int | None
+    moves: int
+    cards_home: int
+    status: str
+    rank: int | None
+    elapsed_ms: int | None
+    ghost: bool
+    out_of_time: bool
+
+
+@dataclass(frozen=True)
+class Ghost:
+    username: str
+    moves: int
+    elapsed_ms: int | None
+
+
+@dataclass(frozen=True)
+class RaceNow:
+    """A race as it truly is now, whether or not its due transitions are stored yet."""
+
+    code: str
+    link: str
+    deal: str
+    status: str
+    owner: str
+    autoplay: str
+    created_at: dt.datetime
+    starts_at: dt.datetime | None
+    ends_at: dt.datetime | None
+    finished_at: dt.datetime | None
+    time_limit_s: int
+    version: int
+    racers: list[Racer]
+    invited: list[str]
+    ghost: Ghost | None
+    rematch: str | None
+    rematch_of: str | None
+
+
+class RacerSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    game = serializers.IntegerField(allow_null=True, help_text="the racer's game; null until the start instant (always null for a ghost)")
+    moves = serializers.IntegerField(help_text="player actions so far, undos included")
+    cards_home = serializers.IntegerField(min_value=0, max_value=52)
+    status = serializers.ChoiceField(choices=["waiting", "playing", "won", "resigned"])
+    rank = serializers.IntegerField(allow_null=True, help_text="finish position by server time to win; null until won")
+    elapsed_ms = serializers.IntegerField(allow_null=True, help_text="time to win (or to resign) from the start instant")
+    ghost = serializers.BooleanField(help_text="a recorded game replayed at its recorded pace")
+    out_of_time = serializers.BooleanField(help_text="resigned by the race's time limit rather than by the racer")
+
+
+class GhostSerializer(serializers.Serializer):
+    username = serializers.CharField(help_text="whose recorded game is raced")
+    moves = serializers.IntegerField(help_text="the recorded game's final move count")
+    elapsed_ms = serializers.IntegerField(allow_null=True, help_text="the recorded game's time to win")
+
+
+class RaceSerializer(serializers.Serializer):
+    """The spec's race object: {code, deal, status, owner, racers}, and more for the page."""
+
+    code = serializers.CharField(help_text="short join code")
+    link = serializers.CharField(help_text="the page to join by")
+    deal = serializers.CharField()
+    status = serializers.ChoiceField(choices=["open", "countdown", "running", "finished"])
+    owner = serializers.CharField()
+    autoplay = serializers.ChoiceField(choices=["none", "safe"])
+    created_at = serializers.DateTimeField()
+    starts_at = serializers.DateTimeField(allow_null=True, help_text="the start instant chosen by the server (set when the countdown begins)")
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="the time limit: racers still playing then are resigned")
+    finished_at = serializers.DateTimeField(allow_null=True)
+    time_limit_s = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="bumped on every change; websocket clients resync on a gap")
+    racers = RacerSerializer(many=True)
+    invited = serializers.ListField(child=serializers.CharField(), help_text="friends invited while the race is open")
+    ghost = GhostSerializer(allow_null=True)
+    rematch = serializers.CharField(allow_null=True, help_text="code of the rematch, once someone asked for it")
+    rematch_of = serializers.CharField(allow_null=True)
+
+
+# One instance of each, written with again and again (a serializer copies its fields per instance).
+_RACE = RaceSerializer()
+_RACER = RacerSerializer()
+
+
+def race_object(race: RaceNow) -> dict:
+    return dict(_RACE.to_representation(race))
+
+
+def racer_object(racer: Racer) -> dict:
+    return dict(_RACER.to_representation(racer))
