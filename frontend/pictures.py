@@ -13,6 +13,7 @@ from games.daily.sharing import SharedResult, format_elapsed, summary
 
 WIDTH, HEIGHT = 600, 340
 SUITS = (("C", "\u2663", "#1a1a1a"), ("D", "\u2666", "#c8102e"), ("H", "\u2665", "#c8102e"), ("S", "\u2660", "#1a1a1a"))
+MIN_SPAN = 12
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 
 
@@ -48,7 +49,12 @@ def _histogram(result: SharedResult) -> list[str]:
         parts.append(_text(left, bottom - 20, "No winner yet", size=15, opacity=".8"))
         return parts
     low, high = buckets[0][0], buckets[-1][0]
-    span = max(1, high - low + 1)
+    if result.par is not None:  # par is drawn too, as the mark the day's winners aim at
+        low, high = min(low, result.par), max(high, result.par)
+    # At least a dozen move counts wide: one day's few results draw as bars, not as a block of felt.
+    short = max(0, MIN_SPAN - (high - low + 1))
+    low, high = max(0, low - short // 2), high + (short - short // 2)
+    span = high - low + 1
     most = max(count for _moves, count in buckets)
     step = (right - left) / span
     width = max(2.0, step * 0.8)

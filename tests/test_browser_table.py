@@ -2,7 +2,8 @@
 SQLite file, Debian's Chromium): the board, controls and message fit the window at laptop, desktop and
 phone sizes with a 9-card and a 19-card column; Restart and New game; the hint marked on the board; a
 game played and won by keyboard alone, with the win celebration; the table settings of the account
-page; the phone leaderboard. Screenshots of each page at each size land in tests/artifacts/.
+page, kept with the account; the casual clock waiting for the first action; the phone leaderboard and a
+shared daily result's page. Screenshots of each page at each size land in tests/artifacts/.
 """
 
 from __future__ import annotations
@@ -113,10 +114,14 @@ def test_the_table_fits_laptops_desktops_and_a_phone_with_long_columns(browser, 
 def test_restart_new_game_hint_and_the_table_settings(browser, site):
     tab = new_tab(browser, site, viewport={"width": 1366, "height": 768}).sign_up("restarter")
     page = tab.page
-    # The account page's table settings: four-colour cards on blue, kept for every page.
+    # The account page's table settings: four-colour cards on blue, kept with the account for every page.
     tab.goto("/account/")
+    saved = "() => document.querySelector('[data-testid=settings-status]').textContent === 'Saved with your account.'"
     page.check("[data-testid=deck-four]")
+    page.wait_for_function(saved)
     page.check("[data-testid=felt-blue]")
+    page.wait_for_function(saved)
+    assert page.evaluate("async () => (await (await fetch('/api/me/')).json()).settings") == {"deck": "four", "felt": "blue"}
     tab.shot("account-settings-1366x768.png", full_page=True)
     assert page.locator('footer a[href="/api/docs/"]').count() == 1
 
@@ -125,9 +130,14 @@ def test_restart_new_game_hint_and_the_table_settings(browser, site):
     first = page.url
     assert page.evaluate("() => document.documentElement.dataset.felt") == "blue"
     assert "0b7a36" in page.get_attribute('[data-card="4C"]', "style")  # the four-colour deck's green clubs
+    # A casual game's clock waits for the first action, then counts.
+    page.wait_for_timeout(1500)
+    assert tab.text("clock") == "0:00"
     line = ms1_safe_line()
     tab.type_move(line[0])
     tab.wait_ply(1)
+    assert page.evaluate("() => window.fc.client.confirmed.clock_running") is True
+    page.wait_for_function("() => document.querySelector('[data-game-panel] [data-testid=clock]').textContent === '0:01'", timeout=5000)
 
     # The hint: its card and destination are marked on the board, and a ghost of the move glides.
     page.click("[data-testid=hint]")
@@ -317,6 +327,21 @@ def test_the_phone_leaderboard_shows_the_time_and_you_apart_from_par(browser, si
     phone.shot("leaderboard-phone-360x740.png", full_page=True)
     phone.assert_clean()
     phone.context.close()
+
+    # The shared result's page, as a friend who follows the link sees it while the day lasts: the
+    # numbers and their picture, no way to the replay yet, and no sideways scrolling.
+    for name, options in (("phone-390x844", PHONE), ("1366x768", {"viewport": {"width": 1366, "height": 768}})):
+        friend = new_tab(browser, site, **options)
+        friend.goto(f"/daily/{date}/result/lb_second/")
+        assert friend.page.locator("[data-testid=result-picture]").is_visible()
+        assert friend.page.inner_text("[data-testid=result-status]") == "Won"
+        assert friend.page.inner_text("[data-testid=result-moves]").startswith(str(len(line)))
+        assert friend.page.locator("[data-testid=result-replay-later]").is_visible()
+        assert friend.page.locator("a[href^='/replay/']").count() == 0
+        assert friend.page.evaluate("() => document.documentElement.scrollWidth <= innerWidth"), name
+        friend.shot(f"daily-result-{name}.png", full_page=True)
+        friend.assert_clean()
+        friend.context.close()
 
 
 def test_the_other_pages_at_each_size_fit_the_width_and_link_the_api_docs(browser, site):
