@@ -128,9 +128,14 @@ def test_bad_addresses_are_refused_not_errors(db, alice, clock, path, status):
     assert Client().get(path).status_code == status
 
 
-def test_a_game_still_being_played_says_so(db, alice, clock):
+def test_a_game_still_being_played_says_so_to_its_player_only(db, alice, clock):
     make_test_daily(DAY)
     clock.set(DAY)
     daily.start_ranked_game(alice)
-    answer = page_for(Client())
+    mine = Client()
+    mine.force_login(alice)
+    answer = page_for(mine)
     assert answer.status_code == 409 and "still being played" in answer.content.decode()
+    # To anyone else, that alice is playing today is nobody's business: there is no result yet.
+    answer = page_for(Client())
+    assert answer.status_code == 404 and "still being played" not in answer.content.decode()

@@ -200,6 +200,11 @@ PAGES = {
     "daily/": row(lambda w, r: "/daily/", (302, 200, 200, 200, 200)),  # the ranked table needs a player
     "account/": row(lambda w, r: "/account/", (302, 200, 200, 200, 200)),  # one's own settings
     "daily/<str:date>/": row(lambda w, r: f"/daily/{w.yesterday}/", 200),
+    # A shared result: alice's ranked game is still being played, which only those who may see it learn.
+    "daily/<str:date>/result/<str:username>/": row(lambda w, r: f"/daily/{w.today}/result/alice/", (404, 409, 404, 404, 409)),
+    "daily/<str:date>/result/<str:username>/picture.svg": row(
+        lambda w, r: f"/daily/{w.today}/result/alice/picture.svg", (404, 409, 404, 404, 409)
+    ),
     "races/": row(lambda w, r: "/races/", 302),  # the no-script form's target: on to the race page
     "races/<str:code>/": row(lambda w, r: f"/races/{w.open_race.code}/", 200),
     "u/<str:username>/": row(lambda w, r: "/u/alice/", 200),

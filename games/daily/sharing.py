@@ -54,11 +54,16 @@ def shared_result(date: dt.date, player, viewer) -> SharedResult:
     daily or no game of the player's), or game_not_finished while the game is still being played."""
     found = daily.published(date)
     game = daily.ranked_game_of(player, found.date) if player is not None else None
+    missing = ServiceError(
+        "not_found", f"{player.username if player is not None else 'that player'} has no daily result for {found.date.isoformat()}", status=404
+    )
     if game is None:
-        name = player.username if player is not None else "that player"
-        raise ServiceError("not_found", f"{name} has no daily result for {found.date.isoformat()}", status=404)
+        raise missing
     up = policies.time_is_up(game)
     if game.status == Game.Status.PLAYING and up is None:
+        # Only those who may see the game learn that it is being played; to others it has no result yet.
+        if not policies.can_view_game(viewer, game):
+            raise missing
         raise ServiceError("game_not_finished", "the daily game is still being played", status=409)
     status = Game.Status.RESIGNED if up is not None else game.status
     result = leaderboard.result_of(found.date, player)
