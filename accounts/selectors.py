@@ -73,9 +73,10 @@ def settings_of(saved: dict | None) -> dict:
 
 
 def table_settings(user) -> dict | None:
-    """A signed-in player's table settings (the pages apply them); None for a visitor, whose settings
+    """A signed-in player's table settings for the pages, with `chosen`: whether they ever chose any
+    (a browser's earlier choice is then taken up for the account). None for a visitor, whose settings
     stay in their browser."""
     if not getattr(user, "is_authenticated", False):
         return None
     saved = Profile.objects.filter(user=user).values_list("settings", flat=True).first()
-    return settings_of(saved)
+    return {**settings_of(saved), "chosen": bool(saved)}

@@ -112,8 +112,17 @@ def test_the_table_fits_laptops_desktops_and_a_phone_with_long_columns(browser, 
 
 
 def test_restart_new_game_hint_and_the_table_settings(browser, site):
-    tab = new_tab(browser, site, viewport={"width": 1366, "height": 768}).sign_up("restarter")
+    tab = new_tab(browser, site, viewport={"width": 1366, "height": 768})
     page = tab.page
+    # Settings chosen in this browser before the account existed: the new account takes them up.
+    tab.goto("/")
+    page.evaluate("() => localStorage.setItem('fc-settings', JSON.stringify({deck: 'large', felt: 'slate'}))")
+    tab.sign_up("restarter")
+    me = "async () => (await (await fetch('/api/me/')).json()).settings"
+    deadline = time.monotonic() + 10
+    while page.evaluate(me) != {"deck": "large", "felt": "slate"}:
+        assert time.monotonic() < deadline, page.evaluate(me)
+        page.wait_for_timeout(100)
     # The account page's table settings: four-colour cards on blue, kept with the account for every page.
     tab.goto("/account/")
     saved = "() => document.querySelector('[data-testid=settings-status]').textContent === 'Saved with your account.'"
@@ -121,7 +130,7 @@ def test_restart_new_game_hint_and_the_table_settings(browser, site):
     page.wait_for_function(saved)
     page.check("[data-testid=felt-blue]")
     page.wait_for_function(saved)
-    assert page.evaluate("async () => (await (await fetch('/api/me/')).json()).settings") == {"deck": "four", "felt": "blue"}
+    assert page.evaluate(me) == {"deck": "four", "felt": "blue"}
     tab.shot("account-settings-1366x768.png", full_page=True)
     assert page.locator('footer a[href="/api/docs/"]').count() == 1
 

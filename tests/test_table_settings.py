@@ -84,3 +84,11 @@ def test_every_page_of_a_signed_in_player_is_drawn_with_their_settings(alice):
 def test_a_visitors_page_leaves_the_settings_to_their_browser(db):
     page = Client().get("/").content.decode()
     assert '<html lang="en">' in page and "data-settings" not in page
+
+
+def test_a_page_says_when_the_account_never_chose_so_the_browsers_choice_is_taken_up(alice):
+    browser = Client()
+    browser.force_login(alice)
+    assert 'data-deck="classic" data-felt="green" data-settings-new="true"' in browser.get("/").content.decode()
+    patch(client_for(alice), {"settings": {"felt": "green"}})  # chosen, even if the same as the default
+    assert "data-settings-new" not in browser.get("/").content.decode()

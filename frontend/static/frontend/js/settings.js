@@ -66,6 +66,22 @@ export async function saveSettings(changes) {
   }
 }
 
+/** A signed-in player who never chose settings for the account, in a browser where they chose some
+ * before (kept there while signed out, or before the account kept them): the account takes them up. */
+export function adoptBrowserSettings() {
+  if (!fromAccount() || root.dataset.settingsNew !== "true") return;
+  delete root.dataset.settingsNew;
+  const local = stored();
+  const chosen = {};
+  if (local.deck in DECK_STYLES && local.deck !== DEFAULTS.deck) chosen.deck = local.deck;
+  if (local.felt in FELTS && local.felt !== DEFAULTS.felt) chosen.felt = local.felt;
+  if (!Object.keys(chosen).length) return;
+  applySettings(valid({ ...loadSettings(), ...chosen }));
+  // Not kept (no CSRF cookie yet, the server away): this page shows them all the same, and the next
+  // page asks again.
+  api("PATCH", "/api/me/", { settings: chosen }).then((me) => tellOtherTabs(valid(me && me.settings)), () => {});
+}
+
 // The player's other tabs in this browser follow a change at once (a visitor's through the storage
 // event; an account's through a message, since its settings are not in local storage).
 const channel = "BroadcastChannel" in window ? new BroadcastChannel(KEY) : null;

@@ -3,9 +3,10 @@
 // signing in again in another tab changes it, and the form then met Django's 403 "CSRF verification
 // failed" (the deal buttons, sign-out).
 import { csrfToken } from "./api.js";
-import { applySettings } from "./settings.js";
+import { adoptBrowserSettings, applySettings } from "./settings.js";
 
 applySettings();
+adoptBrowserSettings();
 
 document.addEventListener(
   "submit",
