@@ -399,7 +399,9 @@ def resign_games_of_closed(sender, *, user, **kwargs) -> None:
 # CLOCK_BEAT_S (`keep_clock`), and each sign lets the clock count CLOCK_LEASE_S more. A page that
 # closes pauses it at once (`pause_clock`), and the player's other open pages, told on the bus, start
 # it again (they would at their next beat anyway). A page that vanishes without closing (a killed
-# server process, a lost network) stops the count when its lease runs out.
+# server process, a lost network) stops the count when its lease runs out. An action writes the clock
+# with its move (under the game's version, not the clock's compare-and-set): a pause that lands between
+# its read and its write is lost, and the clock counts the lease from the action, the player acting.
 
 #: How long a casual game's clock counts after the last sign that a page of its player has it open.
 CLOCK_LEASE_S = 30.0
@@ -453,7 +455,7 @@ def _change_clock(game_id: int, user, change) -> bool | None:
         )
         if written:
             return game.clock_running_at(now)
-    return None
+    return False  # kept changing under it: the next beat tries again (None would end the beats)
 
 
 def keep_clock(*, game_id: int, user) -> bool | None:
