@@ -64,7 +64,7 @@ for deal, usernames in groups:
     for user in users[1:]:
         races.join(code=race.code, user=user)
     races.start(code=race.code, user=users[0])
-    race = races.refresh(race.code)
+    race = races.advance(race.code)
     games = {e.player.username: e.game_id for e in race.entries.select_related("player")}
     out.append([race.code, deal, [[u, games[u]] for u in usernames]])
 print(json.dumps(out))
