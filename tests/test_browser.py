@@ -353,6 +353,10 @@ def test_the_daily_from_start_to_leaderboard(browser, site):
     page.wait_for_selector("dialog[data-testid=win][open]", timeout=20000)
     share = page.input_value("dialog[data-testid=win] [data-testid=share]")
     assert share.startswith("FreeCell Online daily") and "rank 1 of 2" in share
+    # The text links to the result's page, which the dialog links to as well (the replay waits for the day's end).
+    assert re.search(r"/daily/\d{4}-\d\d-\d\d/result/carol/$", share), share
+    href = page.get_attribute("dialog[data-testid=win] [data-testid=result-page]", "href")
+    assert href.startswith("/daily/") and share.split("\n")[-1].endswith(href), (href, share)
     page.click("dialog[data-testid=win] button.primary")
 
     # The leaderboard: carol first and highlighted, dan second; the histogram marks carol's bar.

@@ -774,6 +774,10 @@ export class GameClient {
       "div",
       { class: "links" },
       el("a", { href: `/replay/${game.id}/`, text: "Watch the replay" }),
+      // A ranked daily's result has a page to share at once (the replay waits for the day's end).
+      game.ranked && game.status !== "playing"
+        ? el("a", { href: `/daily/${game.deal.replace("daily:", "")}/result/${encodeURIComponent(game.player)}/`, text: "Result to share", "data-testid": "result-page" })
+        : null,
       game.ranked
         ? el("a", { href: `/daily/${game.deal.replace("daily:", "")}/`, text: "Leaderboard" })
         // "again" for its player only; a watcher who is not signed in is sent to sign in first.
