@@ -166,6 +166,25 @@ def test_a_races_games_keep_the_servers_clock(db, alice, bob, settings):
     assert shown(game_id)["clock_running"] is True
 
 
+def test_each_action_keeps_the_clock_so_replays_and_ghosts_follow_the_play_time(db, alice, now):
+    from games.races.services import ghost_timeline
+
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    now.after(600)  # dealt, then left
+    move(game, "5a")
+    now.after(4)
+    move(game, "5b")
+    services.pause_clock(game_id=game.pk, user=alice)
+    now.after(3600)  # away for an hour
+    services.keep_clock(game_id=game.pk, user=alice)
+    now.after(2)
+    move(game, "5c")
+    history = client_for(alice).get(f"/api/games/{game.pk}/history/").json()
+    assert [action["clock_ms"] for action in history["actions"]] == [0, 4000, 6000]
+    timeline = ghost_timeline(Game.objects.select_related("player").get(pk=game.pk))
+    assert [step.at_ms for step in timeline.steps] == [0, 4000, 6000]
+
+
 # --- the game's socket is the page that has the game open -----------------------------------------
 
 

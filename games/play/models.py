@@ -148,6 +148,9 @@ class Action(models.Model):
     client_id = models.CharField(max_length=64, blank=True)
     # Set by the action's service, which also dates a winning move's finish with it.
     created_at = models.DateTimeField(default=timezone.now)
+    # The game's clock at this action (Game.clock_at): a casual game's play time is not the time since
+    # its creation, so replays and ghosts keep pace with this. Null for actions stored before it was kept.
+    clock_ms = models.PositiveBigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "index"]

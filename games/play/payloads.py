@@ -105,6 +105,10 @@ class ActionSerializer(serializers.Serializer):
     move = serializers.CharField(source="notation", help_text="the move played, or for an undo the move taken back")
     autoplay = serializers.ListField(child=serializers.CharField(), help_text="foundation moves autoplay made (or that the undo took back)")
     at = serializers.DateTimeField(source="created_at", help_text="server time")
+    clock_ms = serializers.IntegerField(
+        allow_null=True,
+        help_text="the game's clock at the action (its `elapsed_ms` then): a casual game's play time; null for actions stored before it was kept",
+    )
 
     def to_representation(self, action) -> dict:
         return dict(super().to_representation(action))

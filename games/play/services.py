@@ -326,6 +326,7 @@ def _try_act(game_id, user, *, kind: str, ply, client_id: str, move: str | None)
         _finish(game, Game.Status.WON, action.created_at)
     else:
         _run_clock(game, action.created_at)  # an action is a sign that the player has the game open
+    action.clock_ms = game.clock_at(action.created_at)
     if not _write(game, ACTION_FIELDS, read_version):
         return None
     action.save(force_insert=True)

@@ -125,7 +125,8 @@ def ghost_timeline(game: Game) -> GhostTimeline:
         if action is None:
             start_home = board.cards_home()
             continue
-        at_ms = max(0, int((action.created_at - game.created_at).total_seconds() * 1000))
+        # The game's clock at the action: a casual game's is its play time, which its elapsed_ms also is.
+        at_ms = action.clock_ms if action.clock_ms is not None else max(0, int((action.created_at - game.created_at).total_seconds() * 1000))
         steps.append(GhostStep(at_ms=at_ms, moves=action.index + 1, cards_home=board.cards_home()))
     timeline = GhostTimeline(
         game_id=game.pk,

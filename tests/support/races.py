@@ -63,7 +63,7 @@ def recorded_win(user, *, step_ms: int = 1, slow_after: int | None = None):
         offset = action.index * step_ms
         if slow_after is not None and action.index >= slow_after:
             offset += 3_600_000
-        Action.objects.filter(pk=action.pk).update(created_at=start + dt.timedelta(milliseconds=offset))
+        Action.objects.filter(pk=action.pk).update(created_at=start + dt.timedelta(milliseconds=offset), clock_ms=offset)
     finished = start + dt.timedelta(milliseconds=(len(MS1_WIN) - 1) * step_ms + (3_600_000 if slow_after is not None else 0))
     Game.objects.filter(pk=game.pk).update(finished_at=finished, elapsed_ms=int((finished - start).total_seconds() * 1000))
     return Game.objects.get(pk=game.pk)

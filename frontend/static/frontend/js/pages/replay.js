@@ -53,7 +53,8 @@ function build(history) {
     }
     frames.push({
       label, kind: action.kind, move: action.move, state, steps, autoplay: action.autoplay || [],
-      moves: action.index + 1, undos, at: Math.max(0, Date.parse(action.at) - t0),
+      // The game's clock at the action (a casual game's play time), else the time since the deal.
+      moves: action.index + 1, undos, at: action.clock_ms ?? Math.max(0, Date.parse(action.at) - t0),
     });
   }
 }
