@@ -60,7 +60,7 @@ class GameConsumer(Socket):
         group = events.game_group(self.wanted)
         await self.join_group(group)
         # Before the state is read, so that it shows the clock this page keeps going.
-        if await self.db(services.keep_clock)(game_id=self.wanted, user=self.user) is not None:
+        if self.user.is_authenticated and await self.db(services.keep_clock)(game_id=self.wanted, user=self.user) is not None:
             self._keep_clock()
         game = await self.db(selectors.game_state)(self.wanted)
         if game is None:  # deleted between the two reads
