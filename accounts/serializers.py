@@ -101,10 +101,13 @@ class TableSettingsField(serializers.Field):
     """`settings` of the profile: an object checked by TableSettingsSerializer, whose faults are given
     as messages of the one field `settings` ("felt: ..."), as the error shape lists each field's."""
 
+    #: The serializer that reads the object (tests/test_strict_bodies.py checks its fields are strict).
+    checked_by = TableSettingsSerializer
+
     def to_internal_value(self, data):
         if not isinstance(data, dict):
             raise serializers.ValidationError("must be an object such as {\"deck\": \"four\"}")
-        checked = TableSettingsSerializer(data=data)
+        checked = self.checked_by(data=data)
         if not checked.is_valid():
             raise serializers.ValidationError(
                 [f"{name}: {message}" for name, messages in checked.errors.items() for message in messages]
