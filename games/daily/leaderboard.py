@@ -26,7 +26,6 @@ from django.db.models import Sum
 from accounts.models import Friendship
 from games.daily.models import DailyMovesTally, DailyResult, DailySpanTally
 from games.play.models import Game
-from games.play.payloads import iso
 
 ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
 User = get_user_model()
@@ -48,17 +47,6 @@ class Entry:
     elapsed_ms: int
     finished_at: dt.datetime
     game: int
-
-    def as_dict(self) -> dict:
-        return {
-            "rank": self.rank,
-            "username": self.username,
-            "moves": self.moves,
-            "undos": self.undos,
-            "elapsed_ms": self.elapsed_ms,
-            "finished_at": iso(self.finished_at),
-            "game": self.game,
-        }
 
 
 # The columns of a board line, read as tuples: no model instances on the hot paths.

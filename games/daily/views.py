@@ -278,8 +278,8 @@ class LeaderboardView(APIView):
             "page_size": size,
             "next": nxt,
             "previous": prev,
-            "entries": [entry.as_dict() for entry in entries],
-            "me": me.as_dict() if me else None,
+            "entries": entries,  # Entry lines, written by EntrySerializer
+            "me": me,
         }
         return Response(LeaderboardSerializer(body).data)
 
