@@ -17,7 +17,6 @@ import signal
 import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ import pytest
 import yaml
 
 from tests.support.players import PASSWORD
-from tests.support.servers import free_port, fresh_database
+from tests.support.servers import FrameReader, Server, free_port, fresh_database, progress
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "deploy" / "nginx" / "nginx.conf"
@@ -74,44 +73,6 @@ def test_the_config_names_the_replicas_as_compose_does():
 
 
 # --- the live stack --------------------------------------------------------------------------------
-
-class Replica:
-    """One Daphne process, started as docker-compose.yml starts one (no --proxy-headers)."""
-
-    def __init__(self, env: dict, folder: Path):
-        self.port = free_port()
-        self.log_path = folder / f"daphne-{self.port}.log"
-        self.log = open(self.log_path, "w")  # noqa: SIM115
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "freecell_site.asgi:application"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-
-    def wait_ready(self, timeout: float = 40) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"daphne on {self.port} exited: {self.log_path.read_text()[-2000:]}")
-            try:
-                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
-                connection.request("GET", "/healthz")
-                if connection.getresponse().status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"daphne on {self.port} did not start")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.close()
-
 
 def render(config: str, *, listen: list[int], upstreams: list[int], certs: Path, folder: Path) -> str:
     """The repo's config with the test's ports, replicas, certificates and paths (the markers in it)."""
@@ -223,7 +184,7 @@ def stack():
             THROTTLE_USER="100000/min",
             THROTTLE_ANON="100000/min",
         )
-        replicas = [Replica(env, folder) for _ in range(2)]
+        replicas = [Server(env, log_dir=folder) for _ in range(2)]
         balancer = None
         try:
             for replica in replicas:
@@ -396,17 +357,6 @@ def answer_now(raw: ssl.SSLSocket) -> int | None:
         return None
 
 
-def progress(username: str, moves: int):
-    def test(frame: dict) -> bool:
-        if frame["type"] == "progress":
-            return frame["racer"]["username"] == username and frame["racer"]["moves"] >= moves
-        if frame["type"] == "race":
-            return any(r["username"] == username and r["moves"] >= moves for r in frame["race"]["racers"])
-        return False
-
-    return test
-
-
 def established_by_port(ports: list[int]) -> dict[int, int]:
     """Established TCP connections whose local port is one of `ports` (the replicas' side of nginx's
     connections), from the kernel's tables. Waits a moment for closed HTTP connections to go."""
@@ -436,14 +386,14 @@ def established_by_port(ports: list[int]) -> dict[int, int]:
     return last
 
 
-class Racer:
-    """A racer's race socket through the balancer (the `websockets` library), keeping unread frames."""
+class Racer(FrameReader):
+    """A racer's race socket through the balancer, keeping unread frames."""
 
     def __init__(self, balancer: Balancer, code: str, name: str, token: str):
+        super().__init__()
         self.balancer, self.code, self.name, self.token = balancer, code, name, token
-        self.frames: list[dict] = []
+        self.label = name
         self.game: dict | None = None
-        self.ws = None
 
     @classmethod
     async def join(cls, balancer, code, name, token) -> Racer:
@@ -474,28 +424,6 @@ class Racer:
             return True
         except (ConnectionClosed, AssertionError, OSError):
             return False
-
-    async def send(self, frame: dict) -> None:
-        await self.ws.send(json.dumps(frame))
-
-    async def until(self, test, timeout: float = 10.0) -> dict:
-        for frame in self.frames:
-            if test(frame):
-                self.frames.remove(frame)
-                return frame
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            left = deadline - loop.time()
-            if left <= 0:
-                raise AssertionError(f"{self.name}: no matching frame within {timeout} s; last frames: {self.frames[-5:]}")
-            try:
-                frame = json.loads(await asyncio.wait_for(self.ws.recv(), left))
-            except TimeoutError:
-                continue
-            if test(frame):
-                return frame
-            self.frames.append(frame)
 
     async def play(self, line: list[str], upto: int) -> None:
         """Plays the line from the game's ply up to move `upto`, each move acknowledged."""

@@ -57,11 +57,12 @@ def fresh_database(prefix: str = "freecell_live"):
 class Server:
     """One Daphne process serving the project."""
 
-    def __init__(self, env: dict, port: int | None = None):
+    def __init__(self, env: dict, port: int | None = None, log_dir: Path | None = None):
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.origin = self.base
-        self.log = open(f"/tmp/daphne-{self.port}.log", "w")  # noqa: SIM115
+        self.log_path = (log_dir or Path("/tmp")) / f"daphne-{self.port}.log"
+        self.log = open(self.log_path, "w")  # noqa: SIM115
         self.process = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "freecell_site.asgi:application"],
             cwd=ROOT,
@@ -74,7 +75,7 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"daphne on {self.port} exited: {Path(self.log.name).read_text()[-2000:]}")
+                raise RuntimeError(f"daphne on {self.port} exited: {self.log_path.read_text()[-2000:]}")
             try:
                 with urllib.request.urlopen(self.base + "/healthz", timeout=1):
                     return
@@ -83,11 +84,13 @@ class Server:
         raise RuntimeError(f"daphne on {self.port} did not start")
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        if self.process.poll() is None:  # a test may have killed it already
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
         self.log.close()
 
     def ws(self, path: str) -> str:
@@ -146,13 +149,46 @@ def register(server: Server, username: str) -> str:
     return body["token"]
 
 
-class Client:
-    """A real websocket client (the `websockets` library) that keeps every frame it receives."""
+class FrameReader:
+    """A websocket (`self.ws`, the `websockets` library) whose frames are kept until a test asks for
+    them: `until` finds the first one, already received or still to come, that passes a test."""
+
+    label = "socket"
+    ws = None
+
+    def __init__(self):
+        self.frames: list[dict] = []
+
+    async def send(self, frame: dict) -> None:
+        await self.ws.send(json.dumps(frame))
+
+    async def until(self, test, timeout: float = 10.0) -> dict:
+        for frame in self.frames:
+            if test(frame):
+                self.frames.remove(frame)
+                return frame
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise AssertionError(f"{self.label}: no matching frame within {timeout} s; last frames: {self.frames[-5:]}")
+            try:
+                frame = json.loads(await asyncio.wait_for(self.ws.recv(), left))
+            except TimeoutError:
+                continue
+            if test(frame):
+                return frame
+            self.frames.append(frame)
+
+
+class Client(FrameReader):
+    """A real websocket client that keeps every frame it receives."""
 
     def __init__(self, server: Server, path: str, token: str | None):
+        super().__init__()
         self.server, self.path, self.token = server, path, token
-        self.frames: list[dict] = []
-        self.ws = None
+        self.label = path
 
     async def __aenter__(self):
         from websockets.asyncio.client import connect
@@ -164,25 +200,6 @@ class Client:
 
     async def __aexit__(self, *exc):
         await self.ws.close()
-
-    async def send(self, frame: dict) -> None:
-        await self.ws.send(json.dumps(frame))
-
-    async def until(self, test, timeout: float = 10.0) -> dict:
-        """The first frame (already received or still to come) that passes `test`."""
-        for frame in self.frames:
-            if test(frame):
-                self.frames.remove(frame)
-                return frame
-        deadline = asyncio.get_running_loop().time() + timeout
-        while True:
-            left = deadline - asyncio.get_running_loop().time()
-            if left <= 0:
-                raise AssertionError(f"no matching frame within {timeout} s; last frames: {self.frames[-5:]}")
-            frame = json.loads(await asyncio.wait_for(self.ws.recv(), left))
-            if test(frame):
-                return frame
-            self.frames.append(frame)
 
 
 def racer(race: dict, username: str) -> dict:
