@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import permissions, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
@@ -130,38 +130,40 @@ class GameView(APIView):
         return Response(game)
 
 
-class MoveView(APIView):
+# A player's action over REST: the body read strictly, then play's service, then its answer. (A
+# comment, not a docstring: drf-spectacular would make it every action's description.)
+class _ActionView(APIView):
     permission_classes = [permissions.IsAuthenticated]
     # Limited per account by the service (games/play/ratelimit.py), over REST and websockets together.
     throttle_classes: list = []
+    body: type = s.UndoSerializer
 
-    @extend_schema(
-        request=s.MoveSerializer,
-        responses={200: s.ActionResultSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
-        summary="Play one move",
-    )
+    def act(self, **fields):
+        raise NotImplementedError
+
     def post(self, request, game_id: int):
-        body = s.MoveSerializer(data=request.data)
+        body = self.body(data=request.data)
         body.is_valid(raise_exception=True)
-        outcome = services.play_move(game_id=game_id, user=request.user, **body.validated_data)
-        return Response(outcome.payload())
+        return Response(self.act(game_id=game_id, user=request.user, **body.validated_data).payload())
 
 
-class UndoView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
-    # Limited per account by the service (games/play/ratelimit.py), over REST and websockets together.
-    throttle_classes: list = []
+ACTION_ERRORS = errors(400, 401, 403, 404, 409, 422, 429)
 
-    @extend_schema(
-        request=s.UndoSerializer,
-        responses={200: s.ActionResultSerializer, **errors(400, 401, 403, 404, 409, 422, 429)},
-        summary="Undo the last move",
-    )
-    def post(self, request, game_id: int):
-        body = s.UndoSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        outcome = services.undo(game_id=game_id, user=request.user, **body.validated_data)
-        return Response(outcome.payload())
+
+@extend_schema_view(post=extend_schema(request=s.MoveSerializer, responses={200: s.ActionResultSerializer, **ACTION_ERRORS}, summary="Play one move"))
+class MoveView(_ActionView):
+    body = s.MoveSerializer
+
+    def act(self, **fields):
+        return services.play_move(**fields)
+
+
+@extend_schema_view(post=extend_schema(request=s.UndoSerializer, responses={200: s.ActionResultSerializer, **ACTION_ERRORS}, summary="Undo the last move"))
+class UndoView(_ActionView):
+    body = s.UndoSerializer
+
+    def act(self, **fields):
+        return services.undo(**fields)
 
 
 class ResignView(APIView):
