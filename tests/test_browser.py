@@ -23,6 +23,7 @@ from tests.support.browser import (
     meets_capacity_refusal,
     ms1_safe_line,
     new_tab,
+    ranked_game,
     sign_in,
     state_of,
     winning_line,
@@ -306,15 +307,7 @@ def test_a_race_in_two_browsers(browser, site):
 def win_the_daily_over_the_api(site, username: str) -> str:
     """A new player who wins today's daily over REST at a human pace, with two undos; their token."""
     dan = site.api("POST", "/api/auth/register/", {"username": username, "password": PASSWORD})["token"]
-    started = time.monotonic()
-    game = None
-    while game is None:
-        try:
-            game = site.api("POST", "/api/daily/play/", {}, token=dan)
-        except AssertionError as exc:  # the daily is being prepared (503 daily_pending)
-            if "daily_pending" not in str(exc) or time.monotonic() - started > 90:
-                raise
-            time.sleep(1)
+    game = ranked_game(site, dan)
     created = time.monotonic()
     board = Board.from_state(game["state"])
     line = winning_line(board)

@@ -13,7 +13,16 @@ import time
 import pytest
 
 from games.engine import Board
-from tests.support.browser import ARTIFACTS, api_game, ms1_safe_line, new_tab, register, sign_in, winning_line
+from tests.support.browser import (
+    ARTIFACTS,
+    api_game,
+    ms1_safe_line,
+    new_tab,
+    ranked_game,
+    register,
+    sign_in,
+    winning_line,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -291,14 +300,7 @@ def test_the_phone_leaderboard_shows_the_time_and_you_apart_from_par(browser, si
     for name in ("lb_first", "lb_second"):
         tokens[name] = token = register(site, name)
         started = time.monotonic()
-        game = None
-        while game is None:
-            try:
-                game = site.api("POST", "/api/daily/play/", {}, token=token)
-            except AssertionError as exc:  # the daily is being prepared (503 daily_pending)
-                if "daily_pending" not in str(exc) or time.monotonic() - started > 90:
-                    raise
-                time.sleep(1)
+        game = ranked_game(site, token)
         line = winning_line(Board.from_state(game["state"]))
         for ply, move in enumerate(line):
             if ply == len(line) - 1:

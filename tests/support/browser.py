@@ -337,3 +337,16 @@ def api_game(site: Site, token: str, moves: list[str], deal: str = "ms:1") -> di
 def register(site: Site, username: str) -> str:
     """A new player signed up over the API; their token."""
     return site.api("POST", "/api/auth/register/", {"username": username, "password": PASSWORD})["token"]
+
+
+def ranked_game(site: Site, token: str, *, wait_s: float = 90) -> dict:
+    """The player's ranked game of today's daily (POST /api/daily/play/), waiting while the first
+    request of the day makes the daily (503 daily_pending)."""
+    started = time.monotonic()
+    while True:
+        try:
+            return site.api("POST", "/api/daily/play/", {}, token=token)
+        except AssertionError as exc:
+            if "daily_pending" not in str(exc) or time.monotonic() - started > wait_s:
+                raise
+            time.sleep(1)
