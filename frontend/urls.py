@@ -24,4 +24,6 @@ urlpatterns = [
     path("u/<str:username>/", views.profile, name="page-profile"),
     path("account/", views.account, name="page-account"),
     path("replay/<int:game_id>/", views.replay, name="page-replay"),
+    path("leaderboards/", views.leaderboards, name="page-leaderboards"),
+    path("developers/", views.developers, name="page-developers"),
 ]

@@ -510,6 +510,18 @@ def account(request):
 
 
 @ensure_csrf_cookie
+def leaderboards(request):
+    """The boards beyond the day: deal records, the month's ladder and streaks (the page's script
+    reads them from the REST API)."""
+    return render(request, "frontend/leaderboards.html", {"page": "leaderboards", "boot": {"month": today().strftime("%Y-%m"), "me": _me(request)}})
+
+
+def developers(request):
+    """Getting started with the API: from a token to a played move, a stream and a race."""
+    return render(request, "frontend/developers.html", {"page": "developers"})
+
+
+@ensure_csrf_cookie
 def replay(request, game_id: int):
     found = _visible_game(request, game_id)
     deal = found.deal

@@ -17,4 +17,6 @@ urlpatterns = [
     path("solutions/verify/", views.VerifyView.as_view(), name="verify"),
     path("", include("games.races.urls")),
     path("", include("games.daily.urls")),
+    path("", include("games.boards.urls")),
+    path("", include("games.streams.urls")),
 ]

@@ -1,0 +1,3 @@
+"""URLs of the boards API."""
+
+urlpatterns: list = []

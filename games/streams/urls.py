@@ -1,0 +1,3 @@
+"""URLs of the ndjson streams."""
+
+urlpatterns: list = []
