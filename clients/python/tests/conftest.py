@@ -35,10 +35,20 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+#: The project's settings with a fast password hasher: every test signs up players, and the real
+#: hasher's deliberate slowness is not what these tests are about.
+TEST_SETTINGS = """from freecell_site.settings import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+"""
+
+
 def server_env(workdir: Path) -> dict:
+    (workdir / "client_test_settings.py").write_text(TEST_SETTINGS)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DATABASE_URL", "REDIS_URL"))}
     env.update(
-        DJANGO_SETTINGS_MODULE="freecell_site.settings",
+        DJANGO_SETTINGS_MODULE="client_test_settings",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(workdir), os.environ.get("PYTHONPATH")])),
         SQLITE_PATH=str(workdir / "db.sqlite3"),
         RACE_COUNTDOWN_S="0",
         LOG_LEVEL="WARNING",
