@@ -4,6 +4,7 @@ connection: the first line of every connection is the full state, so a reconnect
 from __future__ import annotations
 
 import json
+import time
 from typing import Callable, Iterator
 
 from freecell_client.errors import ApiError
@@ -12,6 +13,8 @@ from freecell_client.transport import NETWORK_ERRORS, Answer, Transport, retry_a
 #: Seconds without a line before the connection counts as dropped: the server sends an empty line
 #: at least every 10 s.
 READ_TIMEOUT = 30.0
+#: Seconds a connection must last to count as steady (its drop then starts the count of reconnects again).
+STEADY = 60.0
 
 
 def follow(
@@ -25,7 +28,8 @@ def follow(
     """Yields each JSON line of the stream at `path`, skipping keepalive blank lines.
 
     A connection that drops (a network error, or the server closing it) is opened again, up to
-    `reconnects` times in a row (the count starts again after each line read). When the server ends
+    `reconnects` times in a row; a connection that brought a change after its first line, or lasted
+    a minute, starts the count again (one that only resyncs and drops does not). When the server ends
     the stream after a line that `over` says is final (a finished game or race), the iterator ends."""
     failures = 0
     while True:
@@ -38,6 +42,9 @@ def follow(
             transport.retry.sleep(transport.retry.backoff_for(failures))
             continue
         if isinstance(response, Answer):
+            if response.status == 401 and transport.falls_back(response):
+                transport.scheme = "Token"  # a server that reads only `Token`
+                continue
             failures += 1
             wait = retry_after(response) if response.status in (429, 503) else None
             if wait is None or failures > reconnects or wait > transport.retry.max_wait:
@@ -45,6 +52,8 @@ def follow(
             transport.retry.sleep(wait)
             continue
         last: dict | None = None
+        opened = time.monotonic()
+        read = 0
         try:
             with response:
                 for raw in response:
@@ -52,10 +61,12 @@ def follow(
                     if not line:
                         continue  # keepalive
                     last = json.loads(line)
-                    failures = 0
+                    read += 1
                     yield last
         except NETWORK_ERRORS:
             pass  # dropped: reconnect below
+        if read > 1 or time.monotonic() - opened > STEADY:
+            failures = 0
         if last is not None and over is not None and over(last):
             return
         failures += 1
