@@ -18,8 +18,8 @@ from freecell_client.models import (
     Page,
     Race,
     Racer,
-    Streaks,
     StreakEntry,
+    Streaks,
     Token,
     VerifyResult,
 )

@@ -6,7 +6,8 @@ import argparse
 import asyncio
 import getpass
 import sys
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 from freecell_client import config
 from freecell_client.board import render, status_line

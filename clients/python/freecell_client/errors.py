@@ -26,7 +26,7 @@ class ApiError(Exception):
         return {}
 
     @classmethod
-    def from_answer(cls, status: int, body: Any, reason: str = "") -> "ApiError":
+    def from_answer(cls, status: int, body: Any, reason: str = "") -> ApiError:
         error = body.get("error") if isinstance(body, dict) else None
         if isinstance(error, dict):
             return cls(status, str(error.get("code", "error")), str(error.get("message", reason)), body)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
 from freecell_client.errors import ApiError
@@ -44,7 +44,7 @@ class RaceSocket:
         if self.token:
             await self.send({"type": "auth", "token": self.token, "id": "auth"})
 
-    async def __aenter__(self) -> "RaceSocket":
+    async def __aenter__(self) -> RaceSocket:
         await self.connect()
         return self
 

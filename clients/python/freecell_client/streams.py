@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from freecell_client.errors import ApiError
 from freecell_client.transport import NETWORK_ERRORS, Answer, Transport, retry_after

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import shutil
@@ -12,10 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import PASSWORD
 
 from freecell_client import FreeCellClient
 from freecell_client.cli import main
+
+from conftest import PASSWORD
 
 
 def freecell(args: list[str], stdin: str, env: dict) -> subprocess.CompletedProcess:
@@ -39,8 +41,6 @@ def test_login_saves_the_token_readable_by_its_owner_only(server, new_player, cl
     assert f"signed in as {username}" in done.stdout
     path = Path(cli_env["XDG_CONFIG_HOME"]) / "freecell" / "config.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    import json
-
     saved = json.loads(path.read_text())
     assert saved["url"] == server.url
     assert FreeCellClient(server.url, saved["token"]).me()["username"] == username

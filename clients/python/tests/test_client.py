@@ -11,9 +11,10 @@ import urllib.request
 import uuid
 
 import pytest
-from conftest import PASSWORD, VERIFY_RATE
 
 from freecell_client import ApiError, FreeCellClient, Game
+
+from conftest import PASSWORD, VERIFY_RATE
 
 
 def test_register_then_sign_in_gets_a_working_token(server, new_player):

@@ -8,9 +8,10 @@ import queue
 import threading
 
 import pytest
-from conftest import skip_unless_served
 
 from freecell_client import ApiError, FreeCellClient
+
+from conftest import skip_unless_served
 
 
 def test_scoped_tokens_are_made_listed_enforced_and_revoked(server, new_player):
