@@ -139,10 +139,25 @@ def racer_line(racer: dict) -> str:
     return f"{racer['username']}: {racer['moves']} moves, {racer['cards_home']}/52 home, {racer['status']}{rank}"
 
 
+#: A racer's status only moves forward: waiting, then playing, then won or resigned.
+STATUS_ORDER = {"waiting": 0, "playing": 1, "won": 2, "resigned": 2}
+
+
+def newer(racer: dict, best: dict[str, tuple[int, int]]) -> bool:
+    """Whether `racer` says more than the entry kept for them (more moves, or a later status); keeps it
+    if so. A `race` frame built before a `progress` frame may arrive after it (docs/websocket.md)."""
+    mark = (racer["moves"], STATUS_ORDER.get(racer["status"], 0))
+    seen = best.get(racer["username"])
+    if seen is not None and mark[0] <= seen[0] and mark[1] <= seen[1]:
+        return False
+    best[racer["username"]] = (max(mark[0], seen[0]) if seen else mark[0], max(mark[1], seen[1]) if seen else mark[1])
+    return True
+
+
 async def follow_race(client: FreeCellClient, code: str, out: TextIO, *, start: bool = False, timeout: float | None = None) -> dict:
     """Prints the race's changes as they come until it finishes; answers the last race object."""
     last_race: dict = {}
-    best: dict[str, int] = {}
+    best: dict[str, tuple[int, int]] = {}
     async with client.race_socket(code) as socket:
         if start:
             await socket.start()
@@ -154,17 +169,14 @@ async def follow_race(client: FreeCellClient, code: str, out: TextIO, *, start: 
                 if race["status"] != last_race.get("status"):
                     print(f"race {race['code']} on {race['deal']}: {race['status']}", file=out)
                 for racer in race["racers"]:
-                    if best.get(racer["username"], -1) < racer["moves"] or racer["status"] in ("won", "resigned"):
-                        best[racer["username"]] = racer["moves"]
+                    if newer(racer, best):
                         print("  " + racer_line(racer), file=out)
                 last_race = race
                 if race["status"] == "finished":
                     return race
             elif kind == "progress":
-                racer = frame["racer"]
-                if best.get(racer["username"], -1) < racer["moves"]:  # keep the newest per racer
-                    best[racer["username"]] = racer["moves"]
-                    print("  " + racer_line(racer), file=out)
+                if newer(frame["racer"], best):
+                    print("  " + racer_line(frame["racer"]), file=out)
             elif kind == "error":
                 print(f"error: {frame.get('code')}: {frame.get('message')}", file=out)
 
@@ -175,7 +187,8 @@ def cmd_race(args, out: TextIO) -> int:
     if args.new is not None or not code:
         race = client.create_race(args.new or None)
         code = race.code
-        print(f"race {code} opened on {race.deal}: join with `freecell race {code} --join` ({race.link})", file=out)
+        link = client.base_url + race.link if (race.link or "").startswith("/") else race.link
+        print(f"race {code} opened on {race.deal}: join with `freecell race {code} --join` ({link})", file=out)
     elif args.join:
         client.join_race(code)
     asyncio.run(follow_race(client, code, out, start=args.start))
