@@ -66,16 +66,24 @@ def test_game_stream_sends_the_game_then_each_change(new_player):
         lines.close()
 
 
-def test_race_stream_and_race_history(new_player):
-    owner, owner_name = new_player()
+def test_race_stream_sends_the_race(new_player):
+    owner, _ = new_player()
     race = owner.create_race("ms:1")
     lines = owner.stream_race(race.code, read_timeout=15)
     try:
         first = skip_unless_served(next, lines)
         first = first.get("race", first)
         assert first["code"] == race.code and first["status"] == "open"
+        owner.start_race(race.code)
+        running = next(lines)
+        assert running.get("race", running)["status"] in ("countdown", "running")
     finally:
         lines.close()
+
+
+def test_race_history(new_player):
+    owner, _ = new_player()
+    race = owner.create_race("ms:1")
     owner.start_race(race.code)
     owner.resign_race(race.code)
     history = skip_unless_served(owner.race_history)
@@ -122,10 +130,14 @@ def test_user_search_and_daily_results(new_player):
     assert results is not None
 
 
-def test_deal_facts_records_ladder_and_streaks(new_player):
-    client, username = new_player()
-    facts = skip_unless_served(client.deal_facts, "ms:11982")
-    assert facts.get("solvable") is False  # the famous unsolvable deal
+def test_deal_facts(new_player):
+    client, _ = new_player()
+    facts = skip_unless_served(client.deal_facts, "ms:1")
+    assert facts["deal"] == "ms:1" and facts["solvable"] is True and facts["par"] > 0
+
+
+def test_records_ladder_and_streaks(new_player):
+    client, _ = new_player()
     records = skip_unless_served(client.deal_records, "ms:1", autoplay="safe")
     assert isinstance(records.entries, list)
     month = client.daily().date[:7]
