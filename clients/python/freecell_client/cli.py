@@ -1,0 +1,281 @@
+"""The `freecell` command: sign in, play a deal on a text board, the daily, follow a race, export and verify."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from freecell_client import config
+from freecell_client.board import render, status_line
+from freecell_client.client import FreeCellClient
+from freecell_client.errors import ApiError
+from freecell_client.models import Game
+
+HELP = "type a move (3a, 57, 1h, ah, 24v3), u to undo, ? for a hint, q to quit"
+
+
+def make_client(args) -> FreeCellClient:
+    url, token = config.settings(args.url, args.token)
+    return FreeCellClient(url, token)
+
+
+def say_error(error: ApiError, out: TextIO) -> None:
+    print(f"error: {error.code}: {error.message}", file=out)
+
+
+# --- sign-in ----------------------------------------------------------------------------------
+
+
+def ask_credentials(args, out: TextIO) -> tuple[str, str]:
+    print("username: ", end="", file=out, flush=True)
+    username = sys.stdin.readline().strip()
+    password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
+    return username, password
+
+
+def cmd_login(args, out: TextIO) -> int:
+    client = make_client(args)
+    username, password = ask_credentials(args, out)
+    token = client.register(username, password) if args.register else client.login(username, password)
+    path = config.save({**config.load(), "url": client.base_url, "token": token, "username": username})
+    print(f"signed in as {username} on {client.base_url} (token saved in {path})", file=out)
+    return 0
+
+
+# --- playing ----------------------------------------------------------------------------------
+
+
+def show(game: Game, out: TextIO, color: bool) -> None:
+    print(render(game.raw["state"], color=color), file=out)
+    print(status_line(game.raw), file=out)
+
+
+def play_loop(
+    client: FreeCellClient, game: Game, read: Callable[[], str | None], out: TextIO, *, color: bool = False, echo: bool = False
+) -> Game:
+    """Shows the board and reads moves until the game is over, the player quits or input ends.
+    `echo` writes each line read after the prompt (input from a pipe or a file, which no terminal shows)."""
+    print(HELP, file=out)
+    show(game, out, color)
+    while game.status == "playing":
+        print("move> ", end="", file=out, flush=True)
+        line = read()
+        if line is None:
+            print(file=out)
+            break
+        typed = line.strip()
+        if echo:
+            print(typed, file=out)
+        if not typed:
+            continue
+        try:
+            if typed.lower() in ("q", "quit"):
+                break
+            if typed.lower() in ("u", "undo"):
+                game = client.undo(game.id, game.ply)
+            elif typed == "?":
+                hint = client.hint(game.id)
+                print(f"hint: {hint.move}" if hint.move else f"no hint: {hint.result}", file=out)
+                continue
+            else:
+                game = client.play_move(game.id, typed, game.ply)
+        except ApiError as error:
+            say_error(error, out)
+            if error.code in ("ply_conflict", "game_over") and isinstance(error.detail.get("game"), dict):
+                game = Game.from_dict(error.detail["game"])  # the game as it now is
+                show(game, out, color)
+            continue
+        show(game, out, color)
+    if game.status == "won":
+        print(f"won in {game.moves} moves ({game.undos} undos)", file=out)
+    return game
+
+
+def reader(stream: TextIO) -> Callable[[], str | None]:
+    def read() -> str | None:
+        line = stream.readline()
+        return line if line else None
+
+    return read
+
+
+def cmd_play(args, out: TextIO) -> int:
+    client = make_client(args)
+    game = client.create_game(args.deal, args.autoplay)
+    play_loop(client, game, reader(sys.stdin), out, color=out.isatty(), echo=not sys.stdin.isatty())
+    return 0
+
+
+def cmd_daily(args, out: TextIO) -> int:
+    client = make_client(args)
+    daily = client.daily()
+    if args.action == "show":
+        par = daily.par if daily.par is not None else "unknown"
+        print(f"daily {daily.date}: {daily.deal}  par {par}  players {daily.players}", file=out)
+        return 0
+    if args.action == "leaderboard":
+        board = client.daily_leaderboard(args.date or daily.date, scope=args.scope)
+        for entry in board.entries:
+            seconds = (entry.elapsed_ms or 0) / 1000
+            print(f"{entry.rank:>4}  {entry.username:<20} {entry.moves:>4} moves  {entry.undos:>3} undos  {seconds:8.1f} s", file=out)
+        if not board.entries:
+            print("no finished games yet", file=out)
+        return 0
+    game = client.daily_play()
+    print(f"daily {daily.date}: ranked, safe autoplay; the clock runs on the server", file=out)
+    play_loop(client, game, reader(sys.stdin), out, color=out.isatty(), echo=not sys.stdin.isatty())
+    return 0
+
+
+# --- races ------------------------------------------------------------------------------------
+
+
+def racer_line(racer: dict) -> str:
+    rank = f" #{racer['rank']}" if racer.get("rank") else ""
+    return f"{racer['username']}: {racer['moves']} moves, {racer['cards_home']}/52 home, {racer['status']}{rank}"
+
+
+#: A racer's status only moves forward: waiting, then playing, then won or resigned.
+STATUS_ORDER = {"waiting": 0, "playing": 1, "won": 2, "resigned": 2}
+
+
+def newer(racer: dict, best: dict[str, tuple[int, int]]) -> bool:
+    """Whether `racer` says more than the entry kept for them (more moves, or a later status); keeps it
+    if so. A `race` frame built before a `progress` frame may arrive after it (docs/websocket.md)."""
+    mark = (racer["moves"], STATUS_ORDER.get(racer["status"], 0))
+    seen = best.get(racer["username"])
+    if seen is not None and mark[0] <= seen[0] and mark[1] <= seen[1]:
+        return False
+    best[racer["username"]] = (max(mark[0], seen[0]) if seen else mark[0], max(mark[1], seen[1]) if seen else mark[1])
+    return True
+
+
+async def follow_race(client: FreeCellClient, code: str, out: TextIO, *, start: bool = False, timeout: float | None = None) -> dict:
+    """Prints the race's changes as they come until it finishes; answers the last race object."""
+    last_race: dict = {}
+    best: dict[str, tuple[int, int]] = {}
+    async with client.race_socket(code) as socket:
+        if start:
+            await socket.start()
+        while True:
+            frame = await socket.recv(timeout)
+            kind = frame.get("type")
+            if kind == "race":
+                race = frame["race"]
+                if race["status"] != last_race.get("status"):
+                    print(f"race {race['code']} on {race['deal']}: {race['status']}", file=out)
+                for racer in race["racers"]:
+                    if newer(racer, best):
+                        print("  " + racer_line(racer), file=out)
+                last_race = race
+                if race["status"] == "finished":
+                    return race
+            elif kind == "progress":
+                if newer(frame["racer"], best):
+                    print("  " + racer_line(frame["racer"]), file=out)
+            elif kind == "error":
+                print(f"error: {frame.get('code')}: {frame.get('message')}", file=out)
+
+
+def cmd_race(args, out: TextIO) -> int:
+    client = make_client(args)
+    code = args.code
+    if args.new is not None or not code:
+        race = client.create_race(args.new or None)
+        code = race.code
+        link = client.base_url + race.link if (race.link or "").startswith("/") else race.link
+        print(f"race {code} opened on {race.deal}: join with `freecell race {code} --join` ({link})", file=out)
+    elif args.join:
+        client.join_race(code)
+    asyncio.run(follow_race(client, code, out, start=args.start))
+    return 0
+
+
+# --- export and verify ------------------------------------------------------------------------
+
+
+def export_text(client: FreeCellClient, game_id: int) -> str:
+    """The deal as Freecell Solver board text, a blank line, then the game's line of play (autoplay `none`)."""
+    game = client.game(game_id)
+    deal = client.deal(game.deal)
+    line = client.history_text(game_id)
+    return deal.board.rstrip("\n") + "\n\n" + line + "\n"
+
+
+def cmd_export(args, out: TextIO) -> int:
+    out.write(export_text(make_client(args), args.game_id))
+    return 0
+
+
+def cmd_verify(args, out: TextIO) -> int:
+    client = make_client(args)
+    result = client.verify(" ".join(args.moves), deal=args.deal, autoplay=args.autoplay)
+    if result.valid:
+        print(f"valid: {result.moves} moves, {'won' if result.won else 'not won'}", file=out)
+        return 0
+    error = result.error or {}
+    print(f"invalid at move {error.get('index', 0) + 1} ({error.get('move')}): {error.get('code')}: {error.get('message')}", file=out)
+    return 1
+
+
+# --- the parser -------------------------------------------------------------------------------
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="freecell", description="FreeCell Online from the terminal.")
+    top.add_argument("--url", help="the server (default: $FREECELL_URL, the saved one, or http://127.0.0.1:8000)")
+    top.add_argument("--token", help="an API token (default: $FREECELL_TOKEN or the saved one)")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    login = sub.add_parser("login", help="sign in (asks username and password) and save the token")
+    login.add_argument("--register", action="store_true", help="sign up a new account instead")
+    login.set_defaults(run=cmd_login)
+
+    play = sub.add_parser("play", help="play a deal on a text board")
+    play.add_argument("deal", nargs="?", default="random", help="ms:N, seed:S, a past daily:DATE, or random")
+    play.add_argument("--autoplay", choices=["none", "safe"], default="safe")
+    play.set_defaults(run=cmd_play)
+
+    daily = sub.add_parser("daily", help="today's daily: show it, play it (ranked) or its leaderboard")
+    daily.add_argument("action", nargs="?", choices=["show", "play", "leaderboard"], default="show")
+    daily.add_argument("--date", help="leaderboard of another day (YYYY-MM-DD)")
+    daily.add_argument("--scope", choices=["all", "friends"], default=None)
+    daily.set_defaults(run=cmd_daily)
+
+    race = sub.add_parser("race", help="follow a race live (or open one with --new)")
+    race.add_argument("code", nargs="?", help="the race's join code")
+    race.add_argument("--new", nargs="?", const="", default=None, metavar="DEAL", help="open a race (on DEAL, else a random deal)")
+    race.add_argument("--join", action="store_true", help="join the race first")
+    race.add_argument("--start", action="store_true", help="start it (owner only)")
+    race.set_defaults(run=cmd_race)
+
+    export = sub.add_parser("export", help="a game as Freecell Solver board text plus its line of play")
+    export.add_argument("game_id", type=int)
+    export.set_defaults(run=cmd_export)
+
+    verify = sub.add_parser("verify", help="check a line of moves from a deal")
+    verify.add_argument("deal")
+    verify.add_argument("moves", nargs="+", help="moves, as separate words or one quoted string")
+    verify.add_argument("--autoplay", choices=["none", "safe"], default="none")
+    verify.set_defaults(run=cmd_verify)
+    return top
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args, out)
+    except ApiError as error:
+        say_error(error, sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
