@@ -84,26 +84,7 @@ ranking floor, 150 ms per player action on average (`DAILY_MIN_MS_PER_MOVE`), is
 the game is `won`, its `review` is `flagged`, and it is not on the leaderboard until a moderator
 clears it (`cleared`; `rejected` keeps it off). A bot that plays a daily paces its moves.
 
-## Notation
-
-Cards: rank `A 2 3 4 5 6 7 8 9 T J Q K` then suit `C D H S` (`TD` is the ten of diamonds); input also
-accepts `10` and lower case. A move is source then destination: `1`-`8` the columns (left to right),
-`a`-`d` the free cells, `h` the foundation of the moved card's suit: `3a`, `a4`, `1h`, `ah`, `57`.
-Column to a non-empty column moves the one run that fits (the count is implied); to an empty column it
-moves one card, or n cards written with `v` and n in hex: `24v3`. A string that does not parse is 400
-`bad_notation`; a move that parses but breaks a rule is 422 `illegal_move`. A line of play is moves
-separated by white space. Boards are Freecell Solver's text: one line per column from the covered
-card to the exposed one, with optional `Foundations: H-0 C-0 D-0 S-0` and `Freecells:` lines.
-
-## Deal ids
-
-- `ms:N`, 1 <= N <= 8589934591: the Microsoft numbering (`ms:1` to `ms:1000000` as in Microsoft
-  FreeCell, above 2^31 as Freecell Solver extends it); `ms:11982` cannot be won.
-- `seed:S`, 0 <= S < 2^64: the service's own shuffle (SplitMix64), the same deal forever.
-- `daily:YYYY-MM-DD`: the daily of that UTC date; its deal is shown once its day is over.
-- `random` (`POST /api/games/`, races): a fresh `seed:` deal.
-
-Leading zeros are dropped (`ms:0617` is `ms:617`); anything else is 400 `invalid_deal`.
+{grammar}
 
 ## Paging and order
 
@@ -119,6 +100,32 @@ newline-delimited JSON (`application/x-ndjson`): the object first, then one line
 empty line at least every 10 s. The websockets `/ws/games/<id>/` and `/ws/races/<code>/` are
 described in [/api/asyncapi.json](/api/asyncapi.json).
 """.strip()
+
+#: The notation (SPEC section 3), one rule a line, as the overview and the getting-started page show it.
+NOTATION = [
+    "Cards: rank `A 2 3 4 5 6 7 8 9 T J Q K` then suit `C D H S`: `TD` is the ten of diamonds; input also accepts `10` and lower case.",
+    "A move is its source then its destination: `1`-`8` the columns (left to right), `a`-`d` the free cells, `h` the foundation of the moved card's suit: `3a`, `a4`, `1h`, `ah`, `57`.",
+    "Column to a non-empty column moves the one run whose bottom card fits there: the count is implied.",
+    "Column to an empty column moves one card, or n cards written with `v` and n in hex: `24v3`.",
+    "A string that does not parse is 400 `bad_notation`; a move that parses but breaks a rule is 422 `illegal_move`.",
+    "A line of play is moves separated by white space: `5a 5b 5c`.",
+    "Boards are Freecell Solver's text: one line per column from the covered card to the exposed one, with optional `Foundations: H-0 C-0 D-0 S-0` and `Freecells: ...` lines.",
+]
+#: The deal ids (SPEC section 4).
+DEAL_IDS = [
+    "`ms:N`, N from 1 to 8589934591: the Microsoft numbering (`ms:1` to `ms:1000000` as in Microsoft FreeCell, above 2^31 as Freecell Solver extends it); `ms:11982` cannot be won.",
+    "`seed:S`, S from 0 to 2^64 - 1: the service's own shuffle (SplitMix64), the same deal forever.",
+    "`daily:YYYY-MM-DD`: the daily of that UTC date; its deal is shown once its day is over.",
+    "`random` (`POST /api/games/`, races): a fresh `seed:` deal.",
+    "Leading zeros are dropped (`ms:0617` is `ms:617`); anything else is 400 `invalid_deal`.",
+]
+DESCRIPTION = DESCRIPTION.replace(
+    "{grammar}",
+    "## Notation\n\n"
+    + "\n".join(f"- {rule}" for rule in NOTATION)
+    + "\n\n## Deal ids\n\n"
+    + "\n".join(f"- {rule}" for rule in DEAL_IDS),
+)
 
 
 @dataclass(frozen=True)
