@@ -320,7 +320,7 @@ BAD_NOTATION = error(
 )
 RATE_LIMITED = error("rate_limited", "Request was throttled. Expected available in 2 seconds.", retry_after=2)
 NOT_SIGNED_IN = error("not_authenticated", "Authentication credentials were not provided.")
-CREDENTIALS = {"username": "alice", "password": "correct horse battery 9"}
+CREDENTIALS = {"username": "alice", "password": "correct horse battery staple"}
 
 _GAME_RULES = (
     " `state.columns` lists each column's cards from the covered one to the exposed one, `cells` the four"
@@ -351,7 +351,7 @@ DOCS: dict[tuple[str, str], Doc] = {
                 fields={"username": ["that username is taken"]},
             ),
         },
-        body={"username": "alice", "password": "correct horse battery 9", "email": "alice@example.com"},
+        body={"username": "alice", "password": "correct horse battery staple", "email": "alice@example.com"},
     ),
     ("/api/auth/token/", "post"): Doc(
         "Your API token (every scope) in exchange for your username and password; the same token each"
@@ -375,7 +375,7 @@ DOCS: dict[tuple[str, str], Doc] = {
                 "invalid_request", "old_password: wrong password", fields={"old_password": ["wrong password"]}
             ),
         },
-        body={"old_password": "correct horse battery 9", "new_password": "another horse battery 7"},
+        body={"old_password": "correct horse battery staple", "new_password": "another horse battery 7"},
     ),
     ("/api/auth/password/reset/", "post"): Doc(
         "Mails a reset link to the address, if an account has it. The answer is 202 either way, so it"
@@ -404,7 +404,7 @@ DOCS: dict[tuple[str, str], Doc] = {
         answers={
             400: error("invalid_request", "password: wrong password", fields={"password": ["wrong password"]})
         },
-        body={"password": "correct horse battery 9"},
+        body={"password": "correct horse battery staple"},
     ),
     ("/api/users/{username}/", "get"): Doc(
         "A player's public profile and statistics: games played and won, dailies played and won, the"
