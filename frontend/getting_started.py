@@ -101,8 +101,8 @@ STEPS = [
     Step(
         "Get a token",
         "Sign up (pick your own username) and keep the token of the answer. It carries every scope; "
-        "with an account already, POST /api/auth/token/ with the same body gives yours. Send it as "
-        "Authorization: Token <token> (or Bearer <token>).",
+        "with an account already, `POST /api/auth/token/` with the same body gives yours. Send it as "
+        "`Authorization: Token <token>` (or `Bearer <token>`).",
         f"TOKEN=$(curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/auth/register/\" {JSON} \\\n"
         f"  -d '{{\"username\": \"dev_ada\", \"password\": \"{PASSWORD}\"}}' | {TOKEN_OF})\n"
         "echo $TOKEN",
@@ -110,8 +110,8 @@ STEPS = [
     ),
     Step(
         "Or make a token for your bot, with only the scopes it needs",
-        "A personal access token has a name and scopes: read, play, race, account. It is shown once; "
-        "revoke it with DELETE /api/tokens/<id>/ and nothing else stops working.",
+        "A personal access token has a name and scopes: `read`, `play`, `race`, `account`. It is shown "
+        "once; revoke it with `DELETE /api/tokens/<id>/` and nothing else stops working.",
         f"TOKEN=$(curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/tokens/\" {AUTH} {JSON} \\\n"
         f"  -d '{{\"name\": \"my bot\", \"scopes\": [\"read\", \"play\", \"race\"]}}' | {TOKEN_OF})\n"
         "echo $TOKEN",
@@ -120,8 +120,8 @@ STEPS = [
     ),
     Step(
         "Deal a game",
-        "Start a casual game of the deal ms:1 (Microsoft's deal 1) with autoplay none. Deal ids are "
-        "below; \"random\" deals a fresh one.",
+        "Start a casual game of the deal `ms:1` (Microsoft's deal 1) with autoplay `none`. Deal ids "
+        "are below; `random` deals a fresh one.",
         f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/games/\" {AUTH} {JSON} \\\n"
         "  -d '{\"deal\": \"ms:1\", \"autoplay\": \"none\"}' | tee game.json\n"
         f"GAME=$({ID_OF} < game.json)",
@@ -137,23 +137,23 @@ STEPS = [
     ),
     Step(
         "List the legal moves",
-        "Every legal action at the position, in the notation below, with the ply to send.",
+        "Every legal action at the position, in the notation below, with the `ply` to send.",
         f"curl -sS --fail-with-body -w '\\n' \"$BASE/api/games/$GAME/legal-moves/\" {AUTH}",
         answer={"ply": 0},
         needs=("GET", "/api/games/$GAME/legal-moves/"),
     ),
     Step(
         "Play a move",
-        "5a moves the six of clubs from column 5 to free cell a. Send the ply you have seen (0 so far) "
-        "and a client_id of your choosing.",
+        "`5a` moves the six of clubs from column 5 to free cell a. Send the `ply` you have seen (0 so "
+        "far) and a `client_id` of your choosing.",
         f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/games/$GAME/moves/\" {AUTH} {JSON} \\\n"
         "  -d '{\"move\": \"5a\", \"ply\": 0, \"client_id\": \"move-1\"}'",
         answer={"ply": 1, "moves": 1, "repeated": False},
     ),
     Step(
         "Send it again",
-        "Lost the answer? Send the same request again: it is answered with repeated true and not played "
-        "twice. A stale ply with another move is 409 ply_conflict, with the game as it is.",
+        "Lost the answer? Send the same request again: it is answered with `\"repeated\": true` and not "
+        "played twice. A stale `ply` with another move is 409 `ply_conflict`, with the game as it is.",
         f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/games/$GAME/moves/\" {AUTH} {JSON} \\\n"
         "  -d '{\"move\": \"5a\", \"ply\": 0, \"client_id\": \"move-1\"}'",
         answer={"ply": 1, "moves": 1, "repeated": True},
@@ -175,7 +175,7 @@ STEPS = [
     ),
     Step(
         "Open a race",
-        "A race on ms:1: friends join with the code (POST /api/races/<code>/join/), or you race alone.",
+        "A race on `ms:1`: friends join with the code (`POST /api/races/<code>/join/`), or you race alone.",
         f"CODE=$(curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/races/\" {AUTH} {JSON} \\\n"
         f"  -d '{{\"deal\": \"ms:1\", \"autoplay\": \"none\"}}' | {CODE_OF})\n"
         "echo $CODE",

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -129,16 +130,16 @@ def test_the_page_shows_every_step_and_the_grammars(client):
     from freecell_site.api_docs import DEAL_IDS, NOTATION
 
     html = client.get("/developers/").content.decode()
-    from html import unescape
-
     text = unescape(html)
+    plain = re.sub(r"</?code>", "", text)
     for step in STEPS:
         assert step.title in text
+        assert step.text.replace("`", "") in plain
         assert step.command.replace("{site}", "http://testserver") in text
         assert shown(step.answer) in text
     for program in PROGRAMS.values():
         assert program[1] in text
     for rule in NOTATION + DEAL_IDS:
-        assert rule.replace("`", "") in re.sub(r"</?code>", "", text)
+        assert rule.replace("`", "") in plain
     for link in ("/api/docs/", "/api/asyncapi.json"):
         assert f'href="{link}"' in html
