@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from freecell_site.api_docs import DESCRIPTION as API_DESCRIPTION
 from freecell_site.env import (
     env_bool,
     env_choice,
@@ -329,14 +330,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "TITLE": "FreeCell Online API",
-    "DESCRIPTION": "Play FreeCell, the daily challenge and live races. Every error is "
-    '`{"error": {"code": ..., "message": ...}}`.',
+    # The overview (authentication, errors, idempotency, limits, notation, deals, paging) and each
+    # operation's words and examples live in freecell_site/api_docs.py (docs/api-docs.md).
+    "DESCRIPTION": API_DESCRIPTION,
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "freecell_site.schema.add_default_error_response",
+        "freecell_site.api_docs.apply_docs",
     ],
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": ["playing", "won", "resigned"],

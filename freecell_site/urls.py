@@ -1,10 +1,11 @@
-"""The site's URLs: admin, health, API (with its schema and docs) and the pages."""
+"""The site's URLs: admin, health, API (with its schema, docs and the websockets' AsyncAPI document) and the pages."""
 
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.admin import admin_login
+from freecell_site.asyncapi import asyncapi_document
 from freecell_site.health import healthz
 
 urlpatterns = [
@@ -13,6 +14,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/asyncapi.json", asyncapi_document, name="asyncapi"),
     path("api/", include("accounts.urls")),
     path("api/", include("games.api.urls")),
     path("", include("frontend.urls")),

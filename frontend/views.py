@@ -26,8 +26,10 @@ from accounts.selectors import player_named
 from accounts.serializers import PasswordResetSerializer, RegisterSerializer
 from accounts.services import sign_ins_changed
 from accounts.views import check_credentials, reset_link
+from freecell_site import api_docs
 from freecell_site.errors import ServiceError
 from freecell_site.throttling import AnonRateThrottle
+from frontend import getting_started
 from frontend.pictures import result_svg
 from games.daily.services import neighbours, parse_date, published, today, was_made
 from games.daily.sharing import SharedResult, format_elapsed, result_path, share_text, shared_result, summary
@@ -518,7 +520,23 @@ def leaderboards(request):
 
 def developers(request):
     """Getting started with the API: from a token to a played move, a stream and a race."""
-    return render(request, "frontend/developers.html", {"page": "developers"})
+    site = request.build_absolute_uri("/").rstrip("/")
+    steps = [
+        {
+            "number": number,
+            "step": step,
+            "text": getting_started.inline_code(step.text),
+            "command": step.command.replace("{site}", site),
+            "program": getting_started.PROGRAMS.get(step.command),
+            "answer": getting_started.shown(step.answer),
+        }
+        for number, step in enumerate(getting_started.STEPS, start=1)
+    ]
+    grammar = {
+        "notation": [getting_started.inline_code(rule) for rule in api_docs.NOTATION],
+        "deals": [getting_started.inline_code(rule) for rule in api_docs.DEAL_IDS],
+    }
+    return render(request, "frontend/developers.html", {"page": "developers", "steps": steps, **grammar})
 
 
 @ensure_csrf_cookie

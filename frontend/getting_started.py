@@ -1,0 +1,224 @@
+"""The getting-started steps of /developers/ as data: shown by the page, run in order by tests/test_getting_started.py.
+
+Each step is a shell command (curl, or Python run from the shell) that a developer pastes in order.
+Shell variables carry what a step learns to the next ones: `BASE` (the site), `TOKEN`, `GAME`, `CODE`,
+`RACE_GAME`. `{site}` in a command is the site's address. `answer` is what the step answers: a JSON
+object whose fields the real answer has (values naming a variable, `"$GAME"`, stand for its value), or a
+piece of text the output contains. A step that needs an endpoint not every server has yet names it in
+`needs` (method and path): the test skips the step, saying so, only while that endpoint answers 404.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+PASSWORD = "correct horse battery 9"
+JSON = "-H 'Content-Type: application/json'"
+AUTH = '-H "Authorization: Token $TOKEN"'
+#: Reads one field of a JSON answer in the shell (python3 is everywhere jq is not).
+FIELD = "python3 -c 'import json, sys; print(json.load(sys.stdin){path})'"
+
+
+def field(path: str) -> str:
+    return FIELD.format(path=path)
+
+
+TOKEN_OF, ID_OF, BOARD_OF, CODE_OF = (field(f'["{name}"]') for name in ("token", "id", "board", "code"))
+FIRST_RACER_GAME_OF = field('["racers"][0]["game"]')
+
+
+@dataclass(frozen=True)
+class Step:
+    title: str
+    text: str
+    command: str
+    answer: object = None
+    sets: tuple[str, ...] = ()
+    needs: tuple[str, str] | None = None  # (method, path) of the endpoint the step needs
+    language: str = "shell"  # what the page shows the command as
+    requires: str = ""  # a Python package the step needs (pip install ...)
+
+
+PLAY_PY = """\
+import json, os, urllib.request
+
+BASE, TOKEN, GAME = os.environ["BASE"], os.environ["TOKEN"], os.environ["GAME"]
+
+
+def call(method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(BASE + path, data=data, method=method)
+    request.add_header("Authorization", f"Token {TOKEN}")
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.load(answer)
+
+
+game = call("GET", f"/api/games/{GAME}/")
+print(game["board"])
+# ply: the player actions seen so far; client_id: a resend with both is never applied twice.
+played = call("POST", f"/api/games/{GAME}/moves/", {"move": "5b", "ply": game["ply"], "client_id": "py-1"})
+print("played", played["action"]["move"], "- ply", played["ply"], "- repeated", played["repeated"])
+"""
+
+RACE_PY = """\
+import asyncio, json, os
+
+import websockets  # pip install websockets
+
+BASE, TOKEN, CODE = os.environ["BASE"], os.environ["TOKEN"], os.environ["CODE"]
+
+
+async def race():
+    url = BASE.replace("http", "ws", 1) + f"/ws/races/{CODE}/"
+    # A socket names its site in Origin; the token goes in the first frame, never in the URL.
+    async with websockets.connect(url, origin=BASE) as socket:
+        await socket.send(json.dumps({"type": "auth", "token": TOKEN}))
+        while True:
+            frame = json.loads(await socket.recv())
+            print("<-", frame["type"])
+            if frame["type"] == "state":  # your own race game: play on it
+                move = {"type": "move", "move": "5c", "ply": frame["game"]["ply"], "client_id": "ws-1"}
+                await socket.send(json.dumps(move))
+            elif frame["type"] == "ack":
+                print("played", frame["action"]["move"], "- ply", frame["ply"])
+                return
+            elif frame["type"] == "error":
+                raise SystemExit(frame["message"])
+
+
+asyncio.run(race())
+"""
+
+STEPS = [
+    Step(
+        "Point at the site",
+        "Every step below uses these shell variables. Keep the same terminal open.",
+        "BASE={site}",
+    ),
+    Step(
+        "Get a token",
+        "Sign up (pick your own username) and keep the token of the answer. It carries every scope; "
+        "with an account already, `POST /api/auth/token/` with the same body gives yours. Send it as "
+        "`Authorization: Token <token>` (or `Bearer <token>`).",
+        f"TOKEN=$(curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/auth/register/\" {JSON} \\\n"
+        f"  -d '{{\"username\": \"dev_ada\", \"password\": \"{PASSWORD}\"}}' | {TOKEN_OF})\n"
+        "echo $TOKEN",
+        sets=("TOKEN",),
+    ),
+    Step(
+        "Or make a token for your bot, with only the scopes it needs",
+        "A personal access token has a name and scopes: `read`, `play`, `race`, `account`. It is shown "
+        "once; revoke it with `DELETE /api/tokens/<id>/` and nothing else stops working.",
+        f"TOKEN=$(curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/tokens/\" {AUTH} {JSON} \\\n"
+        f"  -d '{{\"name\": \"my bot\", \"scopes\": [\"read\", \"play\", \"race\"]}}' | {TOKEN_OF})\n"
+        "echo $TOKEN",
+        sets=("TOKEN",),
+        needs=("POST", "/api/tokens/"),
+    ),
+    Step(
+        "Deal a game",
+        "Start a casual game of the deal `ms:1` (Microsoft's deal 1) with autoplay `none`. Deal ids "
+        "are below; `random` deals a fresh one.",
+        f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/games/\" {AUTH} {JSON} \\\n"
+        "  -d '{\"deal\": \"ms:1\", \"autoplay\": \"none\"}' | tee game.json\n"
+        f"GAME=$({ID_OF} < game.json)",
+        answer={"deal": "ms:1", "status": "playing", "ply": 0, "moves": 0},
+        sets=("GAME",),
+    ),
+    Step(
+        "Look at the board",
+        "The position as Freecell Solver board text: one line per column, from the covered card to the "
+        "exposed one, so column 5 ends with the six of clubs.",
+        f"curl -sS --fail-with-body -w '\\n' \"$BASE/api/games/$GAME/\" {AUTH} | {BOARD_OF}",
+        answer=": 5D AD JS 4H 8H 6C",
+    ),
+    Step(
+        "List the legal moves",
+        "Every legal action at the position, in the notation below, with the `ply` to send.",
+        f"curl -sS --fail-with-body -w '\\n' \"$BASE/api/games/$GAME/legal-moves/\" {AUTH}",
+        answer={"ply": 0},
+        needs=("GET", "/api/games/$GAME/legal-moves/"),
+    ),
+    Step(
+        "Play a move",
+        "`5a` moves the six of clubs from column 5 to free cell a. Send the `ply` you have seen (0 so "
+        "far) and a `client_id` of your choosing.",
+        f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/games/$GAME/moves/\" {AUTH} {JSON} \\\n"
+        "  -d '{\"move\": \"5a\", \"ply\": 0, \"client_id\": \"move-1\"}'",
+        answer={"ply": 1, "moves": 1, "repeated": False},
+    ),
+    Step(
+        "Send it again",
+        "Lost the answer? Send the same request again: it is answered with `\"repeated\": true` and not "
+        "played twice. A stale `ply` with another move is 409 `ply_conflict`, with the game as it is.",
+        f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/games/$GAME/moves/\" {AUTH} {JSON} \\\n"
+        "  -d '{\"move\": \"5a\", \"ply\": 0, \"client_id\": \"move-1\"}'",
+        answer={"ply": 1, "moves": 1, "repeated": True},
+    ),
+    Step(
+        "Play from Python",
+        "The same in a few lines of Python with the standard library: save as play.py and run it.",
+        "python3 play.py",
+        answer="played 5b - ply 2 - repeated False",
+        language="python",
+    ),
+    Step(
+        "Follow the game as a stream",
+        "Newline-delimited JSON, held open: the game first, then one line per change, from any client "
+        "(an empty line every 10 s keeps it alive). Here only the first line is read.",
+        f"curl -sS -N \"$BASE/api/stream/games/$GAME/\" {AUTH} | head -n 1",
+        answer={"id": "$GAME", "ply": 2},
+        needs=("GET", "/api/stream/games/$GAME/"),
+    ),
+    Step(
+        "Open a race",
+        "A race on `ms:1`: friends join with the code (`POST /api/races/<code>/join/`), or you race alone.",
+        f"CODE=$(curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/races/\" {AUTH} {JSON} \\\n"
+        f"  -d '{{\"deal\": \"ms:1\", \"autoplay\": \"none\"}}' | {CODE_OF})\n"
+        "echo $CODE",
+        sets=("CODE",),
+    ),
+    Step(
+        "Start it",
+        "The owner starts the countdown (3 s); at the start instant every racer gets a game of the deal.",
+        f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/races/$CODE/start/\" {AUTH}",
+        answer={"code": "$CODE", "owner": "dev_ada"},
+    ),
+    Step(
+        "Play your race game over REST",
+        "Once running, your entry of the race names your game: play it as any other.",
+        "sleep 3\n"
+        f"RACE_GAME=$(curl -sS --fail-with-body -w '\\n' \"$BASE/api/races/$CODE/\" | {FIRST_RACER_GAME_OF})\n"
+        f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/games/$RACE_GAME/moves/\" {AUTH} {JSON} \\\n"
+        "  -d '{\"move\": \"5a\", \"ply\": 0, \"client_id\": \"race-1\"}'",
+        answer={"id": "$RACE_GAME", "ply": 1},
+        sets=("RACE_GAME",),
+    ),
+    Step(
+        "Race over the websocket",
+        "One race socket is enough to race: it pushes every racer's progress and your own board, and "
+        "takes your moves. Save as race.py and run it.",
+        "python3 race.py",
+        answer="played 5c - ply 2",
+        language="python",
+        requires="websockets",
+    ),
+]
+
+#: The Python steps' programs, by the file the page tells to save them as.
+PROGRAMS = {"python3 play.py": ("play.py", PLAY_PY), "python3 race.py": ("race.py", RACE_PY)}
+
+
+def inline_code(text: str) -> list[tuple[bool, str]]:
+    """A rule's text in pieces, each (is it code, text): the parts between backticks are code."""
+    return [(index % 2 == 1, part) for index, part in enumerate(re.split(r"`([^`]*)`", text)) if part]
+
+
+def shown(answer) -> str:
+    """A step's answer as the page shows it: a JSON object with its other fields elided, or the text."""
+    if isinstance(answer, dict):
+        return json.dumps(answer)[:-1] + ", ...}"
+    return answer or ""
