@@ -45,8 +45,12 @@ class ActionResultSerializer(GameSerializer):
     repeated = serializers.BooleanField(help_text="true when this answers a resend of the last accepted action")
 
 
+#: What POST /api/games/ takes for a fresh `seed:` deal.
+RANDOM_DEAL = "random"
+
+
 class CreateGameSerializer(serializers.Serializer):
-    deal = StrictCharField(help_text="ms:N, seed:S or daily:YYYY-MM-DD (a past day)")
+    deal = StrictCharField(help_text="ms:N, seed:S, daily:YYYY-MM-DD (a past day), or `random` for a fresh seed: deal")
     autoplay = StrictChoiceField(choices=["none", "safe"], default="safe")
 
 
@@ -148,3 +152,27 @@ class VerifyResultSerializer(serializers.Serializer):
 class HintSerializer(serializers.Serializer):
     move = serializers.CharField(allow_null=True, help_text="null when the solver found no winning line")
     result = serializers.ChoiceField(choices=["solved", "unsolvable", "gave_up"])
+
+
+class LegalMovesSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    ply = serializers.IntegerField(help_text="player actions so far: the `ply` a move sent now must carry")
+    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
+    moves = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="every legal move in the spec's notation, each playable as it is; a run to an empty column once for "
+        "each length that may move (`24`, `24v2`, `24v3`); empty once the game is over",
+    )
+
+
+class DealFactsSerializer(serializers.Serializer):
+    deal = serializers.CharField()
+    autoplay = serializers.ChoiceField(choices=["safe"], help_text="the facts are those of play under safe autoplay, as ranked games play")
+    solvable = serializers.BooleanField(
+        allow_null=True, help_text="true: a winning line was found; false: proven lost; null: the solver's budget ran out first"
+    )
+    par = serializers.IntegerField(allow_null=True, help_text="moves of the best line the solver found (not proven optimal)")
+    par_line = serializers.CharField(allow_null=True, help_text="that line, playable under safe autoplay")
+    result = serializers.ChoiceField(choices=["solved", "unsolvable", "gave_up"])
+    reason = serializers.CharField(allow_null=True, help_text="why `solvable` is null")
+    source = serializers.ChoiceField(choices=["solver", "daily"], help_text="daily: the par published with the daily")

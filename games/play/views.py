@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import permissions, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from freecell_site import filters
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
 from games.daily import services as daily
-from games.engine import Board, parse_deal, verify
+from games.engine import Board, parse_deal, random_deal, verify
 from games.play import lines, selectors, services
+from games.play.facts import solver_facts
 from games.play import serializers as s
 from games.play.models import Game
 from games.play.payloads import action_payload, game_payload
@@ -80,23 +82,81 @@ class DealView(APIView):
         return Response(deal_response(deal))
 
 
-class GameListView(APIView):
+class DealFactsView(APIView):
+    permission_classes = [permissions.AllowAny]
+    throttle_scope = "verify"
+    throttle_classes = [ScopedRateThrottle]
+    scopes = {"GET": None}
+
+    @extend_schema(
+        responses={200: s.DealFactsSerializer, **errors(400, 403, 404, 429, 503)},
+        summary="What the solver knows of a deal: solvable, par",
+        description=(
+            "Whether the deal can be won and its par (the move count of the best line the solver found, under safe "
+            "autoplay, as ranked games count), for `ms:N` and `seed:S` deals and past dailies. A daily's deal is "
+            "secret during its day (404, as `GET /api/deals/{deal}/`). The solver has a budget "
+            "(`DEAL_FACTS_BUDGET` seconds, twice): past it the answer is `solvable: null` with a `reason`, "
+            "and is tried again a few minutes later. Answers are cached; 429 when the solver is busy."
+        ),
+        examples=[
+            OpenApiExample(
+                "the famous lost deal",
+                value={"deal": "ms:11982", "autoplay": "safe", "solvable": False, "par": None, "par_line": None,
+                       "result": "unsolvable", "reason": None, "source": "solver"},
+                response_only=True,
+            ),
+            OpenApiExample(
+                "a deal won",
+                value={"deal": "ms:1", "autoplay": "safe", "solvable": True, "par": 3, "par_line": "3a 32 1h",
+                       "result": "solved", "reason": None, "source": "solver"},
+                response_only=True,
+            ),
+        ],
+    )
+    def get(self, request, deal: str):
+        deal_id = parse_deal(deal)
+        if deal_id.kind == "daily":
+            deal_response(str(deal_id))  # refuses a daily whose day is not over
+            found = daily.published(deal_id.value)
+            # a daily is proven solvable before anyone sees it; its par was found then
+            facts = {"solvable": True, "par": found.par, "par_line": found.par_line or None, "result": "solved", "reason": None, "source": "daily"}
+        else:
+            facts = {**solver_facts(str(deal_id), selectors.board_of_deal_id(deal_id)), "source": "solver"}
+        return Response(s.DealFactsSerializer({"deal": str(deal_id), "autoplay": "safe", **facts}).data)
+
+
+class GameListView(filters.FilteredList, APIView):
     permission_classes = [permissions.IsAuthenticated]
+    filter_params = ("status", "since", "until", "order")
+    scopes = {"GET": "read", "POST": "play"}
 
     @extend_schema(
         parameters=[
             OpenApiParameter("status", OpenApiTypes.STR, enum=["playing", "won", "resigned"], description="only games in this status"),
+            *filters.SINCE_UNTIL,
+            filters.ORDER,
             *PAGING,
         ],
         responses={200: paginated(s.GameSerializer, "PaginatedGames"), **errors(400, 401, 404)},
         summary="Your games, newest first",
+        description=(
+            "The caller's games, newest first by creation (`order=oldest` for the oldest first), optionally only those "
+            "in one `status` or created `since`/`until` an instant (an ISO datetime, or a date for its whole UTC day). "
+            "Any other query parameter is 400 `bad_filter`."
+        ),
         operation_id="games_list",
     )
     def get(self, request):
         wanted = request.query_params.get("status")
         if wanted and wanted not in Game.Status.values:
             raise ValidationError({"status": [f"status must be one of: {', '.join(Game.Status.values)}"]})
-        games = selectors.games_of(request.user, status=wanted or None)
+        games = selectors.games_of(
+            request.user,
+            status=wanted or None,
+            since=filters.moment(request, "since"),
+            until=filters.moment(request, "until", until=True),
+            order=filters.choice(request, "order", tuple(selectors.ORDERS), "newest"),
+        )
         paginator = Pagination()
         page = paginator.paginate_queryset(games, request, view=self)
         return paginator.get_paginated_response([game_payload(game) for game in page])
@@ -105,11 +165,21 @@ class GameListView(APIView):
         request=s.CreateGameSerializer,
         responses={201: s.GameSerializer, **errors(400, 401, 403, 404, 429)},
         summary="Start a casual game",
+        description=(
+            "A casual game of `deal` (`ms:N`, `seed:S`, a past `daily:YYYY-MM-DD`, or `random`: a fresh `seed:` deal "
+            "nobody has seen), with `autoplay` `safe` (the default) or `none`. Today's daily is played ranked instead: "
+            "`POST /api/daily/play/`."
+        ),
+        examples=[
+            OpenApiExample("a Microsoft deal", value={"deal": "ms:11982", "autoplay": "safe"}, request_only=True),
+            OpenApiExample("a fresh random deal", value={"deal": "random"}, request_only=True),
+        ],
     )
     def post(self, request):
         body = s.CreateGameSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        deal_id = parse_deal(body.validated_data["deal"])
+        asked = body.validated_data["deal"]
+        deal_id = parse_deal(random_deal() if asked == s.RANDOM_DEAL else asked)
         if deal_id.kind == "daily":
             # Today's is ranked; a day to come is not out (get_deal answers 404), a past one is casual.
             if deal_id.value == daily.today():
@@ -128,6 +198,32 @@ class GameView(APIView):
         # pushes, which every move sends to every watcher.
         game["board"] = Board.from_state(game["state"]).to_text()
         return Response(game)
+
+
+class LegalMovesView(APIView):
+    permission_classes = [permissions.AllowAny]
+    scopes = {"GET": None}
+
+    @extend_schema(
+        responses={200: s.LegalMovesSerializer, **errors(404)},
+        summary="The legal moves of a game's position",
+        description=(
+            "Every legal move at the game's current position, in the notation `POST /api/games/{id}/moves/` takes: "
+            "from a column, a free cell, to a free cell, a column or the foundation (`h`). A run moved to an empty "
+            "column is listed once for each length that may move (`24`, `24v2`, `24v3`), as the free cells and empty "
+            "columns allow. None once the game is over. Seen by whoever may see the game (`GET /api/games/{id}/`); "
+            "undo is not a move, and is allowed after any move."
+        ),
+        examples=[
+            OpenApiExample(
+                "ms:1 at its start",
+                value={"game": 42, "ply": 0, "status": "playing", "moves": ["1a", "1b", "1c", "1d", "2a", "2b", "2c", "2d"]},
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request, game_id: int):
+        return Response(s.LegalMovesSerializer(selectors.legal_moves(visible_game(request, game_id))).data)
 
 
 # A player's action over REST: the body read strictly, then play's service, then its answer. (A
