@@ -14,7 +14,14 @@ from rest_framework.views import APIView
 from accounts.selectors import player_named
 from freecell_site import filters
 from freecell_site.errors import ServiceError
-from freecell_site.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING, Pagination, paginated, whole_number
+from freecell_site.pagination import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    PAGING,
+    Pagination,
+    paginated,
+    whole_number,
+)
 from games.daily import history, leaderboard, sharing
 from games.daily import services as daily
 from games.daily.models import DailyChallenge
@@ -26,7 +33,7 @@ def _err(description: str) -> OpenApiResponse:
     return OpenApiResponse(s.ErrorSerializer, description=description)
 
 
-E400 = {400: _err("invalid_request: a malformed date, page or page_size")}
+E400 = {400: _err("invalid_request: a malformed date, page or page_size; bad_filter: an unknown query parameter of a list")}
 E401 = {401: _err("not signed in")}
 E403 = {403: _err("forbidden (for a session: a missing CSRF token)")}
 E404 = {404: _err("not_found: no such daily, a day that has not begun, or no such result")}
@@ -231,8 +238,9 @@ class DailyPlayView(APIView):
         return Response(game_payload(game), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
-class DailyArchiveView(APIView):
+class DailyArchiveView(filters.FilteredList, APIView):
     permission_classes = [permissions.AllowAny]
+    scopes = {"GET": None}
 
     @extend_schema(parameters=PAGING, responses={200: ArchiveSerializer, **E400, **E404}, summary="Past dailies", operation_id="daily_archive")
     def get(self, request):
@@ -272,8 +280,10 @@ class DailyDetailView(APIView):
         return Response(DailyDetailSerializer(body).data)
 
 
-class LeaderboardView(APIView):
+class LeaderboardView(filters.FilteredList, APIView):
     permission_classes = [permissions.AllowAny]
+    filter_params = ("scope",)
+    scopes = {"GET": None}
 
     @extend_schema(
         parameters=[

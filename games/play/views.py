@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import permissions, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
@@ -19,8 +25,8 @@ from freecell_site.throttling import ScopedRateThrottle
 from games.daily import services as daily
 from games.engine import Board, parse_deal, random_deal, verify
 from games.play import lines, selectors, services
-from games.play.facts import solver_facts
 from games.play import serializers as s
+from games.play.facts import solver_facts
 from games.play.models import Game
 from games.play.payloads import action_payload, game_payload
 
