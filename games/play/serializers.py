@@ -15,6 +15,22 @@ MAX_LINE_MOVES = 5100
 MAX_LINE_CHARS = 32000
 
 
+#: The spec's deal ids (section 4), as the schema states them: `ms:N`, `seed:S`, `daily:YYYY-MM-DD`. The
+#: server also takes surrounding white space and refuses numbers out of range (400 `invalid_deal`).
+DEAL_PATTERN = r"^(ms|seed):[0-9]{1,25}$|^daily:[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+DEAL_SCHEMA = {"type": "string", "pattern": DEAL_PATTERN, "example": "ms:11982"}
+
+
+@extend_schema_field({**DEAL_SCHEMA, "maxLength": 64})
+class DealField(StrictCharField):
+    """A deal id in a request body."""
+
+
+@extend_schema_field({"type": "string", "pattern": DEAL_PATTERN[:-1] + "$|^random$", "maxLength": 64, "example": "random"})
+class DealOrRandomField(StrictCharField):
+    """A deal id, or `random` for a fresh `seed:` deal."""
+
+
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="bad_notation, illegal_move, ply_conflict, game_over, invalid_deal, not_found, forbidden, rate_limited, ...")
     message = serializers.CharField()
@@ -50,7 +66,7 @@ RANDOM_DEAL = "random"
 
 
 class CreateGameSerializer(serializers.Serializer):
-    deal = StrictCharField(help_text="ms:N, seed:S, daily:YYYY-MM-DD (a past day), or `random` for a fresh seed: deal")
+    deal = DealOrRandomField(help_text="ms:N, seed:S, daily:YYYY-MM-DD (a past day), or `random` for a fresh seed: deal")
     autoplay = StrictChoiceField(choices=["none", "safe"], default="safe")
 
 
@@ -121,7 +137,7 @@ class LineField(serializers.Field):
 
 
 class VerifyRequestSerializer(serializers.Serializer):
-    deal = StrictCharField(required=False, help_text="the deal the moves start from; or give `board`")
+    deal = DealField(required=False, help_text="the deal the moves start from; or give `board`")
     board = StrictCharField(
         required=False, trim_whitespace=False, max_length=4000,
         help_text="instead of `deal`: any position as board text (Freecell Solver's format)",
@@ -133,6 +149,21 @@ class VerifyRequestSerializer(serializers.Serializer):
         if ("deal" in data) == ("board" in data):
             raise serializers.ValidationError({"deal": ["give a deal or a board, not both"] if "deal" in data else ["give a deal or a board"]})
         return data
+
+
+# The two forms of the body, for the schema's oneOf; the view reads both with VerifyRequestSerializer.
+class VerifyDealRequestSerializer(VerifyRequestSerializer):
+    """The moves start from a deal."""
+
+    deal = DealField(help_text="the deal the moves start from")
+    board = None
+
+
+class VerifyBoardRequestSerializer(VerifyRequestSerializer):
+    """The moves start from a position given as board text."""
+
+    deal = None
+    board = StrictCharField(trim_whitespace=False, max_length=4000, help_text="any position as board text (Freecell Solver's format)")
 
 
 class VerifyErrorSerializer(serializers.Serializer):
@@ -167,7 +198,7 @@ class LegalMovesSerializer(serializers.Serializer):
 
 class DealFactsSerializer(serializers.Serializer):
     deal = serializers.CharField()
-    autoplay = serializers.ChoiceField(choices=["safe"], help_text="the facts are those of play under safe autoplay, as ranked games play")
+    autoplay = serializers.CharField(help_text="always `safe`: the facts are those of play under safe autoplay, as ranked games play")
     solvable = serializers.BooleanField(
         allow_null=True, help_text="true: a winning line was found; false: proven lost; null: the solver's budget ran out first"
     )

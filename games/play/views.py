@@ -8,6 +8,7 @@ from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_view,
 )
@@ -40,6 +41,10 @@ ERRORS = {
     429: OpenApiResponse(s.ErrorSerializer, description="rate_limited"),
     503: OpenApiResponse(s.ErrorSerializer, description="hint_unavailable (the solver worker failed: ask again)"),
 }
+
+
+#: A deal id in a URL path.
+DEAL_PATH = OpenApiParameter("deal", s.DEAL_SCHEMA, OpenApiParameter.PATH, description="ms:N, seed:S or daily:YYYY-MM-DD")
 
 
 def errors(*codes: int) -> dict:
@@ -83,7 +88,7 @@ class DealView(APIView):
     throttle_scope = "verify"
     throttle_classes = [ScopedRateThrottle]
 
-    @extend_schema(responses={200: s.DealSerializer, **errors(400, 404, 429)}, summary="A deal's layout")
+    @extend_schema(parameters=[DEAL_PATH], responses={200: s.DealSerializer, **errors(400, 404, 429)}, summary="A deal's layout")
     def get(self, request, deal: str):
         return Response(deal_response(deal))
 
@@ -95,6 +100,7 @@ class DealFactsView(APIView):
     scopes = {"GET": None}
 
     @extend_schema(
+        parameters=[DEAL_PATH],
         responses={200: s.DealFactsSerializer, **errors(400, 403, 404, 429, 503)},
         summary="What the solver knows of a deal: solvable, par",
         description=(
@@ -310,7 +316,29 @@ class VerifyView(APIView):
     throttle_scope = "verify"
     throttle_classes = [ScopedRateThrottle]
 
-    @extend_schema(request=s.VerifyRequestSerializer, responses={200: s.VerifyResultSerializer, **errors(400, 404, 429)}, summary="Check a solution")
+    @extend_schema(
+        request=PolymorphicProxySerializer(
+            component_name="Verify",
+            serializers=[s.VerifyDealRequestSerializer, s.VerifyBoardRequestSerializer],
+            resource_type_field_name=None,
+        ),
+        responses={200: s.VerifyResultSerializer, **errors(400, 404, 429)},
+        summary="Check a solution",
+        description=(
+            "Replays `moves` (one string separated by white space, or a list) from a `deal` or from any position given "
+            "as `board` text (one of the two), under `autoplay` (`none` by default). No account needed. `valid` is false "
+            "at the first move that does not parse or is illegal, with its 0-based `index`."
+        ),
+        examples=[
+            OpenApiExample("from a deal", value={"deal": "ms:1", "moves": "3a 32 1h", "autoplay": "none"}, request_only=True),
+            OpenApiExample(
+                "a bad move",
+                value={"valid": False, "won": False, "moves": 1,
+                       "error": {"index": 1, "move": "3h", "code": "illegal_move", "message": "the 2S cannot go to the foundation before the AS"}},
+                response_only=True,
+            ),
+        ],
+    )
     def post(self, request):
         body = s.VerifyRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)

@@ -4,7 +4,7 @@ rematch. Thin: the lifecycle lives in games/races/services.py."""
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema, extend_schema_field
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import NotAuthenticated, ValidationError
 from rest_framework.response import Response
@@ -16,7 +16,7 @@ from freecell_site.errors import ServiceError
 from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
 from freecell_site.pagination import PAGING, Pagination, paginated
 from games.play import views
-from games.play.serializers import ErrorSerializer
+from games.play.serializers import DEAL_PATTERN, ErrorSerializer
 from games.races import services as races
 from games.races.payloads import RaceSerializer
 
@@ -45,8 +45,13 @@ class RaceListSerializer(serializers.Serializer):
     invites = InviteSerializer(many=True, help_text="open races a friend invited the caller to")
 
 
+@extend_schema_field({"type": "string", "pattern": DEAL_PATTERN + "|^$", "maxLength": 64})
+class RaceDealField(StrictCharField):
+    """A race's deal id, or blank for a fresh random seed."""
+
+
 class CreateRaceSerializer(serializers.Serializer):
-    deal = StrictCharField(required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
+    deal = RaceDealField(required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
     autoplay = StrictChoiceField(choices=["none", "safe"], default="safe")
     time_limit_s = StrictIntegerField(min_value=30, max_value=86400, required=False, help_text="default 1800")
 
