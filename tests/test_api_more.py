@@ -306,7 +306,10 @@ def test_both_game_lists_are_newest_first_and_take_since_until_and_order(alice, 
         ids.append(game["id"])
     for url in ("/api/games/", "/api/users/alice/games/"):
         client = alice_client if url == "/api/games/" else anon_client
-        listed = lambda **q: [g["id"] for g in client.get(url, q).json()["results"]]  # noqa: E731
+
+        def listed(client=client, url=url, **q):
+            return [g["id"] for g in client.get(url, q).json()["results"]]
+
         assert listed() == ids[::-1], url
         assert listed(order="oldest") == ids, url
         assert listed(since="2026-10-02") == [ids[2], ids[1]], url

@@ -223,8 +223,9 @@ class LegalMovesView(APIView):
             "Every legal move at the game's current position, in the notation `POST /api/games/{id}/moves/` takes: "
             "from a column, a free cell, to a free cell, a column or the foundation (`h`). A run moved to an empty "
             "column is listed once for each length that may move (`24`, `24v2`, `24v3`), as the free cells and empty "
-            "columns allow. None once the game is over. Seen by whoever may see the game (`GET /api/games/{id}/`); "
-            "undo is not a move, and is allowed after any move."
+            "columns allow; a run onto a card has one length, written with its count when above one (`57v3`), as "
+            "the history writes it. None once the game is over. Seen by whoever may see the game "
+            "(`GET /api/games/{id}/`). Undo is not a move and is not listed."
         ),
         examples=[
             OpenApiExample(

@@ -4,7 +4,14 @@ rematch. Thin: the lifecycle lives in games/races/services.py."""
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import NotAuthenticated, ValidationError
 from rest_framework.response import Response
@@ -95,6 +102,10 @@ class RaceListView(filters.FilteredList, APIView):
             "that player's (public, as every race is). Any other query parameter is 400 `bad_filter`."
         ),
         operation_id="races_mine",
+        examples=[
+            OpenApiExample("status=finished", value={"count": 0, "next": None, "previous": None, "results": []}, response_only=True),
+            OpenApiExample("without status", value={"races": [], "invites": [{"code": "K7QX2M", "link": "/races/K7QX2M/", "invited_by": "bob"}]}, response_only=True),
+        ],
     )
     def get(self, request):
         wanted = request.query_params.get("status")
