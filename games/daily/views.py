@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.selectors import player_named
 from freecell_site import filters
 from freecell_site.errors import ServiceError
@@ -431,7 +432,9 @@ class PlayerDailyResultsView(filters.FilteredList, APIView):
         player = player_named(username)
         if player is None:
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
-        games = history.results_of(player, request.user, since=filters.day(request, "since"), until=filters.day(request, "until"))
+        # One's own unfinished and held results are private data: a token without the `read` scope sees the public list.
+        viewer = request.user if scopes.allows(request.auth, scopes.READ) else None
+        games = history.results_of(player, viewer, since=filters.day(request, "since"), until=filters.day(request, "until"))
         paginator = Pagination()
         page = paginator.paginate_queryset(games, request, view=self)
         return paginator.get_paginated_response(DailyResultSerializer(history.rows(page), many=True).data)
