@@ -119,7 +119,9 @@ class DealFactsView(APIView):
             ),
             OpenApiExample(
                 "a deal won",
-                value={"deal": "ms:1", "autoplay": "safe", "solvable": True, "par": 3, "par_line": "3a 32 1h",
+                value={"deal": "ms:1", "autoplay": "safe", "solvable": True, "par": 40,
+                       "par_line": "7a 4b 74 7c 32 63 47v2 87 18 63 24v2 82v2 84 14 8h 1d 1h 61 56 dh 5d 8h 58 56 36v2 bh 15v2 31 "
+                       "15v2 23v3 28 2h 21 2b 6h 72v4 4h 46v4 41 47",
                        "result": "solved", "reason": None, "source": "solver"},
                 response_only=True,
             ),
@@ -230,7 +232,7 @@ class LegalMovesView(APIView):
         examples=[
             OpenApiExample(
                 "ms:1 at its start",
-                value={"game": 42, "ply": 0, "status": "playing", "moves": ["1a", "1b", "1c", "1d", "2a", "2b", "2c", "2d"]},
+                value={"game": 42, "ply": 0, "status": "playing", "moves": [f"{column}{cell}" for column in "12345678" for cell in "abcd"]},
                 response_only=True,
             )
         ],
