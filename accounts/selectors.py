@@ -24,6 +24,20 @@ def player_named(username: str) -> User | None:
     return User.objects.filter(username__iexact=username, is_active=True).first()
 
 
+#: The shortest prefix a user search takes: one letter would list a good part of the players.
+SEARCH_MIN_CHARS = 2
+
+
+def players_starting_with(prefix: str):
+    """Active players whose username starts with `prefix` in any case (ASCII's, as `player_named`), by
+    name; closed accounts are inactive and left out. A query: lists page it."""
+    if prefix.isascii():
+        found = User.objects.filter(username__istartswith=prefix)
+    else:
+        found = User.objects.filter(username__startswith=prefix)
+    return found.filter(is_active=True).select_related("profile").order_by("username", "id")
+
+
 def friend_ids(user) -> set[int]:
     """Ids of the user's accepted friends (the relation is mutual)."""
     if not getattr(user, "is_authenticated", False):

@@ -183,3 +183,9 @@ class PublicProfileSerializer(serializers.Serializer):
         help_text="what this player is to you: friends, your request awaiting them, theirs awaiting you, or none; null signed out or on your own profile",
     )
     stats = StatsSerializer()
+
+
+class PlayerFoundSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    display_name = serializers.CharField()
+    date_joined = serializers.DateTimeField()

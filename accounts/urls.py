@@ -15,6 +15,7 @@ urlpatterns = [
     path("auth/password/reset/confirm/", views.PasswordResetConfirmView.as_view(), name="password-reset-confirm"),
     path("me/", views.MeView.as_view(), name="me"),
     path("me/close/", views.CloseAccountView.as_view(), name="me-close"),
+    path("users/", views.UserSearchView.as_view(), name="users"),
     path("users/<str:username>/", views.UserView.as_view(), name="user"),
     path("users/<str:username>/games/", UserGamesExportView.as_view(), name="user-games"),
     path("friends/", views.FriendsView.as_view(), name="friends"),

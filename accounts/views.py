@@ -5,10 +5,12 @@ from __future__ import annotations
 from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
 from django.contrib.auth.models import User
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -17,6 +19,8 @@ from accounts import serializers as s
 from accounts.closing import close_account
 from accounts.models import Profile
 from freecell_site.errors import ServiceError
+from freecell_site.filters import FilteredList
+from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.throttling import AnonRateThrottle
 from games.daily.stats import player_statistics
 from games.play.serializers import ErrorSerializer
@@ -252,6 +256,50 @@ class CloseAccountView(APIView):
         if not signed_in_with_token(request):
             logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class UserSearchView(FilteredList, APIView):
+    permission_classes = [permissions.AllowAny]
+    filter_params = ("q",)
+    scopes = {"GET": None}
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("q", OpenApiTypes.STR, required=True, description=f"the start of a username, any case, at least {selectors.SEARCH_MIN_CHARS} characters"),
+            *PAGING,
+        ],
+        responses={200: paginated(s.PlayerFoundSerializer, "PaginatedPlayers"), 400: ERR, 404: ERR},
+        summary="Find players by the start of their name",
+        description=(
+            "Players whose username starts with `q` (in any case), by name, paged; closed accounts are left out. "
+            f"`q` shorter than {selectors.SEARCH_MIN_CHARS} characters is 400 `invalid_request`; any other query "
+            "parameter is 400 `bad_filter`."
+        ),
+        examples=[
+            OpenApiExample(
+                "q=al",
+                value={"count": 1, "next": None, "previous": None,
+                       "results": [{"username": "alice", "display_name": "Alice", "date_joined": "2026-11-30T09:12:00Z"}]},
+                response_only=True,
+            )
+        ],
+        operation_id="users_search",
+    )
+    def get(self, request):
+        prefix = request.query_params.get("q", "").strip()
+        if len(prefix) < selectors.SEARCH_MIN_CHARS or len(prefix) > 150:
+            raise ValidationError({"q": [f"q must hold {selectors.SEARCH_MIN_CHARS} to 150 characters: the start of a username"]})
+        paginator = Pagination()
+        page = paginator.paginate_queryset(selectors.players_starting_with(prefix), request, view=self)
+        found = [{"username": p.username, "display_name": _display_name(p), "date_joined": p.date_joined} for p in page]
+        return paginator.get_paginated_response(s.PlayerFoundSerializer(found, many=True).data)
+
+
+def _display_name(user: User) -> str:
+    try:
+        return user.profile.display_name
+    except Profile.DoesNotExist:
+        return ""
 
 
 class UserView(APIView):

@@ -13,6 +13,8 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from freecell_site.throttling import refund
+
 logger = logging.getLogger(__name__)
 
 
@@ -54,6 +56,73 @@ _DRF_CODES = {
 }
 
 
+# DRF's own wordings, said in ours (a message a view chose itself is kept as it is).
+_AUTH_WORDS = {
+    "Incorrect authentication credentials.": "the credentials sent are not valid",
+    "Invalid token.": "the token is not valid (mistyped, or revoked): get one with POST /api/auth/token/",
+    "Invalid token header. No credentials provided.": "the Authorization header has no token after its keyword: send `Token <token>`",
+    "Invalid token header. Token string should not contain spaces.": "the Authorization header holds more than one word after its keyword: send `Token <token>`",
+    "Invalid token header. Token string should not contain invalid characters.": "the token in the Authorization header holds characters no token has",
+    "User inactive or deleted.": "this account is closed",
+}
+_FIELD_WORDS = {
+    "This field is required.": "this field is required",
+    "This field may not be null.": "this field may not be null",
+    "This field may not be blank.": "this field may not be blank",
+    "Not a valid string.": "must be a string",
+    "A valid integer is required.": "must be a whole number",
+    "Must be a valid boolean.": "must be true or false",
+    "Invalid data. Expected a dictionary, but got {datatype}.": "must be an object",
+}
+
+
+def _our_words(exc, request, message: str) -> str:
+    """The message of a DRF exception: ours when DRF would give its default wording."""
+    method = getattr(request, "method", "?")
+    path = getattr(request, "path", "?")
+    if isinstance(exc, exceptions.NotAuthenticated) and message == exceptions.NotAuthenticated.default_detail:
+        return "sign in first: send `Authorization: Token <token>` (or `Bearer <token>`), or use the site's session"
+    if isinstance(exc, exceptions.AuthenticationFailed):
+        return _AUTH_WORDS.get(message, message)
+    if isinstance(exc, exceptions.PermissionDenied):
+        if message == exceptions.PermissionDenied.default_detail:
+            return "you may not do this"
+        if message.startswith("CSRF Failed"):
+            return "a request signed in by the session needs the CSRF token (the X-CSRFToken header); API clients send a token instead"
+    if isinstance(exc, exceptions.NotFound) and message in (exceptions.NotFound.default_detail, "Invalid page."):
+        return f"not found: {path}"
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        return f"method {method} not allowed on {path}"
+    if isinstance(exc, exceptions.NotAcceptable):
+        return "no answer in the format the Accept header asks for: this endpoint answers application/json"
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        media = getattr(request, "content_type", "") or "none"
+        return f"the body's media type {media!r} is not taken here: send application/json"
+    if isinstance(exc, exceptions.Throttled):
+        wait = f": try again in {int(exc.wait)} s" if exc.wait is not None else ""
+        return f"too many requests{wait}"
+    if isinstance(exc, exceptions.ParseError):
+        if message == exceptions.ParseError.default_detail:
+            return "the body could not be read"
+        if message.startswith("JSON parse error - "):
+            return "the body is not valid JSON: " + message.removeprefix("JSON parse error - ")
+    return message
+
+
+def _reworded_fields(detail):
+    """A validation detail with DRF's default field messages said in our words (its codes kept)."""
+    if isinstance(detail, dict):
+        return {key: _reworded_fields(value) for key, value in detail.items()}
+    if isinstance(detail, list):
+        return [_reworded_fields(item) for item in detail]
+    if isinstance(detail, str):
+        worded = _FIELD_WORDS.get(str(detail))
+        if worded is None and str(detail).startswith("Invalid data. Expected a dictionary"):
+            worded = _FIELD_WORDS["Invalid data. Expected a dictionary, but got {datatype}."]
+        return exceptions.ErrorDetail(worded, code=getattr(detail, "code", None)) if worded else detail
+    return detail
+
+
 def error_body(code: str, message: str, **extra) -> dict:
     return {"error": {"code": code, "message": message, **extra}}
 
@@ -74,6 +143,8 @@ def api_exception_handler(exc, context):
     """DRF's handler, reshaped; engine and service errors mapped to their codes. An error is JSON
     whatever format the request asked for (a text history, an NDJSON export): its message is kept."""
     response = _error_response(exc, context)
+    if response is not None and context.get("view") is not None:
+        refund(context["view"])  # a refused request costs no budget (freecell_site/throttling.py)
     request = context.get("request")
     if response is not None and request is not None:
         request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
@@ -112,7 +183,9 @@ def _error_response(exc, context):
         return None  # an unexpected error: the middleware answers 500 in the same shape
     code = next((c for klass, c in _DRF_CODES.items() if isinstance(exc, klass)), "error")
     detail = getattr(exc, "detail", str(exc))
-    message = _first_message(detail) if code == "invalid_request" else str(detail)
+    if code == "invalid_request":
+        detail = _reworded_fields(detail)
+    message = _first_message(detail) if code == "invalid_request" else _our_words(exc, context.get("request"), str(detail))
     extra = {"fields": detail} if code == "invalid_request" and isinstance(detail, dict) else {}
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
         extra["retry_after"] = int(exc.wait)

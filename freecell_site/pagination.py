@@ -1,6 +1,5 @@
 """Page-number pagination for every list, with a client-chosen page size up to a limit."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -11,7 +10,9 @@ DEFAULT_PAGE_SIZE = 50
 
 #: The paging parameters of every list, for views that declare their schema by hand.
 PAGING = [
-    OpenApiParameter("page", OpenApiTypes.STR, description="1-based page number, or `last` (default 1)"),
+    OpenApiParameter(
+        "page", {"type": "integer", "minimum": 1}, description="1-based page number (default 1); `last` is taken too, for the last page"
+    ),
     OpenApiParameter(
         "page_size",
         {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},

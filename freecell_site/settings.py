@@ -231,6 +231,7 @@ DAILY_SPAN_MS = env_int("DAILY_SPAN_MS", 10_000, minimum=1)  # width of a span o
 HINT_IN_WORKER = env_bool("HINT_IN_WORKER", True)  # solve hints in a worker process (0: in the request's thread)
 HINT_SECONDS_PER_MINUTE = env_float("HINT_SECONDS_PER_MINUTE", 10.0, minimum=0.1)  # solver time one player's hints may take a minute
 HINT_WAIT_SECONDS = env_float("HINT_WAIT_SECONDS", 0.5, minimum=0)  # wait for a free solver, then 429 (a waiting hint holds an HTTP thread)
+DEAL_FACTS_BUDGET = env_float("DEAL_FACTS_BUDGET", 3.0, minimum=0.1)  # seconds of solving for a deal's facts (twice: solvable, then par)
 RACE_COUNTDOWN_S = env_float("RACE_COUNTDOWN_S", 3, minimum=0)
 RACE_MAX_RACERS = env_int("RACE_MAX_RACERS", 8, minimum=2)
 RACE_TIME_LIMIT_S = env_float("RACE_TIME_LIMIT_S", 1800, minimum=1)

@@ -134,6 +134,8 @@ API = {
     "POST /api/me/close/": row(lambda w, r: "/api/me/close/", (401, 204, 204, 204, 204), lambda w, r: {"password": PASSWORD}),
     "GET /api/users/{username}/": row(lambda w, r: "/api/users/alice/", 200),
     "GET /api/users/{username}/games/": row(lambda w, r: "/api/users/alice/games/", 200),
+    "GET /api/users/": row(lambda w, r: "/api/users/?q=al", 200),
+    "GET /api/users/{username}/daily/": row(lambda w, r: "/api/users/alice/daily/", 200),
     "GET /api/friends/": row(lambda w, r: "/api/friends/", SIGNED_IN),
     "POST /api/friends/requests/": row(lambda w, r: "/api/friends/requests/", (401, 201, 201, 201, 201), lambda w, r: {"username": "dave"}),
     # charlie asked alice: only alice (the one asked) can answer
@@ -144,12 +146,14 @@ API = {
     # deals, games
     "GET /api/ping/": row(lambda w, r: "/api/ping/", 200),
     "GET /api/deals/{deal}/": row(lambda w, r: "/api/deals/ms:1/", 200),
+    "GET /api/deals/{deal}/facts/": row(lambda w, r: f"/api/deals/daily:{w.yesterday}/facts/", 200),
     "POST /api/solutions/verify/": row(lambda w, r: "/api/solutions/verify/", 200, lambda w, r: {"deal": "ms:1", "moves": "5a"}),
     "GET /api/games/": row(lambda w, r: "/api/games/", SIGNED_IN),
     "POST /api/games/": row(lambda w, r: "/api/games/", CREATED, lambda w, r: {"deal": "ms:2"}),
     # today's ranked game of alice: hidden from everyone but her and staff until the day is over
     "GET /api/games/{game_id}/": row(lambda w, r: f"/api/games/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
     "GET /api/games/{game_id}/history/": row(lambda w, r: f"/api/games/{w.ranked.pk}/history/", (404, 200, 404, 404, 200)),
+    "GET /api/games/{game_id}/legal-moves/": row(lambda w, r: f"/api/games/{w.ranked.pk}/legal-moves/", (404, 200, 404, 404, 200)),
     "GET /api/games/{game_id}/hint/": row(lambda w, r: f"/api/games/{w.game.pk}/hint/", OWNER_ONLY),
     "POST /api/games/{game_id}/moves/": row(
         lambda w, r: f"/api/games/{w.game.pk}/moves/", OWNER_ONLY, lambda w, r: {"move": w.legal(w.game), "ply": 1}

@@ -16,7 +16,7 @@ The tallies are kept in the same transaction as the result they count (`add_resu
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -26,6 +26,7 @@ from django.db.models import Sum
 from accounts.models import Friendship
 from games.daily.models import DailyMovesTally, DailyResult, DailySpanTally
 from games.play.models import Game
+from games.play.payloads import review_state
 
 ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
 User = get_user_model()
@@ -198,6 +199,14 @@ def ranks_of_player(user) -> dict[dt.date, int]:
     return {day: entry.rank for day, entry in _ranked_lines("r.player_id = %s", [user.pk])}
 
 
+def ranks_of_games(game_ids: list[int]) -> dict[int, int]:
+    """The rank of each of these games that is on its day's board (the others are left out), in one round trip."""
+    if not game_ids:
+        return {}
+    marks = ", ".join(["%s"] * len(game_ids))
+    return {entry.game: entry.rank for _day, entry in _ranked_lines(f"r.game_id IN ({marks})", list(game_ids))}
+
+
 def result_of(date: dt.date, user) -> DailyResult | None:
     if not getattr(user, "is_authenticated", False):
         return None
@@ -212,6 +221,29 @@ def entry_of(date: dt.date, user) -> Entry | None:
     day = connection.ops.adapt_datefield_value(date)
     lines = _ranked_lines("r.daily_id = %s AND r.player_id = %s", [day, user.pk])
     return lines[0][1] if lines else None
+
+
+def my_line(date: dt.date, user, entry: Entry | None) -> dict | None:
+    """The `me` of a leaderboard: the user's line with its rank and the game's review state; a won ranked
+    game held for review or rejected shows too, without a rank, so that its player learns why it is not
+    on the board. None for anyone else (and for a visitor)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    game = Game.objects.filter(daily_id=date, player=user).only("pk", "status", "review", "ply", "undos", "elapsed_ms", "finished_at").first()
+    if entry is not None:
+        return {**asdict(entry), "review": review_state(game) if game is not None else "none"}
+    if game is None or game.status != Game.Status.WON or game.review not in (Game.Review.FLAGGED, Game.Review.REJECTED):
+        return None
+    return {
+        "rank": None,
+        "username": user.username,
+        "moves": game.ply,
+        "undos": game.undos,
+        "elapsed_ms": game.elapsed_ms,
+        "finished_at": game.finished_at,
+        "game": game.pk,
+        "review": review_state(game),
+    }
 
 
 def _ordered(date: dt.date):

@@ -17,6 +17,7 @@ from games.daily import leaderboard
 from games.daily import services as daily
 from games.play import policies
 from games.play.models import Game
+from games.play.payloads import review_state
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class SharedResult:
     rank: int | None  # None unless on the leaderboard (a resign, a game under review)
     of: int  # ranked results of the day
     under_review: bool
+    review: str  # the game's review state (games.play.payloads.review_state)
     game_id: int
     day_over: bool
     day_ends_at: dt.datetime
@@ -78,6 +80,7 @@ def shared_result(date: dt.date, player, viewer) -> SharedResult:
         rank=leaderboard.rank_of(result) if result else None,
         of=leaderboard.count(found.date),
         under_review=game.review == Game.Review.FLAGGED,
+        review=review_state(game),
         game_id=game.pk,
         day_over=daily.is_over(found.date),
         day_ends_at=daily.day_end(found.date),

@@ -12,4 +12,5 @@ urlpatterns = [
     path("daily/<str:date>/leaderboard/", daily.LeaderboardView.as_view(), name="daily-leaderboard"),
     path("daily/<str:date>/histogram/", daily.HistogramView.as_view(), name="daily-histogram"),
     path("daily/<str:date>/share/", daily.ShareView.as_view(), name="daily-share"),
+    path("users/<str:username>/daily/", daily.PlayerDailyResultsView.as_view(), name="user-daily"),
 ]

@@ -2,29 +2,39 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.selectors import player_named
+from freecell_site import filters
 from freecell_site.errors import ServiceError
-from freecell_site.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING, whole_number
-from games.daily import leaderboard, sharing
+from freecell_site.pagination import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    PAGING,
+    Pagination,
+    paginated,
+    whole_number,
+)
+from games.daily import history, leaderboard, sharing
 from games.daily import services as daily
 from games.daily.models import DailyChallenge
 from games.play import serializers as s
-from games.play.payloads import game_payload
+from games.play.payloads import REVIEW_STATES, game_payload
 
 
 def _err(description: str) -> OpenApiResponse:
     return OpenApiResponse(s.ErrorSerializer, description=description)
 
 
-E400 = {400: _err("invalid_request: a malformed date, page or page_size")}
+E400 = {400: _err("invalid_request: a malformed date, page or page_size; bad_filter: an unknown query parameter of a list")}
 E401 = {401: _err("not signed in")}
 E403 = {403: _err("forbidden (for a session: a missing CSRF token)")}
 E404 = {404: _err("not_found: no such daily, a day that has not begun, or no such result")}
@@ -44,6 +54,10 @@ class DailySerializer(serializers.Serializer):
     players = serializers.IntegerField(help_text="ranked games started")
     ends_at = serializers.DateTimeField(help_text="when the day (UTC) and its ranked play end")
     game = serializers.IntegerField(allow_null=True, help_text="the caller's ranked game of this daily, if any")
+    ranking_floor_ms_per_move = serializers.IntegerField(
+        help_text="the ranking floor: a ranked win faster than this many milliseconds per move on average is held for "
+        "review (the game's `review` is `flagged`) and not ranked until cleared"
+    )
 
 
 class DailyDetailSerializer(DailySerializer):
@@ -61,6 +75,13 @@ class EntrySerializer(serializers.Serializer):
     game = serializers.IntegerField(help_text="the game's id (its replay: /replay/<id>/)")
 
 
+class MyEntrySerializer(EntrySerializer):
+    rank = serializers.IntegerField(allow_null=True, help_text="null while the win is held for review, or once rejected")
+    review = serializers.ChoiceField(
+        choices=REVIEW_STATES, help_text="the game's review: flagged (won faster than the ranking floor: held), cleared, rejected, or none"
+    )
+
+
 class LeaderboardSerializer(serializers.Serializer):
     date = serializers.DateField()
     scope = serializers.ChoiceField(choices=["all", "friends"])
@@ -71,7 +92,11 @@ class LeaderboardSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
     entries = EntrySerializer(many=True)
-    me = EntrySerializer(allow_null=True, help_text="the caller's entry and rank in this scope; null if none")
+    me = MyEntrySerializer(
+        allow_null=True,
+        help_text="the caller's entry and rank in this scope, with its review state (a win held for review shows without "
+        "a rank); null if none",
+    )
 
 
 class WinnerSerializer(serializers.Serializer):
@@ -121,11 +146,27 @@ class ShareSerializer(serializers.Serializer):
     par = serializers.IntegerField(allow_null=True)
     elapsed_ms = serializers.IntegerField()
     rank = serializers.IntegerField(allow_null=True, help_text="null unless on the leaderboard")
+    review = serializers.ChoiceField(
+        choices=REVIEW_STATES, help_text="flagged: won faster than the ranking floor, held for review (not ranked meanwhile)"
+    )
     game = serializers.IntegerField()
     result_url = serializers.URLField(help_text="the result's page: works at once, spoils nothing, leads to the replay after the day")
     replay_url = serializers.URLField(help_text="the game's replay: hidden from others until the day is over")
     replay_open = serializers.BooleanField(help_text="whether you may watch the replay now")
     text = serializers.CharField(help_text="a short text to paste anywhere, linking to the result's page")
+
+
+class DailyResultSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    deal = serializers.CharField(help_text="daily:YYYY-MM-DD")
+    game = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["playing", "won", "resigned"], help_text="playing: only in your own list")
+    moves = serializers.IntegerField(help_text="player actions, undos included")
+    undos = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    rank = serializers.IntegerField(allow_null=True, help_text="the place on the day's leaderboard; null when not on it")
+    review = serializers.ChoiceField(choices=REVIEW_STATES, help_text="flagged: won faster than the ranking floor, held for review")
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -163,6 +204,7 @@ def _daily_body(found: DailyChallenge, user) -> dict:
         "players": found.players,
         "ends_at": daily.day_end(found.date),
         "game": game.pk if game else None,
+        "ranking_floor_ms_per_move": settings.DAILY_MIN_MS_PER_MOVE,
     }
 
 
@@ -197,8 +239,9 @@ class DailyPlayView(APIView):
         return Response(game_payload(game), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
-class DailyArchiveView(APIView):
+class DailyArchiveView(filters.FilteredList, APIView):
     permission_classes = [permissions.AllowAny]
+    scopes = {"GET": None}
 
     @extend_schema(parameters=PAGING, responses={200: ArchiveSerializer, **E400, **E404}, summary="Past dailies", operation_id="daily_archive")
     def get(self, request):
@@ -238,8 +281,10 @@ class DailyDetailView(APIView):
         return Response(DailyDetailSerializer(body).data)
 
 
-class LeaderboardView(APIView):
+class LeaderboardView(filters.FilteredList, APIView):
     permission_classes = [permissions.AllowAny]
+    filter_params = ("scope",)
+    scopes = {"GET": None}
 
     @extend_schema(
         parameters=[
@@ -262,12 +307,12 @@ class LeaderboardView(APIView):
             total = len(board)
             page, size = _paging(request, total)
             entries = board[(page - 1) * size : page * size]
-            me = next((entry for entry in board if entry.username == request.user.username), None)
+            me = leaderboard.my_line(found.date, request.user, next((e for e in board if e.username == request.user.username), None))
         else:
             total = leaderboard.count(found.date)
             page, size = _paging(request, total)
             entries = leaderboard.page(found.date, offset=(page - 1) * size, limit=size) if total else []
-            me = leaderboard.entry_of(found.date, request.user)
+            me = leaderboard.my_line(found.date, request.user, leaderboard.entry_of(found.date, request.user))
         nxt, prev = _links(request, page, size, total)
         body = {
             "date": found.date,
@@ -337,6 +382,7 @@ class ShareView(APIView):
             "par": result.par,
             "elapsed_ms": result.elapsed_ms,
             "rank": result.rank,
+            "review": result.review,
             "game": result.game_id,
             "result_url": link,
             "replay_url": request.build_absolute_uri(f"/replay/{result.game_id}/"),
@@ -344,3 +390,51 @@ class ShareView(APIView):
             "text": sharing.share_text(result, link),
         }
         return Response(ShareSerializer(body).data)
+
+
+class PlayerDailyResultsView(filters.FilteredList, APIView):
+    permission_classes = [permissions.AllowAny]
+    filter_params = ("since", "until")
+    scopes = {"GET": None}
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("since", OpenApiTypes.DATE, description="only days from this date on (YYYY-MM-DD, included)"),
+            OpenApiParameter("until", OpenApiTypes.DATE, description="only days up to this date (YYYY-MM-DD, included)"),
+            *PAGING,
+        ],
+        responses={200: paginated(DailyResultSerializer, "PaginatedDailyResults"), **E400, 404: _err("not_found: no such player, or a page past the last")},
+        summary="A player's daily results over time",
+        description=(
+            "The player's ranked dailies, newest day first: date, deal, moves, undos, time, rank on the day's board "
+            "and review state. Public: the results on a leaderboard of days that are over. Your own list (signed in "
+            "as the player) holds every ranked game of yours, today's and those held for review included. "
+            "`since`/`until` bound the days (both included); any other query parameter is 400 `bad_filter`."
+        ),
+        operation_id="user_daily_results",
+        examples=[
+            OpenApiExample(
+                "two days",
+                value={
+                    "count": 2, "next": None, "previous": None,
+                    "results": [
+                        {"date": "2026-12-02", "deal": "daily:2026-12-02", "game": 812, "status": "won", "moves": 41, "undos": 2,
+                         "elapsed_ms": 402113, "finished_at": "2026-12-02T08:14:09Z", "rank": 3, "review": "none"},
+                        {"date": "2026-12-01", "deal": "daily:2026-12-01", "game": 777, "status": "won", "moves": 52, "undos": 0,
+                         "elapsed_ms": 615020, "finished_at": "2026-12-01T19:40:51Z", "rank": 17, "review": "none"},
+                    ],
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request, username: str):
+        player = player_named(username)
+        if player is None:
+            raise ServiceError("not_found", f"no player named {username!r}", status=404)
+        # One's own unfinished and held results are private data: a token without the `read` scope sees the public list.
+        viewer = request.user if scopes.allows(request.auth, scopes.READ) else None
+        games = history.results_of(player, viewer, since=filters.day(request, "since"), until=filters.day(request, "until"))
+        paginator = Pagination()
+        page = paginator.paginate_queryset(games, request, view=self)
+        return paginator.get_paginated_response(DailyResultSerializer(history.rows(page), many=True).data)

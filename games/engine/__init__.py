@@ -5,7 +5,7 @@
 
 from .board import AUTOPLAY_MODES, Board, Played
 from .cards import CARDS, RANKS, SUITS, Card
-from .deals import MS_MAX, SEED_MAX, DealId, deal_columns, parse_day, parse_deal
+from .deals import MS_MAX, SEED_MAX, DealId, deal_columns, parse_day, parse_deal, random_deal
 from .errors import BadBoardText, BadNotation, EngineError, IllegalMove, InvalidDeal
 from .notation import Move, format_moves, parse_moves
 from .replay import Verification, replay, verify
@@ -33,6 +33,7 @@ __all__ = [
     "parse_day",
     "parse_deal",
     "parse_moves",
+    "random_deal",
     "replay",
     "verify",
 ]

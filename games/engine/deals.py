@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass
 from datetime import date
 
@@ -30,6 +31,11 @@ class DealId:
         if isinstance(self.value, date):
             return f"{self.kind}:{self.value.isoformat()}"
         return f"{self.kind}:{self.value}"
+
+
+def random_deal() -> str:
+    """A fresh deal nobody has seen: `seed:` and 64 random bits from the system's secure source."""
+    return f"seed:{secrets.randbits(64)}"
 
 
 def parse_day(text: str) -> date:

@@ -373,3 +373,16 @@ def par_line(board_text: str, budget: float, fallback_budget: float) -> tuple[st
     if found.result not in ("solved", "unsolvable"):
         found = solve(Board.from_text(board_text), autoplay="safe", budget=fallback_budget)
     return found.result, [str(move) for move in found.moves]
+
+
+def deal_facts(board_text: str, budget: float) -> tuple[str, list[str]]:
+    """(result, line) of a deal's facts under safe autoplay, in plain values for a worker process: a
+    plain solve of `budget` seconds settles whether it can be won; a won one then gets a par search of
+    `budget` seconds more (its first line is the search that just succeeded, so it is found again at once)."""
+    board = Board.from_text(board_text)
+    found = solve(board, autoplay="safe", budget=budget)
+    if found.result == "solved":
+        shorter = solve(board, autoplay="safe", par=True, budget=budget)
+        if shorter.solved and shorter.count <= found.count:
+            found = shorter
+    return found.result, [str(move) for move in found.moves]

@@ -12,6 +12,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.views import APIView
 
 from accounts.selectors import player_named
+from freecell_site import filters
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import NDJSONRenderer
@@ -32,32 +33,48 @@ class ExportRowSerializer(serializers.Serializer):
     line = serializers.CharField()
 
 
-class UserGamesExportView(APIView):
+class UserGamesExportView(filters.FilteredList, APIView):
     permission_classes = [permissions.AllowAny]
     renderer_classes = [JSONRenderer, NDJSONRenderer, BrowsableAPIRenderer]
+    filter_params = ("since", "until", "order")
+    scopes = {"GET": None}
 
     @extend_schema(
         parameters=[
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "ndjson", "api"], description="ndjson: one game a line, streamed (not paged)"),
+            *filters.SINCE_UNTIL,
+            filters.ORDER,
             *PAGING,
         ],
         responses={
             (200, "application/json"): paginated(ExportRowSerializer, "PaginatedExport"),
             (200, "application/x-ndjson"): OpenApiTypes.STR,
-            (400, "application/json"): OpenApiResponse(ErrorSerializer, description="invalid_request: a bad page or page_size"),
+            (400, "application/json"): OpenApiResponse(
+                ErrorSerializer, description="invalid_request: a bad page, page_size, since, until or order; bad_filter: an unknown query parameter"
+            ),
             (404, "application/json"): OpenApiResponse(ErrorSerializer, description="not_found: no such player, or a page past the last"),
         },
         summary="A player's finished games with their lines",
+        description=(
+            "The player's finished games that you may see (another player's daily or race game shows once its day or "
+            "race is over), newest first by creation (`order=oldest` for the oldest first), optionally created "
+            "`since`/`until` an instant. JSON is paged; `format=ndjson` streams them all, one a line."
+        ),
     )
     def get(self, request, username: str):
         player = player_named(username)
         if player is None:
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
+        chosen = {
+            "since": filters.moment(request, "since"),
+            "until": filters.moment(request, "until", until=True),
+            "order": filters.choice(request, "order", ("newest", "oldest"), "newest"),
+        }
         if request.accepted_renderer.format == "ndjson":
-            rows = selectors.export_rows(player, request.user)
+            rows = selectors.export_rows(player, request.user, **chosen)
             response = StreamingHttpResponse((json.dumps(row) + "\n" for row in rows), content_type="application/x-ndjson")
             response["Content-Disposition"] = f'inline; filename="{player.username}-games.ndjson"'
             return response
         paginator = Pagination()
-        page = paginator.paginate_queryset(selectors.exported_games(player, request.user), request, view=self)
+        page = paginator.paginate_queryset(selectors.exported_games(player, request.user, **chosen), request, view=self)
         return paginator.get_paginated_response([selectors.export_row(game) for game in page])

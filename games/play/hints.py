@@ -78,17 +78,24 @@ def _drop_pool(broken: ProcessPoolExecutor) -> None:
 def _solve(board: Board, autoplay: str, budget: float) -> tuple[str, str | None]:
     from games.engine import solver  # loaded only when a hint is asked for
 
-    if not settings.HINT_IN_WORKER:  # tests that stand in for the solver
-        return solver.first_move(board.to_text(), autoplay, budget)
+    return in_worker(solver.first_move, board.to_text(), autoplay, budget, budget=budget)
+
+
+def in_worker(function, *args, budget: float):
+    """`function(*args)` (a solver entry point taking plain values) in a worker process, given `budget`
+    seconds and a grace after them; in the request's thread when HINT_IN_WORKER is off (tests that stand
+    in for the solver). A worker that dies or hangs is replaced and the call answers 503."""
+    if not settings.HINT_IN_WORKER:
+        return function(*args)
     pool = _worker_pool()
     try:
-        return pool.submit(solver.first_move, board.to_text(), autoplay, budget).result(timeout=budget + WORKER_GRACE_SECONDS)
+        return pool.submit(function, *args).result(timeout=budget + WORKER_GRACE_SECONDS)
     except (BrokenProcessPool, TimeoutError) as exc:
-        # a worker died (out of memory, killed) or hung: the next hint starts a fresh one
-        logger.error("hint worker failed: %s: %s", type(exc).__name__, exc)
+        # a worker died (out of memory, killed) or hung: the next solve starts a fresh one
+        logger.error("solver worker failed: %s: %s", type(exc).__name__, exc)
         _drop_pool(pool)
         raise ServiceError(
-            "hint_unavailable", "the solver failed on this hint: try again", status=503, extra={"retry_after": 2}
+            "hint_unavailable", "the solver failed on this request: try again", status=503, extra={"retry_after": 2}
         ) from None
 
 

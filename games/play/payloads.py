@@ -28,6 +28,14 @@ def elapsed_ms(game: Game) -> int:
     return game.clock_at(timezone.now())
 
 
+#: A game's review as the API names it (Game.review stores "" for none).
+REVIEW_STATES = ["none", "flagged", "cleared", "rejected"]
+
+
+def review_state(game: Game) -> str:
+    return game.review or "none"
+
+
 class FoundationsSerializer(serializers.Serializer):
     C = serializers.IntegerField(min_value=0, max_value=13)
     D = serializers.IntegerField(min_value=0, max_value=13)
@@ -72,6 +80,10 @@ class GameSerializer(serializers.Serializer):
         help_text="the game's time: a casual game's play time (from its first action, while a page of its player "
         "has it open); a ranked daily's or a race's time on the server's clock, from the board's first showing"
     )
+    review = serializers.SerializerMethodField(
+        help_text="a ranked daily's review: `none`; `flagged` when won faster than the published ranking floor (held "
+        "for review, not ranked meanwhile); `cleared` (ranked) or `rejected` (never ranked) once reviewed"
+    )
     clock_running = serializers.SerializerMethodField(
         help_text="whether `elapsed_ms` is counting now: false before a casual game's first action, while no page "
         "of its player has it open, and once the game is over"
@@ -79,6 +91,10 @@ class GameSerializer(serializers.Serializer):
 
     def get_deal(self, game: Game) -> str:
         return deal_label(game)
+
+    @extend_schema_field(serializers.ChoiceField(choices=REVIEW_STATES))
+    def get_review(self, game: Game) -> str:
+        return review_state(game)
 
     def get_elapsed_ms(self, game: Game) -> int:
         return elapsed_ms(game)

@@ -6,10 +6,11 @@ from collections.abc import Iterator
 
 from django.db.models import Q, QuerySet
 
+from games.engine import Board
 from games.play import lines, policies
-from games.play.models import Action, Game
+from games.play.models import Action, Deal, Game
 from games.play.payloads import deal_label, game_payload, iso
-from games.play.services import READ_WITH
+from games.play.services import READ_WITH, board_of_deal
 
 #: Whether a viewer may see a game now: the one answer, which games.play.policies gives.
 can_view_game = policies.can_view_game
@@ -23,10 +24,24 @@ def visible_game(game_id: int, viewer) -> Game | None:
     return game
 
 
-def games_of(player, *, status: str | None = None) -> QuerySet[Game]:
-    """A player's own games, newest first; `status` as each game truly is (one whose time is up is
-    resigned, before the sweeper has stored it so: games.play.policies)."""
-    games = Game.objects.filter(player=player).select_related(*READ_WITH).order_by("-created_at", "-id")
+#: The orders of the game lists: by creation, newest or oldest first (the id breaks ties).
+ORDERS = {"newest": ("-created_at", "-id"), "oldest": ("created_at", "id")}
+
+
+def created_between(games: QuerySet[Game], since=None, until=None) -> QuerySet[Game]:
+    """The games created from `since` (included) to `until` (excluded), either bound left open when None."""
+    if since is not None:
+        games = games.filter(created_at__gte=since)
+    if until is not None:
+        games = games.filter(created_at__lt=until)
+    return games
+
+
+def games_of(player, *, status: str | None = None, since=None, until=None, order: str = "newest") -> QuerySet[Game]:
+    """A player's own games, newest first (or `order` oldest), created between `since` and `until`;
+    `status` as each game truly is (one whose time is up is resigned, before the sweeper has stored it
+    so: games.play.policies)."""
+    games = created_between(Game.objects.filter(player=player), since, until).select_related(*READ_WITH).order_by(*ORDERS[order])
     if status == Game.Status.PLAYING:
         return games.filter(status=status).exclude(policies.time_up_games())
     if status == Game.Status.RESIGNED:
@@ -46,6 +61,27 @@ def visible_game_state(game_id: int, viewer) -> dict | None:
     return game_payload(game) if game else None
 
 
+def legal_moves(game: Game) -> dict:
+    """`{game, ply, status, moves}`: every legal move at the game's position in the spec's notation (each
+    length of a run that may move to an empty column listed once); none once the game is over."""
+    shown = game_payload(game)  # the status as it truly is (a game whose time is up is over)
+    moves = []
+    if shown["status"] == Game.Status.PLAYING:
+        moves = [str(move) for move in Board.from_state(game.state).legal_moves()]
+    return {"game": game.pk, "ply": game.ply, "status": shown["status"], "moves": moves}
+
+
+def board_of_deal_id(deal_id) -> Board:
+    """The start of an `ms:` or `seed:` deal, read without storing it, refused as a player asking for the
+    deal is refused (games.play.policies.guard_deal: a daily's deal while its day is on). A deal never
+    stored is no daily's: the daily stores its deal when it is made."""
+    found = Deal.objects.filter(pk=str(deal_id)).first()
+    if found is None:
+        return Board.from_deal(deal_id)
+    policies.guard_deal(found)
+    return board_of_deal(found)
+
+
 def actions_of(game: Game) -> QuerySet[Action]:
     return game.actions.order_by("index")
 
@@ -55,19 +91,15 @@ def line_text(game: Game) -> str:
     return lines.text(game.line)
 
 
-def finished_games_of(user) -> QuerySet[Game]:
-    return (
-        Game.objects.filter(player=user)
-        .exclude(status=Game.Status.PLAYING)
-        .select_related("deal")
-        .order_by("created_at", "id")
-    )
+def finished_games_of(user, *, order: str = "newest") -> QuerySet[Game]:
+    return Game.objects.filter(player=user).exclude(status=Game.Status.PLAYING).select_related("deal").order_by(*ORDERS[order])
 
 
-def exported_games(user, viewer) -> QuerySet[Game]:
-    """A player's finished games that the viewer may see, oldest first: a query, so that a page of
-    them reads that page only (a player may have thousands)."""
-    return finished_games_of(user).exclude(policies.hidden_from(viewer))
+def exported_games(user, viewer, *, since=None, until=None, order: str = "newest") -> QuerySet[Game]:
+    """A player's finished games that the viewer may see, newest first (or `order` oldest), created
+    between `since` and `until`: a query, so that a page of them reads that page only (a player may
+    have thousands)."""
+    return created_between(finished_games_of(user, order=order), since, until).exclude(policies.hidden_from(viewer))
 
 
 def visible_games(viewer) -> QuerySet[Game]:
@@ -91,7 +123,7 @@ def export_row(game: Game) -> dict:
     }
 
 
-def export_rows(user, viewer) -> Iterator[dict]:
+def export_rows(user, viewer, **filters) -> Iterator[dict]:
     """Every exported game of a player, as the viewer may see them (the NDJSON export streams them)."""
-    for game in exported_games(user, viewer).iterator(chunk_size=200):
+    for game in exported_games(user, viewer, **filters).iterator(chunk_size=200):
         yield export_row(game)

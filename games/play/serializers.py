@@ -15,6 +15,22 @@ MAX_LINE_MOVES = 5100
 MAX_LINE_CHARS = 32000
 
 
+#: The spec's deal ids (section 4), as the schema states them: `ms:N`, `seed:S`, `daily:YYYY-MM-DD`. The
+#: server also takes surrounding white space and refuses numbers out of range (400 `invalid_deal`).
+DEAL_PATTERN = r"^(ms|seed):[0-9]{1,25}$|^daily:[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+DEAL_SCHEMA = {"type": "string", "pattern": DEAL_PATTERN, "example": "ms:11982"}
+
+
+@extend_schema_field({**DEAL_SCHEMA, "maxLength": 64})
+class DealField(StrictCharField):
+    """A deal id in a request body."""
+
+
+@extend_schema_field({"type": "string", "pattern": DEAL_PATTERN[:-1] + "$|^random$", "maxLength": 64, "example": "random"})
+class DealOrRandomField(StrictCharField):
+    """A deal id, or `random` for a fresh `seed:` deal."""
+
+
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="bad_notation, illegal_move, ply_conflict, game_over, invalid_deal, not_found, forbidden, rate_limited, ...")
     message = serializers.CharField()
@@ -45,8 +61,12 @@ class ActionResultSerializer(GameSerializer):
     repeated = serializers.BooleanField(help_text="true when this answers a resend of the last accepted action")
 
 
+#: What POST /api/games/ takes for a fresh `seed:` deal.
+RANDOM_DEAL = "random"
+
+
 class CreateGameSerializer(serializers.Serializer):
-    deal = StrictCharField(help_text="ms:N, seed:S or daily:YYYY-MM-DD (a past day)")
+    deal = DealOrRandomField(help_text="ms:N, seed:S, daily:YYYY-MM-DD (a past day), or `random` for a fresh seed: deal")
     autoplay = StrictChoiceField(choices=["none", "safe"], default="safe")
 
 
@@ -117,7 +137,7 @@ class LineField(serializers.Field):
 
 
 class VerifyRequestSerializer(serializers.Serializer):
-    deal = StrictCharField(required=False, help_text="the deal the moves start from; or give `board`")
+    deal = DealField(required=False, help_text="the deal the moves start from; or give `board`")
     board = StrictCharField(
         required=False, trim_whitespace=False, max_length=4000,
         help_text="instead of `deal`: any position as board text (Freecell Solver's format)",
@@ -129,6 +149,21 @@ class VerifyRequestSerializer(serializers.Serializer):
         if ("deal" in data) == ("board" in data):
             raise serializers.ValidationError({"deal": ["give a deal or a board, not both"] if "deal" in data else ["give a deal or a board"]})
         return data
+
+
+# The two forms of the body, for the schema's oneOf; the view reads both with VerifyRequestSerializer.
+class VerifyDealRequestSerializer(VerifyRequestSerializer):
+    """The moves start from a deal."""
+
+    deal = DealField(help_text="the deal the moves start from")
+    board = None
+
+
+class VerifyBoardRequestSerializer(VerifyRequestSerializer):
+    """The moves start from a position given as board text."""
+
+    deal = None
+    board = StrictCharField(trim_whitespace=False, max_length=4000, help_text="any position as board text (Freecell Solver's format)")
 
 
 class VerifyErrorSerializer(serializers.Serializer):
@@ -148,3 +183,27 @@ class VerifyResultSerializer(serializers.Serializer):
 class HintSerializer(serializers.Serializer):
     move = serializers.CharField(allow_null=True, help_text="null when the solver found no winning line")
     result = serializers.ChoiceField(choices=["solved", "unsolvable", "gave_up"])
+
+
+class LegalMovesSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    ply = serializers.IntegerField(help_text="player actions so far: the `ply` a move sent now must carry")
+    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
+    moves = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="every legal move in the spec's notation, each playable as it is; a run to an empty column once for "
+        "each length that may move (`24`, `24v2`, `24v3`); empty once the game is over",
+    )
+
+
+class DealFactsSerializer(serializers.Serializer):
+    deal = serializers.CharField()
+    autoplay = serializers.CharField(help_text="always `safe`: the facts are those of play under safe autoplay, as ranked games play")
+    solvable = serializers.BooleanField(
+        allow_null=True, help_text="true: a winning line was found; false: proven lost; null: the solver's budget ran out first"
+    )
+    par = serializers.IntegerField(allow_null=True, help_text="moves of the best line the solver found (not proven optimal)")
+    par_line = serializers.CharField(allow_null=True, help_text="that line, playable under safe autoplay")
+    result = serializers.ChoiceField(choices=["solved", "unsolvable", "gave_up"])
+    reason = serializers.CharField(allow_null=True, help_text="why `solvable` is null")
+    source = serializers.ChoiceField(choices=["solver", "daily"], help_text="daily: the par published with the daily")

@@ -4,21 +4,30 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import permissions, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from freecell_site import filters
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
 from games.daily import services as daily
-from games.engine import Board, parse_deal, verify
+from games.engine import Board, parse_deal, random_deal, verify
 from games.play import lines, selectors, services
 from games.play import serializers as s
+from games.play.facts import solver_facts
 from games.play.models import Game
 from games.play.payloads import action_payload, game_payload
 
@@ -32,6 +41,10 @@ ERRORS = {
     429: OpenApiResponse(s.ErrorSerializer, description="rate_limited"),
     503: OpenApiResponse(s.ErrorSerializer, description="hint_unavailable (the solver worker failed: ask again)"),
 }
+
+
+#: A deal id in a URL path.
+DEAL_PATH = OpenApiParameter("deal", s.DEAL_SCHEMA, OpenApiParameter.PATH, description="ms:N, seed:S or daily:YYYY-MM-DD")
 
 
 def errors(*codes: int) -> dict:
@@ -75,28 +88,89 @@ class DealView(APIView):
     throttle_scope = "verify"
     throttle_classes = [ScopedRateThrottle]
 
-    @extend_schema(responses={200: s.DealSerializer, **errors(400, 404, 429)}, summary="A deal's layout")
+    @extend_schema(parameters=[DEAL_PATH], responses={200: s.DealSerializer, **errors(400, 404, 429)}, summary="A deal's layout")
     def get(self, request, deal: str):
         return Response(deal_response(deal))
 
 
-class GameListView(APIView):
+class DealFactsView(APIView):
+    permission_classes = [permissions.AllowAny]
+    throttle_scope = "verify"
+    throttle_classes = [ScopedRateThrottle]
+    scopes = {"GET": None}
+
+    @extend_schema(
+        parameters=[DEAL_PATH],
+        responses={200: s.DealFactsSerializer, **errors(400, 403, 404, 429, 503)},
+        summary="What the solver knows of a deal: solvable, par",
+        description=(
+            "Whether the deal can be won and its par (the move count of the best line the solver found, under safe "
+            "autoplay, as ranked games count), for `ms:N` and `seed:S` deals and past dailies. A daily's deal is "
+            "secret during its day (404, as `GET /api/deals/{deal}/`). The solver has a budget "
+            "(`DEAL_FACTS_BUDGET` seconds, twice): past it the answer is `solvable: null` with a `reason`, "
+            "and is tried again a few minutes later. Answers are cached; 429 when the solver is busy."
+        ),
+        examples=[
+            OpenApiExample(
+                "the famous lost deal",
+                value={"deal": "ms:11982", "autoplay": "safe", "solvable": False, "par": None, "par_line": None,
+                       "result": "unsolvable", "reason": None, "source": "solver"},
+                response_only=True,
+            ),
+            OpenApiExample(
+                "a deal won",
+                value={"deal": "ms:1", "autoplay": "safe", "solvable": True, "par": 40,
+                       "par_line": "7a 4b 74 7c 32 63 47v2 87 18 63 24v2 82v2 84 14 8h 1d 1h 61 56 dh 5d 8h 58 56 36v2 bh 15v2 31 "
+                       "15v2 23v3 28 2h 21 2b 6h 72v4 4h 46v4 41 47",
+                       "result": "solved", "reason": None, "source": "solver"},
+                response_only=True,
+            ),
+        ],
+    )
+    def get(self, request, deal: str):
+        deal_id = parse_deal(deal)
+        if deal_id.kind == "daily":
+            deal_response(str(deal_id))  # refuses a daily whose day is not over
+            found = daily.published(deal_id.value)
+            # a daily is proven solvable before anyone sees it; its par was found then
+            facts = {"solvable": True, "par": found.par, "par_line": found.par_line or None, "result": "solved", "reason": None, "source": "daily"}
+        else:
+            facts = {**solver_facts(str(deal_id), selectors.board_of_deal_id(deal_id)), "source": "solver"}
+        return Response(s.DealFactsSerializer({"deal": str(deal_id), "autoplay": "safe", **facts}).data)
+
+
+class GameListView(filters.FilteredList, APIView):
     permission_classes = [permissions.IsAuthenticated]
+    filter_params = ("status", "since", "until", "order")
+    scopes = {"GET": "read", "POST": "play"}
 
     @extend_schema(
         parameters=[
             OpenApiParameter("status", OpenApiTypes.STR, enum=["playing", "won", "resigned"], description="only games in this status"),
+            *filters.SINCE_UNTIL,
+            filters.ORDER,
             *PAGING,
         ],
         responses={200: paginated(s.GameSerializer, "PaginatedGames"), **errors(400, 401, 404)},
         summary="Your games, newest first",
+        description=(
+            "The caller's games, newest first by creation (`order=oldest` for the oldest first), optionally only those "
+            "in one `status` or created `since`/`until` an instant (an ISO datetime, or a date for its whole UTC day). "
+            "Any other query parameter is 400 `bad_filter`."
+        ),
         operation_id="games_list",
     )
     def get(self, request):
         wanted = request.query_params.get("status")
         if wanted and wanted not in Game.Status.values:
             raise ValidationError({"status": [f"status must be one of: {', '.join(Game.Status.values)}"]})
-        games = selectors.games_of(request.user, status=wanted or None)
+        games = selectors.games_of(
+            request.user,
+            status=wanted or None,
+            since=filters.moment(request, "since"),
+            until=filters.moment(request, "until", until=True),
+            order=filters.choice(request, "order", tuple(selectors.ORDERS), "newest"),
+        )
         paginator = Pagination()
         page = paginator.paginate_queryset(games, request, view=self)
         return paginator.get_paginated_response([game_payload(game) for game in page])
@@ -105,11 +179,21 @@ class GameListView(APIView):
         request=s.CreateGameSerializer,
         responses={201: s.GameSerializer, **errors(400, 401, 403, 404, 429)},
         summary="Start a casual game",
+        description=(
+            "A casual game of `deal` (`ms:N`, `seed:S`, a past `daily:YYYY-MM-DD`, or `random`: a fresh `seed:` deal "
+            "nobody has seen), with `autoplay` `safe` (the default) or `none`. Today's daily is played ranked instead: "
+            "`POST /api/daily/play/`."
+        ),
+        examples=[
+            OpenApiExample("a Microsoft deal", value={"deal": "ms:11982", "autoplay": "safe"}, request_only=True),
+            OpenApiExample("a fresh random deal", value={"deal": "random"}, request_only=True),
+        ],
     )
     def post(self, request):
         body = s.CreateGameSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        deal_id = parse_deal(body.validated_data["deal"])
+        asked = body.validated_data["deal"]
+        deal_id = parse_deal(random_deal() if asked == s.RANDOM_DEAL else asked)
         if deal_id.kind == "daily":
             # Today's is ranked; a day to come is not out (get_deal answers 404), a past one is casual.
             if deal_id.value == daily.today():
@@ -128,6 +212,33 @@ class GameView(APIView):
         # pushes, which every move sends to every watcher.
         game["board"] = Board.from_state(game["state"]).to_text()
         return Response(game)
+
+
+class LegalMovesView(APIView):
+    permission_classes = [permissions.AllowAny]
+    scopes = {"GET": None}
+
+    @extend_schema(
+        responses={200: s.LegalMovesSerializer, **errors(404)},
+        summary="The legal moves of a game's position",
+        description=(
+            "Every legal move at the game's current position, in the notation `POST /api/games/{id}/moves/` takes: "
+            "from a column, a free cell, to a free cell, a column or the foundation (`h`). A run moved to an empty "
+            "column is listed once for each length that may move (`24`, `24v2`, `24v3`), as the free cells and empty "
+            "columns allow; a run onto a card has one length, written with its count when above one (`57v3`), as "
+            "the history writes it. None once the game is over. Seen by whoever may see the game "
+            "(`GET /api/games/{id}/`). Undo is not a move and is not listed."
+        ),
+        examples=[
+            OpenApiExample(
+                "ms:1 at its start",
+                value={"game": 42, "ply": 0, "status": "playing", "moves": [f"{column}{cell}" for column in "12345678" for cell in "abcd"]},
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request, game_id: int):
+        return Response(s.LegalMovesSerializer(selectors.legal_moves(visible_game(request, game_id))).data)
 
 
 # A player's action over REST: the body read strictly, then play's service, then its answer. (A
@@ -208,7 +319,29 @@ class VerifyView(APIView):
     throttle_scope = "verify"
     throttle_classes = [ScopedRateThrottle]
 
-    @extend_schema(request=s.VerifyRequestSerializer, responses={200: s.VerifyResultSerializer, **errors(400, 404, 429)}, summary="Check a solution")
+    @extend_schema(
+        request=PolymorphicProxySerializer(
+            component_name="Verify",
+            serializers=[s.VerifyDealRequestSerializer, s.VerifyBoardRequestSerializer],
+            resource_type_field_name=None,
+        ),
+        responses={200: s.VerifyResultSerializer, **errors(400, 404, 429)},
+        summary="Check a solution",
+        description=(
+            "Replays `moves` (one string separated by white space, or a list) from a `deal` or from any position given "
+            "as `board` text (one of the two), under `autoplay` (`none` by default). No account needed. `valid` is false "
+            "at the first move that does not parse or is illegal, with its 0-based `index`."
+        ),
+        examples=[
+            OpenApiExample("from a deal", value={"deal": "ms:1", "moves": "3a 32 1h", "autoplay": "none"}, request_only=True),
+            OpenApiExample(
+                "a bad move",
+                value={"valid": False, "won": False, "moves": 1,
+                       "error": {"index": 1, "move": "3h", "code": "illegal_move", "message": "the 2S cannot go to the foundation before the AS"}},
+                response_only=True,
+            ),
+        ],
+    )
     def post(self, request):
         body = s.VerifyRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)

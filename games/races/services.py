@@ -30,7 +30,7 @@ from freecell_site.errors import ServiceError
 from games import events
 from games.daily import services as daily
 from games.daily.models import DailyChallenge
-from games.engine import parse_deal
+from games.engine import parse_deal, random_deal
 from games.play import policies, services
 from games.play.integrity import replayed
 from games.play.models import Deal, Game
@@ -357,11 +357,6 @@ def races_of(user) -> dict:
 
 
 # --- creating, joining, inviting --------------------------------------------------------------
-
-
-def random_deal() -> str:
-    """A fresh deal nobody has seen: `seed:` and 64 random bits from the system's secure source."""
-    return f"seed:{secrets.randbits(64)}"
 
 
 def resolve_deal(deal: str | None) -> tuple[Deal, DailyChallenge | None]:
@@ -760,13 +755,26 @@ def time_limit(game: Game) -> policies.Deadline | None:
     return policies.Deadline(ends_at(race), "the race's time limit has passed")
 
 
-def past_limit_games() -> Q:
-    """Racers' games of running races whose time limit has passed (the sweeper finishes those races
-    within SWEEP_EVERY_S: few, and read by their start alone, as each race has its own limit)."""
+def past_limit_race_ids() -> list[int]:
+    """Running races whose time limit has passed (the sweeper finishes them within SWEEP_EVERY_S: few,
+    and read by their start alone, as each race has its own limit)."""
     now = timezone.now()
     running = Race.objects.filter(status=Race.Status.RUNNING, starts_at__lte=now)
-    over = [pk for pk, starts_at, limit_s in running.values_list("pk", "starts_at", "time_limit_s") if now >= starts_at + dt.timedelta(seconds=limit_s)]
-    return Q(race_entry__race_id__in=over)
+    return [pk for pk, starts_at, limit_s in running.values_list("pk", "starts_at", "time_limit_s") if now >= starts_at + dt.timedelta(seconds=limit_s)]
+
+
+def past_limit_games() -> Q:
+    """Racers' games of running races whose time limit has passed."""
+    return Q(race_entry__race_id__in=past_limit_race_ids())
+
+
+def finished_races(player=None):
+    """Races that are over (stored finished, or past their time limit before the sweeper has stored
+    them so), newest first by creation; only those `player` raced in when given. A query: lists page it."""
+    over = Race.objects.filter(Q(status=Race.Status.FINISHED) | Q(pk__in=past_limit_race_ids()))
+    if player is not None:
+        over = over.filter(pk__in=RaceEntry.objects.filter(player=player).values("race_id"))
+    return over.select_related(*_RELATED).order_by("-created_at", "-id")
 
 
 def hidden_racing_games(viewer) -> Q:

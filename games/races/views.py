@@ -3,14 +3,27 @@ rematch. Thin: the lifecycle lives in games/races/services.py."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import permissions, serializers, status
+from rest_framework.exceptions import NotAuthenticated, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.selectors import player_named
+from freecell_site import filters
+from freecell_site.errors import ServiceError
 from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
+from freecell_site.pagination import PAGING, Pagination, paginated
 from games.play import views
-from games.play.serializers import ErrorSerializer
+from games.play.serializers import DEAL_PATTERN, ErrorSerializer
 from games.races import services as races
 from games.races.payloads import RaceSerializer
 
@@ -39,8 +52,13 @@ class RaceListSerializer(serializers.Serializer):
     invites = InviteSerializer(many=True, help_text="open races a friend invited the caller to")
 
 
+@extend_schema_field({"type": "string", "pattern": DEAL_PATTERN + "|^$", "maxLength": 64})
+class RaceDealField(StrictCharField):
+    """A race's deal id, or blank for a fresh random seed."""
+
+
 class CreateRaceSerializer(serializers.Serializer):
-    deal = StrictCharField(required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
+    deal = RaceDealField(required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
     autoplay = StrictChoiceField(choices=["none", "safe"], default="safe")
     time_limit_s = StrictIntegerField(min_value=30, max_value=86400, required=False, help_text="default 1800")
 
@@ -57,12 +75,58 @@ class RaceInviteRequestSerializer(serializers.Serializer):
 # --- views ------------------------------------------------------------------------------------
 
 
-class RaceListView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+class RaceListView(filters.FilteredList, APIView):
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+    filter_params = ("status", "player")
+    scopes = {"GET": "read", "POST": "race"}
 
-    @extend_schema(responses={200: RaceListSerializer, **errors(401)}, summary="My races and invitations", operation_id="races_mine")
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", OpenApiTypes.STR, enum=["finished"], description="finished: the history of races that are over, paged"),
+            OpenApiParameter("player", OpenApiTypes.STR, description="with status=finished: the races this player raced in (default: yours)"),
+            *PAGING,
+        ],
+        responses={
+            200: PolymorphicProxySerializer(
+                component_name="RacesOrHistory",
+                serializers=[RaceListSerializer, paginated(RaceSerializer, "PaginatedRaces")],
+                resource_type_field_name=None,
+            ),
+            **errors(400, 401, 404),
+        },
+        summary="My races and invitations, or finished races",
+        description=(
+            "Without `status`: the caller's races that are not over and open races friends invited them to "
+            "(`{races, invites}`, sign-in needed). With `status=finished`: races that are over, newest first by "
+            "creation, paged (`{count, next, previous, results}`): the caller's, or with `player=<username>` "
+            "that player's (public, as every race is). Any other query parameter is 400 `bad_filter`."
+        ),
+        operation_id="races_mine",
+        examples=[
+            OpenApiExample("status=finished", value={"count": 0, "next": None, "previous": None, "results": []}, response_only=True),
+            OpenApiExample("without status", value={"races": [], "invites": [{"code": "K7QX2M", "link": "/races/K7QX2M/", "invited_by": "bob"}]}, response_only=True),
+        ],
+    )
     def get(self, request):
-        return Response(races.races_of(request.user))
+        wanted = request.query_params.get("status")
+        named = request.query_params.get("player")
+        if wanted is None and named is None:
+            if not request.user.is_authenticated:
+                raise NotAuthenticated()
+            return Response(races.races_of(request.user))
+        if wanted != "finished":
+            raise ValidationError({"status": ["status must be finished (the races not over are the list without it)"]})
+        if named:
+            player = player_named(named)
+            if player is None:
+                raise ServiceError("not_found", f"no player named {named!r}", status=404)
+        elif request.user.is_authenticated:
+            player = request.user
+        else:
+            raise ServiceError("not_authenticated", "sign in, or name the player with ?player=", status=401)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(races.finished_races(player), request, view=self)
+        return paginator.get_paginated_response([races.race_payload(race) for race in page])
 
     @extend_schema(
         request=CreateRaceSerializer,

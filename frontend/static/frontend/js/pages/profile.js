@@ -85,19 +85,10 @@ async function games() {
   try {
     const p = await profileRequest.catch(() => null);
     canRaceGhosts = !!me && (me === who || (p && p.friendship === "friends"));
-    // The export lists the oldest first: the newest PAGE games are the last page, topped up from the
-    // page before it when the last one is short.
-    const url = (page) => `/api/users/${encodeURIComponent(who)}/games/?page_size=${PAGE}&page=${page}`;
-    const first = await get(url(1));
+    // The export lists the newest first: its first page is the newest PAGE games.
+    const first = await get(`/api/users/${encodeURIComponent(who)}/games/?page_size=${PAGE}`);
     if (p && p.stats) unlisted = Math.max(0, (p.stats.games_played || 0) - first.count);
-    const pages = Math.ceil(first.count / PAGE);
     rows = first.results;
-    if (pages > 1) {
-      const last = (await get(url(pages))).results;
-      const before = pages > 2 ? (await get(url(pages - 1))).results : first.results;
-      rows = before.concat(last).slice(-PAGE);
-    }
-    rows = rows.slice().reverse(); // newest first
   } catch (err) {
     box.replaceChildren(el("p", { class: "errors", text: err.message }));
     return;
