@@ -173,6 +173,7 @@ NEW_GAME = {
     "undos": 0,
     "autoplay": "none",
     "ranked": False,
+    "review": "none",
     "state": {
         "columns": MS1_COLUMNS,
         "cells": [None, None, None, None],
@@ -640,6 +641,7 @@ DOCS: dict[tuple[str, str], Doc] = {
                 "par": 1,
                 "players": 0,
                 "ends_at": "2026-12-04T00:00:00Z",
+                "ranking_floor_ms_per_move": 150,
                 "game": None,
             }
         },
@@ -674,6 +676,7 @@ DOCS: dict[tuple[str, str], Doc] = {
                 "par": 1,
                 "players": 2,
                 "ends_at": "2026-12-04T00:00:00Z",
+                "ranking_floor_ms_per_move": 150,
                 "game": 2,
                 "par_line": None,
                 "results": 2,
@@ -706,7 +709,7 @@ DOCS: dict[tuple[str, str], Doc] = {
                         "game": 3,
                     },
                 ],
-                "me": ENTRY,
+                "me": {**ENTRY, "review": "none"},
             }
         },
     ),
@@ -733,6 +736,7 @@ DOCS: dict[tuple[str, str], Doc] = {
                 "par": 1,
                 "elapsed_ms": 600012,
                 "rank": 1,
+                "review": "none",
                 "game": 2,
                 "result_url": "https://freecell.example/daily/2026-12-03/result/alice/",
                 "replay_url": "https://freecell.example/replay/2/",
@@ -917,19 +921,6 @@ DOCS.update(
             },
             summary="Legal moves of a game",
         ),
-        ("/api/races/history/", "get"): Doc(
-            "Your finished races, newest first, paged: each race with its racers' ranks, times and moves.",
-            {
-                200: {
-                    "count": 1,
-                    **_PAGED,
-                    "results": [
-                        {**RUNNING_RACE, "status": "finished", "finished_at": "2026-12-03T13:53:09.335404Z"}
-                    ],
-                }
-            },
-            summary="Your finished races",
-        ),
         ("/api/users/", "get"): Doc(
             "Players whose username starts with `q` (at least 2 characters), alphabetical, paged.",
             {200: {"count": 1, **_PAGED, "results": [{"username": "alice", "display_name": "Alice"}]}},
@@ -940,29 +931,6 @@ DOCS.update(
             " move count found, not proven optimal). A daily's only once its day is over.",
             {200: {"deal": "ms:11982", "solvable": False, "par": None}},
             summary="Solver facts of a deal",
-        ),
-        ("/api/users/{username}/dailies/", "get"): Doc(
-            "A player's ranked dailies over time, newest first, paged: date, status, moves, undos, time and rank.",
-            {
-                200: {
-                    "count": 1,
-                    **_PAGED,
-                    "results": [
-                        {
-                            "date": "2026-12-03",
-                            "deal": "daily:2026-12-03",
-                            "status": "won",
-                            "moves": 3,
-                            "undos": 0,
-                            "par": 1,
-                            "elapsed_ms": 600012,
-                            "rank": 1,
-                            "game": 2,
-                        }
-                    ],
-                }
-            },
-            summary="A player's dailies",
         ),
         ("/api/deals/{deal}/records/", "get"): Doc(
             "Each player's best won game of a deal (any `ms:` or `seed:` deal; a daily's once its day is over),"

@@ -191,6 +191,9 @@ PAGES = {
     "healthz": row(lambda w, r: "/healthz", 200),
     "api/schema/": row(lambda w, r: "/api/schema/", 200),
     "api/docs/": row(lambda w, r: "/api/docs/", 200),
+    "api/asyncapi.json": row(lambda w, r: "/api/asyncapi.json", 200),
+    "developers/": row(lambda w, r: "/developers/", 200),
+    "leaderboards/": row(lambda w, r: "/leaderboards/", 200),
     # Signed in, there is nothing to do there: on to `next` or the home page.
     "signup/": row(lambda w, r: "/signup/", (200, 302, 302, 302, 302)),
     "login/": row(lambda w, r: "/login/", (200, 302, 302, 302, 302)),
