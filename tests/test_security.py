@@ -400,9 +400,9 @@ def test_every_socket_route_has_a_row_in_the_matrix():
 def token_of(user) -> str | None:
     if user is None:
         return None
-    from rest_framework.authtoken.models import Token
+    from tests.support import players
 
-    return Token.objects.get_or_create(user=user)[0].key
+    return players.token_of(user)
 
 
 async def socket_for(path: str, token: str | None, origin: bytes = b"http://testserver"):

@@ -10,6 +10,8 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenScopes
+from accounts.scopes import PLAY, READ
 from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGING, whole_number
@@ -170,7 +172,8 @@ def _daily_body(found: DailyChallenge, user) -> dict:
 
 
 class DailyTodayView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(responses={200: DailySerializer, **E503}, summary="Today's daily challenge", operation_id="daily_today")
     def get(self, request):
@@ -179,7 +182,8 @@ class DailyTodayView(APIView):
 
 
 class DailyPlayView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": PLAY}
 
     @extend_schema(
         request=None,
@@ -198,7 +202,8 @@ class DailyPlayView(APIView):
 
 
 class DailyArchiveView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": None}
 
     @extend_schema(parameters=PAGING, responses={200: ArchiveSerializer, **E400, **E404}, summary="Past dailies", operation_id="daily_archive")
     def get(self, request):
@@ -227,7 +232,8 @@ class DailyArchiveView(APIView):
 
 
 class DailyDetailView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(parameters=[DATE], responses={200: DailyDetailSerializer, **E400, **E404, **E503}, summary="A daily", operation_id="daily_detail")
     def get(self, request, date: str):
@@ -239,7 +245,8 @@ class DailyDetailView(APIView):
 
 
 class LeaderboardView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(
         parameters=[
@@ -285,7 +292,8 @@ class LeaderboardView(APIView):
 
 
 class HistogramView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(parameters=[DATE], responses={200: HistogramSerializer, **E400, **E404, **E503}, summary="Winning move counts of a daily", operation_id="daily_histogram")
     def get(self, request, date: str):
@@ -303,7 +311,8 @@ class HistogramView(APIView):
 
 
 class ShareView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(
         parameters=[DATE, OpenApiParameter("user", OpenApiTypes.STR, description="whose result (default: yours)")],

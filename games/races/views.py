@@ -8,6 +8,8 @@ from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenScopes
+from accounts.scopes import RACE, READ
 from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
 from games.play import views
 from games.play.serializers import ErrorSerializer
@@ -58,7 +60,8 @@ class RaceInviteRequestSerializer(serializers.Serializer):
 
 
 class RaceListView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"GET": READ, "POST": RACE}
 
     @extend_schema(responses={200: RaceListSerializer, **errors(401)}, summary="My races and invitations", operation_id="races_mine")
     def get(self, request):
@@ -80,7 +83,8 @@ class RaceListView(APIView):
 
 
 class GhostRaceView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": RACE}
 
     @extend_schema(
         request=CreateGhostRaceSerializer,
@@ -95,7 +99,8 @@ class GhostRaceView(APIView):
 
 
 class RaceView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(responses={200: RaceSerializer, **errors(404)}, summary="A race", operation_id="race_retrieve")
     def get(self, request, code: str):
@@ -103,7 +108,8 @@ class RaceView(APIView):
 
 
 class _RaceAction(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": RACE}
 
     def respond(self, race):
         return Response(races.race_payload(race))
