@@ -1,11 +1,14 @@
 """Named, scoped personal access tokens stored hashed; every API token of DRF's authtoken table becomes one
 with every scope (its holder's key keeps working), and that table's plain keys are deleted."""
 
+import datetime as dt
 import hashlib
 
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 
 #: The table of rest_framework.authtoken, which the project used before and no longer installs.
@@ -34,7 +37,11 @@ def convert_old_tokens(apps, schema_editor):
             key_digest=hashlib.sha256(key.encode("ascii")).hexdigest(),
             prefix=key[:8],
         )
-        AccessToken.objects.filter(pk=token.pk).update(created_at=created)  # auto_now_add set it to now
+        if isinstance(created, str):  # SQLite may answer the text it stores
+            created = parse_datetime(created)
+        if created is not None and timezone.is_naive(created):  # stored in UTC where the column has no zone
+            created = timezone.make_aware(created, dt.timezone.utc)
+        AccessToken.objects.filter(pk=token.pk).update(created_at=created or timezone.now())  # auto_now_add set it
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {table}")
 
