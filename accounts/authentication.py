@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from django.conf import settings
 from django.contrib.auth import get_user
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from accounts.tokens import note_use, token_of_key
@@ -62,3 +63,20 @@ def still_signed_in(how: str, key: str, user_id: int) -> bool:
         # Django's own check of a request's session (its user, backend and password hash).
         user = get_user(SimpleNamespace(session=import_module(settings.SESSION_ENGINE).SessionStore(key)))
     return user is not None and user.is_authenticated and user.is_active and user.pk == user_id
+
+
+class TokenScheme(OpenApiAuthenticationExtension):
+    """The schema's word for TokenAuthentication: an HTTP bearer token (`Token` is taken as well)."""
+
+    target_class = TokenAuthentication
+    name = "tokenAuth"
+    priority = 1  # over drf-spectacular's own scheme for DRF's TokenAuthentication, which says `Token` only
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A personal access token (POST /api/tokens/ or the account page), sent as "
+            "`Authorization: Bearer <token>`; `Authorization: Token <token>` is accepted too. Its scopes "
+            "limit what it may do: a request outside them is refused with 403 `missing_scope`.",
+        }

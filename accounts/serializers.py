@@ -8,6 +8,8 @@ from django.contrib.auth.validators import ASCIIUsernameValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import empty
+from rest_framework.utils import html
 
 from accounts.models import AccessToken, Profile
 from accounts.scopes import SCOPES
@@ -83,19 +85,38 @@ class IssuedAccessTokenSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "scopes", "token", "created_at"]
 
 
+@extend_schema_field(
+    {"type": "array", "items": {"type": "string", "enum": list(SCOPES)}, "minItems": 1, "maxItems": len(SCOPES), "uniqueItems": True}
+)
+class ScopesField(serializers.Field):
+    """A token's scopes: a list of scope names, each once. Checked whole, so a refusal is a list of
+    messages as every field's is (a ListField keys a refused item by its index)."""
+
+    def get_value(self, dictionary):
+        if html.is_html_input(dictionary):  # a form sends a list as the same name repeated
+            return dictionary.getlist(self.field_name) if self.field_name in dictionary else empty
+        return super().get_value(dictionary)
+
+    def to_internal_value(self, data) -> list[str]:
+        if not isinstance(data, list) or not all(isinstance(item, str) for item in data):
+            raise serializers.ValidationError("a list of scope names, such as [\"read\", \"play\"]")
+        if not data:
+            raise serializers.ValidationError("name at least one scope")
+        unknown = [item for item in data if item not in SCOPES]
+        if unknown:
+            shown = ", ".join(repr(item[:20]) for item in unknown[:4])
+            raise serializers.ValidationError(f"not a scope: {shown}; the scopes are {', '.join(SCOPES)}")
+        if len(set(data)) != len(data):
+            raise serializers.ValidationError("a scope is named twice")
+        return data
+
+    def to_representation(self, value) -> list[str]:
+        return list(value)
+
+
 class NewAccessTokenSerializer(serializers.Serializer):
     name = StrictCharField(max_length=60, help_text="what the token is for, to recognise it in your list")
-    scopes = serializers.ListField(
-        child=StrictChoiceField(choices=SCOPES),
-        min_length=1,
-        max_length=len(SCOPES),
-        help_text="what the token may do: any of read, play, race, account",
-    )
-
-    def validate_scopes(self, value: list[str]) -> list[str]:
-        if len(set(value)) != len(value):
-            raise serializers.ValidationError("a scope is named twice")
-        return value
+    scopes = ScopesField(help_text="what the token may do: one or more of read, play, race, account, each once")
 
 
 class UsernameSerializer(serializers.Serializer):

@@ -402,3 +402,30 @@ def test_the_account_page_has_the_tokens_section(alice):
         assert hook in html, hook
     for scope in SCOPES:
         assert f'value="{scope}"' in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrating_a_database_with_drf_tokens_keeps_their_keys_working(alice):
+    """The real migration run: back before 0005, DRF's table with a token in it, then forward."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("accounts", "0004_table_settings")], [("accounts", "0005_access_tokens")]
+    old_key = "fedcba9876543210fedcba9876543210fedcba98"
+    q = connection.ops.quote_name
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(f"CREATE TABLE {q('authtoken_token')} ({q('key')} varchar(40) PRIMARY KEY, created timestamp NOT NULL, user_id bigint NOT NULL)")
+            cursor.execute(f"INSERT INTO {q('authtoken_token')} ({q('key')}, created, user_id) VALUES (%s, %s, %s)", [old_key, dt.datetime(2025, 1, 2, 3, 4, 5), alice.pk])
+        executor = MigrationExecutor(connection)  # the graph as it stands now
+        executor.migrate(after)
+        assert client_with(old_key, "Bearer").get("/api/me/").json()["username"] == "alice"
+        assert AccessToken.objects.get(user=alice, name="API token").scopes == list(SCOPES)
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT COUNT(*) FROM {q('authtoken_token')}")
+            assert cursor.fetchone()[0] == 0
+    finally:
+        MigrationExecutor(connection).migrate(after)
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP TABLE IF EXISTS {q('authtoken_token')}")
