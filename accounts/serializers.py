@@ -8,12 +8,10 @@ from django.contrib.auth.validators import ASCIIUsernameValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.fields import empty
-from rest_framework.utils import html
 
 from accounts.models import AccessToken, Profile
 from accounts.scopes import SCOPES
-from freecell_site.fields import StrictCharField, StrictChoiceField, StrictEmailField
+from freecell_site.fields import StrictCharField, StrictChoiceField, StrictChoiceListField, StrictEmailField
 
 # The width of auth_user.email: a longer address is refused here, not by the database (a 500 on
 # PostgreSQL, silently stored on SQLite).
@@ -88,30 +86,11 @@ class IssuedAccessTokenSerializer(serializers.ModelSerializer):
 @extend_schema_field(
     {"type": "array", "items": {"type": "string", "enum": list(SCOPES)}, "minItems": 1, "maxItems": len(SCOPES), "uniqueItems": True}
 )
-class ScopesField(serializers.Field):
-    """A token's scopes: a list of scope names, each once. Checked whole, so a refusal is a list of
-    messages as every field's is (a ListField keys a refused item by its index)."""
+class ScopesField(StrictChoiceListField):
+    """A token's scopes: one or more of accounts.scopes.SCOPES, each once."""
 
-    def get_value(self, dictionary):
-        if html.is_html_input(dictionary):  # a form sends a list as the same name repeated
-            return dictionary.getlist(self.field_name) if self.field_name in dictionary else empty
-        return super().get_value(dictionary)
-
-    def to_internal_value(self, data) -> list[str]:
-        if not isinstance(data, list) or not all(isinstance(item, str) for item in data):
-            raise serializers.ValidationError("a list of scope names, such as [\"read\", \"play\"]")
-        if not data:
-            raise serializers.ValidationError("name at least one scope")
-        unknown = [item for item in data if item not in SCOPES]
-        if unknown:
-            shown = ", ".join(repr(item[:20]) for item in unknown[:4])
-            raise serializers.ValidationError(f"not a scope: {shown}; the scopes are {', '.join(SCOPES)}")
-        if len(set(data)) != len(data):
-            raise serializers.ValidationError("a scope is named twice")
-        return data
-
-    def to_representation(self, value) -> list[str]:
-        return list(value)
+    def __init__(self, **kwargs):
+        super().__init__(choices=SCOPES, **kwargs)
 
 
 class NewAccessTokenSerializer(serializers.Serializer):

@@ -73,6 +73,8 @@ def test_the_list_shows_the_players_own_tokens_newest_first(alice, bob):
         {"name": "x", "scopes": []},
         {"name": "x", "scopes": "read"},
         {"name": "x", "scopes": [READ, READ]},
+        {"name": "x", "scopes": [7]},
+        {"name": "x", "scopes": {"read": True}},
         {"name": "", "scopes": [READ]},
         {"name": "n" * 61, "scopes": [READ]},
         {"name": 7, "scopes": [READ]},
@@ -83,6 +85,8 @@ def test_the_list_shows_the_players_own_tokens_newest_first(alice, bob):
 def test_bad_names_and_scopes_are_refused_in_our_shape(alice, body):
     answer = session_of(alice).post("/api/tokens/", body, format="json")
     assert answer.status_code == 400 and code_of(answer) == "invalid_request", answer.content
+    fields = answer.json()["error"]["fields"]
+    assert all(isinstance(messages, list) and all(isinstance(m, str) for m in messages) for messages in fields.values()), fields
     assert not AccessToken.objects.filter(user=alice).exclude(name="sign-up").exists()
 
 
