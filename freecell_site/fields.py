@@ -70,9 +70,9 @@ class StrictChoiceListField(serializers.Field):
     def to_internal_value(self, data) -> list[str]:
         if not isinstance(data, list):
             self.fail("not_list", kind=_kind(data))
-        odd = next((item for item in data if not isinstance(item, str)), None)
-        if odd is not None:
-            self.fail("not_list", kind=f"a list holding {_kind(odd)}")
+        odd = [item for item in data if not isinstance(item, str)]
+        if odd:
+            self.fail("not_list", kind=f"a list holding {_kind(odd[0])}")
         if not data:
             self.fail("empty")
         unknown = [item for item in data if item not in self.choices]
@@ -115,4 +115,6 @@ def _kind(value) -> str:
         return "a list"
     if isinstance(value, dict):
         return "an object"
+    if value is None:
+        return "null"
     return "a file" if hasattr(value, "read") else type(value).__name__  # a multipart upload

@@ -74,6 +74,8 @@ def test_the_list_shows_the_players_own_tokens_newest_first(alice, bob):
         {"name": "x", "scopes": "read"},
         {"name": "x", "scopes": [READ, READ]},
         {"name": "x", "scopes": [7]},
+        {"name": "x", "scopes": [None]},
+        {"name": "x", "scopes": [READ, None]},
         {"name": "x", "scopes": {"read": True}},
         {"name": "", "scopes": [READ]},
         {"name": "n" * 61, "scopes": [READ]},
