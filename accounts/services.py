@@ -30,15 +30,16 @@ logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
-def register(*, username: str, password: str, email: str = "") -> tuple[User, AccessToken]:
-    """A new player, with a token of every scope (its key in `.key`, this once)."""
+def register(*, username: str, password: str, email: str = "", with_token: bool = True) -> tuple[User, AccessToken | None]:
+    """A new player, with a token of every scope (its key in `.key`, this once) for a sign-up over the
+    API; the sign-up page (`with_token` False) makes none, its player signed in by the session."""
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=username, password=password, email=email)
     except IntegrityError:
         raise ServiceError("invalid_request", "that username is taken") from None
     Profile.objects.create(user=user)
-    return user, issue_token(user, name=SIGN_UP_TOKEN, scopes=SCOPES)
+    return user, issue_token(user, name=SIGN_UP_TOKEN, scopes=SCOPES) if with_token else None
 
 
 # --- personal access tokens ----------------------------------------------------------------------

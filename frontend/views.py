@@ -129,7 +129,7 @@ def signup(request):
             field_errors["password2"] = ["The two passwords differ."]
         elif form.is_valid():
             try:
-                user, _token = accounts.register(**form.validated_data)
+                user, _ = accounts.register(**form.validated_data, with_token=False)
             except ServiceError as exc:
                 errors.append(exc.message)
                 field_errors["username"] = [exc.message]

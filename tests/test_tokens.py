@@ -400,14 +400,34 @@ def test_the_migration_turns_an_old_drf_token_into_a_working_token_of_every_scop
 # --- the account page -----------------------------------------------------------------------------
 
 
-def test_the_account_page_has_the_tokens_section(alice):
-    page = Client()
+def test_the_account_page_lists_makes_and_revokes_tokens_over_its_session(alice):
+    """The page's markup, and the calls its script makes with the page's session (CSRF checked)."""
+    page = Client(enforce_csrf_checks=True)
     page.force_login(alice)
     html = page.get("/account/").content.decode()
-    for hook in ('id="tokens"', 'id="token-form"', 'id="token-list"', 'name="scopes"', "tokens.css"):
+    for hook in ('id="tokens"', 'id="token-form"', 'id="token-list"', 'name="scopes"', "tokens.css", "account.js"):
         assert hook in html, hook
     for scope in SCOPES:
         assert f'value="{scope}"' in html
+    csrf = {"HTTP_X_CSRFTOKEN": page.cookies["csrftoken"].value}
+    body = {"name": "from the page", "scopes": [READ]}
+    assert page.post("/api/tokens/", body, content_type="application/json").status_code == 403  # no CSRF token
+    made = page.post("/api/tokens/", body, content_type="application/json", **csrf)
+    assert made.status_code == 201
+    listed = page.get("/api/tokens/").json()
+    assert [entry["name"] for entry in listed][0] == "from the page"
+    assert page.delete(f"/api/tokens/{made.json()['id']}/", **csrf).status_code == 204
+    assert "from the page" not in [entry["name"] for entry in page.get("/api/tokens/").json()]
+
+
+def test_a_sign_up_on_the_page_makes_no_token(db):
+    from django.contrib.auth.models import User
+
+    from tests.support.players import PASSWORD
+
+    page = Client()
+    assert page.post("/signup/", {"username": "zoe", "password": PASSWORD, "password2": PASSWORD}).status_code == 302
+    assert not AccessToken.objects.filter(user=User.objects.get(username="zoe")).exists()
 
 
 @pytest.mark.django_db(transaction=True)
