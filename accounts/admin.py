@@ -1,16 +1,15 @@
-"""Admin pages for players (with closing accounts), profiles, friendships and login-failure counters,
-and the admin's counted sign-in."""
+"""Admin pages for players (with closing accounts), profiles, friendships, personal access tokens and
+login-failure counters, and the admin's counted sign-in."""
 
 from django.contrib import admin, messages
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
 from django.http import HttpResponse
-from rest_framework.authtoken.admin import TokenAdmin
-from rest_framework.authtoken.models import TokenProxy
 
 from accounts import throttle
 from accounts.closing import close_account, is_closed_name
-from accounts.models import Friendship, LoginFailure, Profile
+from accounts.models import AccessToken, Friendship, LoginFailure, Profile
+from accounts.services import sign_ins_changed
 from freecell_site.admin_selection import CheckedSelection
 from freecell_site.errors import ServiceError
 
@@ -43,6 +42,32 @@ class FriendshipAdmin(CheckedSelection, admin.ModelAdmin):
     list_filter = ["status"]
     search_fields = ["from_user__username", "to_user__username"]
     raw_id_fields = ["from_user", "to_user"]
+
+
+@admin.register(AccessToken)
+class AccessTokenAdmin(CheckedSelection, admin.ModelAdmin):
+    """Tokens are seen and revoked (deleted) here; players make them (the key is shown only to them)."""
+
+    list_display = ["user", "name", "prefix", "scopes", "created_at", "last_used_at"]
+    search_fields = ["user__username", "name", "prefix"]
+    readonly_fields = ["user", "name", "scopes", "prefix", "created_at", "last_used_at"]
+    exclude = ["key_digest"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def delete_model(self, request, obj) -> None:
+        super().delete_model(request, obj)
+        sign_ins_changed(obj.user)  # its sockets close
+
+    def delete_queryset(self, request, queryset) -> None:
+        users = {token.user for token in queryset.select_related("user")}
+        super().delete_queryset(request, queryset)
+        for user in users:
+            sign_ins_changed(user)
 
 
 @admin.register(LoginFailure)
@@ -88,8 +113,6 @@ class PlayerAdmin(CheckedSelection, UserAdmin):
         return (*fields, "username") if obj is not None and is_closed_name(obj.username) else fields
 
 
-# The stock admins of groups and API tokens, with their actions' selections checked too.
+# The stock admin of groups, with its actions' selections checked too.
 admin.site.unregister(Group)
 admin.site.register(Group, type("CheckedGroupAdmin", (CheckedSelection, GroupAdmin), {}))
-admin.site.unregister(TokenProxy)
-admin.site.register(TokenProxy, type("CheckedTokenAdmin", (CheckedSelection, TokenAdmin), {}))

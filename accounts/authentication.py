@@ -1,5 +1,5 @@
-"""Token authentication for REST and websockets alike (the key names an active user, checked in one
-query), and whether a socket's sign-in (session or token) still holds."""
+"""Token authentication for REST and websockets alike (a key names its token and an active user,
+found in one query), and whether a socket's sign-in (session or token) still holds."""
 
 from __future__ import annotations
 
@@ -8,27 +8,46 @@ from types import SimpleNamespace
 
 from django.conf import settings
 from django.contrib.auth import get_user
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
-from rest_framework.authtoken.models import Token
+
+from accounts.tokens import note_use, token_of_key
 
 
 def user_of_token(key: str):
-    """The active user whose API token is `key`, or None."""
-    if not isinstance(key, str) or not key or len(key) > Token._meta.pk.max_length or not key.isascii() or "\x00" in key:
-        return None  # keys are hex: anything else (a NUL, a lone surrogate) the database would refuse
-    token = Token.objects.select_related("user").filter(key=key, user__is_active=True).first()
+    """The active user whose personal access token is `key`, or None."""
+    token = token_of_key(key)
     return token.user if token is not None else None
 
 
 class TokenAuthentication(authentication.TokenAuthentication):
-    """`Authorization: Token <key>`, as DRF's, answering with the same errors."""
+    """`Authorization: Bearer <key>` or `Authorization: Token <key>`: a personal access token.
+    `request.auth` is the AccessToken, whose `scopes` the views' scope check reads
+    (accounts.permissions.TokenScopes)."""
+
+    keywords = ("Bearer", "Token")
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].lower() not in {word.lower().encode() for word in self.keywords}:
+            return None  # another scheme (or none): the session may still sign the request in
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Invalid token header: give one key after the word Bearer or Token.")
+        try:
+            key = header[1].decode("ascii")
+        except UnicodeError:
+            raise exceptions.AuthenticationFailed("Invalid token.") from None
+        return self.authenticate_credentials(key)
 
     def authenticate_credentials(self, key):
-        user = user_of_token(key)
-        if user is None:
-            raise exceptions.AuthenticationFailed("Invalid token.")
-        # request.auth: the token (unsaved here; nothing reads more of it than the key and its user).
-        return user, Token(key=key, user=user)
+        token = token_of_key(key)
+        if token is None:
+            raise exceptions.AuthenticationFailed("Invalid token: it is wrong, or was revoked.")
+        note_use(token)
+        return token.user, token
+
+    def authenticate_header(self, request):
+        return "Bearer"
 
 
 def still_signed_in(how: str, key: str, user_id: int) -> bool:
@@ -44,3 +63,20 @@ def still_signed_in(how: str, key: str, user_id: int) -> bool:
         # Django's own check of a request's session (its user, backend and password hash).
         user = get_user(SimpleNamespace(session=import_module(settings.SESSION_ENGINE).SessionStore(key)))
     return user is not None and user.is_authenticated and user.is_active and user.pk == user_id
+
+
+class TokenScheme(OpenApiAuthenticationExtension):
+    """The schema's word for TokenAuthentication: an HTTP bearer token (`Token` is taken as well)."""
+
+    target_class = TokenAuthentication
+    name = "tokenAuth"
+    priority = 1  # over drf-spectacular's own scheme for DRF's TokenAuthentication, which says `Token` only
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A personal access token (POST /api/tokens/ or the account page), sent as "
+            "`Authorization: Bearer <token>`; `Authorization: Token <token>` is accepted too. Its scopes "
+            "limit what it may do: a request outside them is refused with 403 `missing_scope`.",
+        }

@@ -6,9 +6,8 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
-from rest_framework.authtoken.models import Token
 
-from accounts.models import Friendship, Profile
+from accounts.models import AccessToken, Friendship, Profile
 from accounts.signals import account_closed, account_closing
 from freecell_site.errors import ServiceError
 
@@ -46,7 +45,7 @@ def close_account(user: User) -> None:
     its last racer): the games app does both on `account_closed`. The account is kept under
     `closed_name`: its finished games stay in the leaderboards, races and replays of the other
     players, without the player's name. The e-mail address, profile and friendships are deleted, the
-    password becomes unusable, the API token is deleted and open sockets are closed
+    password becomes unusable, the API tokens are deleted and open sockets are closed
     (accounts/receivers.py, on the deactivation). The old name is free for a new sign-up.
 
     A receiver of `account_closing` may refuse it (409 race_not_started during a race's countdown)."""
@@ -55,7 +54,7 @@ def close_account(user: User) -> None:
         return
     account_closing.send(sender=User, user=user)
     # Renamed first, so that every push the games app sends for the closing names the closed account.
-    Token.objects.filter(user=user).delete()
+    AccessToken.objects.filter(user=user).delete()
     user.username = closed_name(user)
     user.first_name = user.last_name = user.email = ""
     user.set_unusable_password()

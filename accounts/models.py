@@ -77,3 +77,30 @@ class LoginFailure(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} @ {self.window}: {self.count}"
+
+
+class AccessToken(models.Model):
+    """A player's named personal access token for the API and the sockets, with its scopes
+    (accounts.scopes). The key is shown once, when the token is made; only its digest is kept.
+
+    The digest is a plain SHA-256, not a slow password hash: a key is 256 random bits
+    (`accounts.tokens.new_key`), so no guessing or dictionary attack can find it from its digest, and
+    the digest finds the token in one indexed query on every request, where a salted slow hash would
+    need a lookup by prefix and a deliberately costly check per request."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens")
+    name = models.CharField(max_length=60)
+    # A subset of accounts.scopes.SCOPES, in that order (accounts.tokens.ordered_scopes).
+    scopes = models.JSONField(default=list)
+    key_digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the key, in hex")
+    # The key's first characters, to tell tokens apart in lists: too few to help a guesser.
+    prefix = models.CharField(max_length=12, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Written at most once a minute per token (accounts.tokens.note_use), not on every request.
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "created_at"], name="access_token_user_created")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -13,6 +13,14 @@ ACCOUNT = "account"  # profile, friends, tokens
 
 SCOPES = (READ, PLAY, RACE, ACCOUNT)
 
+#: What each scope lets a token do, in the players' words (the account page, the docs).
+DESCRIPTIONS = {
+    READ: "read games, races, dailies and profiles, your own private data included",
+    PLAY: "play: games, moves, undo, resign, hints, the daily",
+    RACE: "race: open, join, start, invite, rematch",
+    ACCOUNT: "your account: profile, friends, tokens",
+}
+
 
 def allows(auth, scope: str) -> bool:
     """Whether a request's `auth` (DRF's `request.auth`: None for a session, else the token) holds `scope`."""

@@ -1,11 +1,12 @@
-"""Reads about players: a player by the name someone typed, friends lists and friendship checks, table settings."""
+"""Reads about players: a player by the name someone typed, friends lists and friendship checks, table
+settings, personal access tokens."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db.models import Q
 
-from accounts.models import Friendship, Profile
+from accounts.models import AccessToken, Friendship, Profile
 
 #: The table's look of a player who never chose one (and of a choice no longer offered).
 DEFAULT_SETTINGS = {"deck": Profile.Deck.CLASSIC.value, "felt": Profile.Felt.GREEN.value}
@@ -94,3 +95,8 @@ def table_settings(user) -> dict | None:
         return None
     saved = Profile.objects.filter(user=user).values_list("settings", flat=True).first()
     return {**settings_of(saved), "chosen": bool(saved)}
+
+
+def tokens_of(user):
+    """The player's personal access tokens, newest first."""
+    return AccessToken.objects.filter(user=user).order_by("-created_at", "-pk")

@@ -9,8 +9,9 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from accounts.models import Profile
-from freecell_site.fields import StrictCharField, StrictChoiceField, StrictEmailField
+from accounts.models import AccessToken, Profile
+from accounts.scopes import SCOPES
+from freecell_site.fields import StrictCharField, StrictChoiceField, StrictChoiceListField, StrictEmailField
 
 # The width of auth_user.email: a longer address is refused here, not by the database (a 500 on
 # PostgreSQL, silently stored on SQLite).
@@ -59,6 +60,42 @@ class RegisteredSerializer(serializers.Serializer):
 
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField()
+
+
+class AccessTokenSerializer(serializers.ModelSerializer):
+    """A personal access token as its list shows it (never its key)."""
+
+    scopes = serializers.ListField(child=serializers.ChoiceField(choices=SCOPES))
+
+    class Meta:
+        model = AccessToken
+        fields = ["id", "name", "scopes", "created_at", "last_used_at"]
+
+
+class IssuedAccessTokenSerializer(serializers.ModelSerializer):
+    """A token just made, with its key (`token`), shown this once."""
+
+    scopes = serializers.ListField(child=serializers.ChoiceField(choices=SCOPES))
+    token = serializers.CharField(source="key", help_text="the key: shown only now")
+
+    class Meta:
+        model = AccessToken
+        fields = ["id", "name", "scopes", "token", "created_at"]
+
+
+@extend_schema_field(
+    {"type": "array", "items": {"type": "string", "enum": list(SCOPES)}, "minItems": 1, "maxItems": len(SCOPES), "uniqueItems": True}
+)
+class ScopesField(StrictChoiceListField):
+    """A token's scopes: one or more of accounts.scopes.SCOPES, each once."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=SCOPES, **kwargs)
+
+
+class NewAccessTokenSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=60, help_text="what the token is for, to recognise it in your list")
+    scopes = ScopesField(help_text="what the token may do: one or more of read, play, race, account, each once")
 
 
 class UsernameSerializer(serializers.Serializer):

@@ -1,4 +1,4 @@
-"""Changes to accounts: sign-up, passwords (and the API tokens they revoke) and friendships."""
+"""Changes to accounts: sign-up, personal access tokens, passwords (and the tokens they revoke) and friendships."""
 
 from __future__ import annotations
 
@@ -13,13 +13,15 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.mail import EmailMessage
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
-from rest_framework.authtoken.models import Token
 
+from accounts import tokens
 from accounts.mail import send_later
-from accounts.models import Friendship, Profile
+from accounts.models import AccessToken, Friendship, Profile
+from accounts.scopes import SCOPES
 from accounts.selectors import player_named, settings_of
 from accounts.signals import credentials_changed
 from freecell_site.errors import ServiceError
@@ -28,14 +30,59 @@ logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
-def register(*, username: str, password: str, email: str = "") -> tuple[User, Token]:
+def register(*, username: str, password: str, email: str = "", with_token: bool = True) -> tuple[User, AccessToken | None]:
+    """A new player, with a token of every scope (its key in `.key`, this once) for a sign-up over the
+    API; the sign-up page (`with_token` False) makes none, its player signed in by the session."""
     try:
         with transaction.atomic():
             user = User.objects.create_user(username=username, password=password, email=email)
     except IntegrityError:
         raise ServiceError("invalid_request", "that username is taken") from None
     Profile.objects.create(user=user)
-    return user, Token.objects.create(user=user)
+    return user, issue_token(user, name=SIGN_UP_TOKEN, scopes=SCOPES) if with_token else None
+
+
+# --- personal access tokens ----------------------------------------------------------------------
+
+#: The names of the tokens the service makes itself, which players see in their list of tokens.
+SIGN_UP_TOKEN = "sign-up"
+PASSWORD_TOKEN = "password sign-in"  # POST /api/auth/token/
+NEW_PASSWORD_TOKEN = "after password change"
+#: Tokens one player may hold at once: the password sign-in makes one per call, so a client that signs
+#: in on every run (rather than keep its key) would otherwise fill the table.
+MAX_TOKENS = 100
+
+
+@transaction.atomic
+def issue_token(user: User, *, name: str, scopes) -> AccessToken:
+    """Makes a token for `user`; its key is in `.key` on the answer, and nowhere else ever again.
+    Past MAX_TOKENS, the player's least recently used tokens are revoked to make room."""
+    key = tokens.new_key()
+    token = AccessToken.objects.create(
+        user=user, name=name, scopes=tokens.ordered_scopes(scopes), key_digest=tokens.digest(key), prefix=key[: tokens.SHOWN]
+    )
+    token.key = key
+    recent = Coalesce("last_used_at", "created_at")
+    extra = AccessToken.objects.filter(user=user).order_by(recent.desc(), "-pk")[MAX_TOKENS:]
+    stale = list(extra.values_list("pk", flat=True))
+    if stale:
+        AccessToken.objects.filter(pk__in=stale).delete()
+        sign_ins_changed(user)
+    return token
+
+
+@transaction.atomic
+def revoke_token(user: User, token_id: int) -> None:
+    """Revokes one of the player's tokens (404 for any other id); its open sockets close."""
+    deleted, _ = AccessToken.objects.filter(user=user, pk=token_id).delete()
+    if not deleted:
+        raise ServiceError("not_found", f"no token {token_id}", status=404)
+    sign_ins_changed(user)
+
+
+def revoke_all_tokens(user: User) -> None:
+    """Revokes every token of the player (a new password, a closed account); the caller tells the sockets."""
+    AccessToken.objects.filter(user=user).delete()
 
 
 def change_settings(user: User, changes: dict) -> dict:
@@ -67,30 +114,32 @@ def _unchanged(user: User) -> User | None:
 
 
 @transaction.atomic
-def token_for(user: User) -> Token:
-    """The API token of a player whose password was just checked (`user` as `authenticate` read it)."""
+def token_for(user: User) -> AccessToken:
+    """A new token of every scope for a player whose password was just checked (`user` as `authenticate`
+    read it). Keys are not stored, so each sign-in makes a token, named so the player knows it."""
     current = _unchanged(user)
     if current is None:  # changed while the login was being checked: the password given is no longer his
         raise ServiceError("authentication_failed", "wrong username or password", status=401)
-    return Token.objects.get_or_create(user=current)[0]
+    return issue_token(current, name=PASSWORD_TOKEN, scopes=SCOPES)
 
 
 @transaction.atomic
-def change_password(user: User, new_password: str, *, new_token: bool) -> Token | None:
+def change_password(user: User, new_password: str, *, new_token: bool) -> AccessToken | None:
     """Sets the password of a player who has just confirmed the current one (`user` as it was read
-    then), revoking the API token; with `new_token` (the change came over the token), answers a new one."""
+    then), revoking every token; with `new_token` (the change came over a token), answers a new one
+    of every scope."""
     current = _unchanged(user)
     if current is None:
         message = "wrong password"  # another change went first: the password given was replaced
         raise ServiceError("invalid_request", f"old_password: {message}", extra={"fields": {"old_password": [message]}})
     set_password(current, new_password)
     user.password = current.password  # the session's hash (update_session_auth_hash) is of the new one
-    return Token.objects.create(user=current) if new_token else None
+    return issue_token(current, name=NEW_PASSWORD_TOKEN, scopes=SCOPES) if new_token else None
 
 
 @transaction.atomic
 def set_password(user: User, password: str) -> None:
-    """Validates and sets a new password. Saving it revokes the user's API token and has their
+    """Validates and sets a new password. Saving it revokes the user's tokens and has their
     sockets look again (accounts/receivers.py), as a password the admin sets does."""
     try:
         password_validation.validate_password(password, user)

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from django.contrib.auth.hashers import check_password
 from django.core.exceptions import ValidationError
-from rest_framework.authtoken.models import Token
 
-from accounts.services import sign_ins_changed
+from accounts.services import revoke_all_tokens, sign_ins_changed
 
 
 class NotTheUsernameValidator:
@@ -55,8 +54,8 @@ class SignInsFollowThePassword:
     """Not a rule: Django tells every password validator when a player's password has changed, after
     the save that stores it, whatever path saved it (the services, the admin's form, `manage.py
     changepassword`, a shell), and not for the rehash of a login under a new hasher. Sessions end by
-    themselves (their hash is of the password); an API token would not, so whoever held it (often the
-    reason for the change) would keep the account: it is revoked, and open sockets look again."""
+    themselves (their hash is of the password); API tokens would not, so whoever held one (often the
+    reason for the change) would keep the account: they are revoked, and open sockets look again."""
 
     def validate(self, password: str, user=None) -> None:
         return None
@@ -64,7 +63,7 @@ class SignInsFollowThePassword:
     def password_changed(self, password: str, user=None) -> None:
         if user is None or user.pk is None:
             return
-        Token.objects.filter(user=user).delete()
+        revoke_all_tokens(user)
         sign_ins_changed(user)
 
     def get_help_text(self) -> str:

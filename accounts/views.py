@@ -1,4 +1,4 @@
-"""REST views for sign-up, tokens, session login, passwords, profiles and friends: thin, over services."""
+"""REST views for sign-up, personal access tokens, session login, passwords, profiles and friends: thin, over services."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, status
 from rest_framework.authentication import SessionAuthentication
-from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,7 +16,9 @@ from rest_framework.views import APIView
 from accounts import selectors, services, throttle
 from accounts import serializers as s
 from accounts.closing import close_account
-from accounts.models import Profile
+from accounts.models import AccessToken, Profile
+from accounts.permissions import TokenScopes
+from accounts.scopes import ACCOUNT, READ
 from freecell_site.errors import ServiceError
 from freecell_site.filters import FilteredList
 from freecell_site.pagination import PAGING, Pagination, paginated
@@ -64,7 +65,8 @@ def check_own_password(request, password: str, field: str) -> None:
 
 
 class RegisterView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"POST": None}
     throttle_classes = [AnonRateThrottle]
 
     @extend_schema(request=s.RegisterSerializer, responses={201: s.RegisteredSerializer, 400: ERR, 429: ERR}, summary="Sign up")
@@ -76,10 +78,20 @@ class RegisterView(APIView):
 
 
 class TokenView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"POST": None}
     authentication_classes = []
 
-    @extend_schema(request=s.CredentialsSerializer, responses={200: s.TokenSerializer, 400: ERR, 401: ERR, 429: ERR}, summary="Get an API token")
+    @extend_schema(
+        request=s.CredentialsSerializer,
+        responses={200: s.TokenSerializer, 400: ERR, 401: ERR, 429: ERR},
+        summary="Get an API token",
+        description=(
+            "Signs in with the password and answers a new personal access token of every scope, named "
+            f"`{services.PASSWORD_TOKEN}` in your list of tokens (`GET /api/tokens/`). Keys are stored hashed, "
+            "so each call makes a new token: keep the key, or revoke the tokens you no longer use."
+        ),
+    )
     def post(self, request):
         body = s.CredentialsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -90,7 +102,8 @@ class TokenView(APIView):
 class LoginView(APIView):
     """Session login for the web page (sets the session cookie)."""
 
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"POST": None}
 
     @extend_schema(request=s.CredentialsSerializer, responses={200: s.UsernameSerializer, 400: ERR, 401: ERR, 403: ERR, 429: ERR}, summary="Session login")
     def post(self, request):
@@ -106,11 +119,12 @@ class LoginView(APIView):
 
 def signed_in_with_token(request) -> bool:
     """Whether the request was authenticated by an API token (request.auth), not by the session."""
-    return isinstance(request.auth, Token)
+    return isinstance(request.auth, AccessToken)
 
 
 class LogoutView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"POST": None}
 
     @extend_schema(
         request=None,
@@ -120,7 +134,7 @@ class LogoutView(APIView):
     def post(self, request):
         user = request.user
         if signed_in_with_token(request):
-            Token.objects.filter(key=request.auth.key).delete()
+            AccessToken.objects.filter(pk=request.auth.pk).delete()
         logout(request._request)
         if user.is_authenticated:
             services.sign_ins_changed(user)  # after the session is flushed: its sockets close
@@ -128,7 +142,8 @@ class LogoutView(APIView):
 
 
 class PasswordChangeView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": ACCOUNT}
 
     @extend_schema(
         request=s.PasswordChangeSerializer,
@@ -161,7 +176,8 @@ def reset_link(request, uid: str, token: str) -> str:
 
 
 class PasswordResetView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"POST": None}
     authentication_classes = []
     throttle_classes = [AnonRateThrottle]
 
@@ -174,7 +190,8 @@ class PasswordResetView(APIView):
 
 
 class PasswordResetConfirmView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"POST": None}
     authentication_classes = []
 
     @extend_schema(
@@ -202,7 +219,8 @@ def profile_of(user: User) -> dict:
 
 
 class MeView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"GET": READ, "PATCH": ACCOUNT}
 
     @extend_schema(responses={200: s.ProfileSerializer, 401: ERR}, summary="Your profile")
     def get(self, request):
@@ -234,7 +252,8 @@ class CloseAccountView(APIView):
     """A POST with the password in its body, not a DELETE of /api/me/: OpenAPI 3.0 gives a DELETE no
     request body, and some clients and proxies drop it."""
 
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": ACCOUNT}
 
     @extend_schema(
         request=s.CloseAccountSerializer,
@@ -259,7 +278,7 @@ class CloseAccountView(APIView):
 
 
 class UserSearchView(FilteredList, APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
     filter_params = ("q",)
     scopes = {"GET": None}
 
@@ -303,7 +322,8 @@ def _display_name(user: User) -> str:
 
 
 class UserView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(responses={200: s.PublicProfileSerializer, 404: ERR}, summary="A player's public profile and statistics")
     def get(self, request, username: str):
@@ -326,7 +346,8 @@ class UserView(APIView):
 
 
 class FriendsView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(responses={200: s.FriendsSerializer, 401: ERR}, summary="Your friends and pending requests")
     def get(self, request):
@@ -334,7 +355,8 @@ class FriendsView(APIView):
 
 
 class FriendRequestView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": ACCOUNT}
 
     @extend_schema(
         request=s.UsernameSerializer,
@@ -358,7 +380,8 @@ class FriendRequestView(APIView):
 
 
 class FriendAnswerView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": ACCOUNT}
     accept = True
 
     @extend_schema(request=None, responses={200: s.FriendsSerializer, 401: ERR, 403: ERR, 404: ERR}, summary="Answer a friend request")
@@ -368,9 +391,58 @@ class FriendAnswerView(APIView):
 
 
 class FriendView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"DELETE": ACCOUNT}
 
     @extend_schema(responses={204: None, 401: ERR, 403: ERR, 404: ERR}, summary="Remove a friend (or withdraw a request)")
     def delete(self, request, username: str):
         services.remove_friend(user=request.user, username=username)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokensView(APIView):
+    """The player's personal access tokens: list them, make one."""
+
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"GET": ACCOUNT, "POST": ACCOUNT}
+
+    @extend_schema(
+        responses={200: s.AccessTokenSerializer(many=True), 401: ERR, 403: ERR},
+        summary="Your personal access tokens",
+        description="Newest first. The keys are not shown: they are stored hashed, and shown once, when made.",
+    )
+    def get(self, request):
+        return Response(s.AccessTokenSerializer(selectors.tokens_of(request.user), many=True).data)
+
+    @extend_schema(
+        request=s.NewAccessTokenSerializer,
+        responses={201: s.IssuedAccessTokenSerializer, 400: ERR, 401: ERR, 403: ERR},
+        summary="Make a personal access token",
+        description=(
+            "Answers the token with its key (`token`), the only time the key is shown. Send it as "
+            "`Authorization: Bearer <token>` (or `Token <token>`), or in a socket's auth frame. Scopes: "
+            "`read` (reads, your own private data included), `play` (games, moves, undo, resign, hints, "
+            "the daily), `race` (open, join, start, invite, rematch), `account` (profile, friends, tokens)."
+        ),
+    )
+    def post(self, request):
+        body = s.NewAccessTokenSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        token = services.issue_token(request.user, **body.validated_data)
+        return Response(s.IssuedAccessTokenSerializer(token).data, status=status.HTTP_201_CREATED)
+
+
+class AccessTokenView(APIView):
+    """One of the player's tokens: revoke it."""
+
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"DELETE": ACCOUNT}
+
+    @extend_schema(
+        responses={204: None, 401: ERR, 403: ERR, 404: ERR},
+        summary="Revoke a personal access token",
+        description="From now on the token gets 401 everywhere, and sockets signed in with it close (code 4401).",
+    )
+    def delete(self, request, token_id: int):
+        services.revoke_token(request.user, token_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

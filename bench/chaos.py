@@ -266,13 +266,16 @@ import django
 django.setup()
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
+from accounts import tokens
+from accounts.models import AccessToken
+from accounts.scopes import SCOPES
 prefix, count, password = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 hashed = make_password(password)
 User.objects.bulk_create([User(username=f"{prefix}{i}", password=hashed) for i in range(count)])
 users = list(User.objects.filter(username__startswith=prefix).order_by("id"))
-tokens = Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in users])
-print(json.dumps([[t.user.username, t.key] for t in tokens]))
+keys = [tokens.new_key() for _ in users]
+AccessToken.objects.bulk_create([AccessToken(user=u, name="bench", scopes=list(SCOPES), key_digest=tokens.digest(k), prefix=k[:8]) for u, k in zip(users, keys)])
+print(json.dumps([[u.username, k] for u, k in zip(users, keys)]))
 """
 
 

@@ -177,12 +177,18 @@ def setup_django(database: str, redis: str) -> None:
 
 def make_players(count: int, prefix: str) -> list[tuple[str, str]]:
     from django.contrib.auth.models import User
-    from rest_framework.authtoken.models import Token
+
+    from accounts import tokens
+    from accounts.models import AccessToken
+    from accounts.scopes import SCOPES
 
     users = User.objects.bulk_create([User(username=f"{prefix}{i}", password="!") for i in range(count)])
     users = list(User.objects.filter(username__startswith=prefix).order_by("id"))
-    tokens = Token.objects.bulk_create([Token(user=u, key=secrets.token_hex(20)) for u in users])
-    return [(t.user.username, t.key) for t in tokens]
+    keys = [tokens.new_key() for _ in users]
+    AccessToken.objects.bulk_create(
+        [AccessToken(user=u, name="bench", scopes=list(SCOPES), key_digest=tokens.digest(k), prefix=k[: tokens.SHOWN]) for u, k in zip(users, keys, strict=True)]
+    )
+    return [(u.username, k) for u, k in zip(users, keys, strict=True)]
 
 
 def make_races(players: list[tuple[str, str]], size: int) -> list[str]:

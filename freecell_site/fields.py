@@ -46,6 +46,47 @@ class StrictChoiceField(StrictStringMixin, serializers.ChoiceField):
     pass
 
 
+class StrictChoiceListField(serializers.Field):
+    """A JSON list of distinct strings, each one of `choices` (a form repeats the field's name). Checked
+    whole, so that a refusal is a list of messages as every field's is: DRF's ListField keys a refused
+    item by its index ({"0": [...]}), which the error shape's `fields` does not allow."""
+
+    default_error_messages = {
+        "not_list": "must be a list of strings, not {kind}",
+        "empty": "name at least one",
+        "unknown": "not one of {choices}: {given}",
+        "repeated": "{given} is named twice",
+    }
+
+    def __init__(self, *, choices, **kwargs):
+        self.choices = list(choices)
+        super().__init__(**kwargs)
+
+    def get_value(self, dictionary):
+        if isinstance(dictionary, QueryDict):
+            return dictionary.getlist(self.field_name) if self.field_name in dictionary else serializers.empty
+        return super().get_value(dictionary)
+
+    def to_internal_value(self, data) -> list[str]:
+        if not isinstance(data, list):
+            self.fail("not_list", kind=_kind(data))
+        odd = [item for item in data if not isinstance(item, str)]
+        if odd:
+            self.fail("not_list", kind=f"a list holding {_kind(odd[0])}")
+        if not data:
+            self.fail("empty")
+        unknown = [item for item in data if item not in self.choices]
+        if unknown:
+            self.fail("unknown", choices=", ".join(self.choices), given=", ".join(repr(item[:20]) for item in unknown[:4]))
+        repeated = next((item for index, item in enumerate(data) if item in data[:index]), None)
+        if repeated is not None:
+            self.fail("repeated", given=repr(repeated))
+        return list(data)
+
+    def to_representation(self, value) -> list[str]:
+        return list(value)
+
+
 class StrictIntegerField(serializers.IntegerField):
     """A JSON integer: not a boolean (Python's True is 1), not a number with a fraction or an exponent
     (1.0, 1e0), not a string of digits."""
@@ -74,4 +115,6 @@ def _kind(value) -> str:
         return "a list"
     if isinstance(value, dict):
         return "an object"
+    if value is None:
+        return "null"
     return "a file" if hasattr(value, "read") else type(value).__name__  # a multipart upload

@@ -20,6 +20,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
+from accounts import scopes
 from accounts import services as accounts
 from accounts.closing import is_closed_name
 from accounts.selectors import player_named
@@ -130,7 +131,7 @@ def signup(request):
             field_errors["password2"] = ["The two passwords differ."]
         elif form.is_valid():
             try:
-                user, _token = accounts.register(**form.validated_data)
+                user, _ = accounts.register(**form.validated_data, with_token=False)
             except ServiceError as exc:
                 errors.append(exc.message)
                 field_errors["username"] = [exc.message]
@@ -506,9 +507,10 @@ def profile(request, username: str):
 @login_required
 @ensure_csrf_cookie
 def account(request):
-    """One's own settings: display name and bio, e-mail address, password, closing the account (the
-    page's script calls the REST API)."""
-    return render(request, "frontend/account.html", {"page": "account", "password_rules": _password_rules()})
+    """One's own settings: display name and bio, table, e-mail address, password, API tokens, closing
+    the account (the page's script calls the REST API)."""
+    token_scopes = list(scopes.DESCRIPTIONS.items())
+    return render(request, "frontend/account.html", {"page": "account", "password_rules": _password_rules(), "token_scopes": token_scopes})
 
 
 @ensure_csrf_cookie

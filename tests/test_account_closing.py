@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.closing import closed_name
-from accounts.models import Friendship
+from accounts.models import AccessToken, Friendship
 from games.models import Game
 from tests.support.daily import win_daily
-from tests.support.players import PASSWORD, client_for
+from tests.support.players import PASSWORD, client_for, token_of
 from tests.support.races import act, open_race, read, running_race
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("solver_stand_in")]  # dailies from the trivial deal (tests/support/daily.py)
@@ -29,7 +28,7 @@ def close(user, password=PASSWORD, client=None):
 
 
 def test_closing_ends_every_sign_in_and_frees_the_name(alice, anon_client):
-    token = Token.objects.get(user=alice).key
+    token = token_of(alice)
     response = close(alice)
     assert response.status_code == 204
     closed = User.objects.get(pk=alice.pk)
@@ -58,7 +57,7 @@ def test_closing_needs_the_current_password(alice, body):
     assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_request"
     alice.refresh_from_db()
     assert alice.is_active and alice.username == "alice" and alice.check_password(PASSWORD)
-    assert Token.objects.filter(user=alice).exists()
+    assert AccessToken.objects.filter(user=alice).exists()
 
 
 def test_closing_needs_an_account(anon_client):

@@ -18,7 +18,7 @@ class TestSignUpAndLogin:
         response = anon_client.post("/api/auth/register/", {"username": "dora", "password": PASSWORD}, format="json")
         assert response.status_code == 201
         body = response.json()
-        assert body["username"] == "dora" and len(body["token"]) == 40
+        assert body["username"] == "dora" and body["token"].startswith("fco_") and len(body["token"]) == 47
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Token {body['token']}")
         assert client.get("/api/me/").json()["username"] == "dora"
@@ -35,7 +35,7 @@ class TestSignUpAndLogin:
 
     def test_a_token_is_given_for_the_right_password_only(self, anon_client, alice):
         good = anon_client.post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
-        assert good.status_code == 200 and len(good.json()["token"]) == 40
+        assert good.status_code == 200 and len(good.json()["token"]) == 47
         bad = anon_client.post("/api/auth/token/", {"username": "alice", "password": "nope"}, format="json")
         assert bad.status_code == 401 and code_of(bad) == "authentication_failed"
 
@@ -292,11 +292,12 @@ class TestTokenRevocation:
         response = with_token(old).post("/api/auth/password/change/", {"old_password": PASSWORD, "new_password": NEW}, format="json")
         assert response.status_code == 200
         new = response.json()["token"]
-        assert new != old and len(new) == 40
+        assert new != old and new.startswith("fco_")
         assert code_of(with_token(old).get("/api/me/")) == "authentication_failed"
         assert with_token(new).get("/api/me/").json()["username"] == "alice"
-        # The token endpoint hands out the new token, and the old password no longer gets one.
-        assert APIClient().post("/api/auth/token/", {"username": "alice", "password": NEW}, format="json").json() == {"token": new}
+        # The new password gets a token (a new one: keys are stored hashed), and the old password none.
+        fresh = APIClient().post("/api/auth/token/", {"username": "alice", "password": NEW}, format="json").json()["token"]
+        assert fresh not in (old, new) and with_token(fresh).get("/api/me/").json()["username"] == "alice"
         assert APIClient().post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json").status_code == 401
 
     def test_a_change_made_in_the_session_keeps_that_session_and_revokes_the_token(self, alice):
@@ -377,7 +378,7 @@ class TestUsernames:
 
     def test_a_token_and_a_session_login_take_the_name_in_any_case(self, anon_client, alice):
         token = anon_client.post("/api/auth/token/", {"username": "ALICE", "password": PASSWORD}, format="json")
-        assert token.status_code == 200 and token.json()["token"] == token_of(alice)
+        assert token.status_code == 200 and with_token(token.json()["token"]).get("/api/me/").json()["username"] == "alice"
         session = anon_client.post("/api/auth/login/", {"username": "Alice", "password": PASSWORD}, format="json")
         assert session.status_code == 200 and session.json() == {"username": "alice"}
         wrong = anon_client.post("/api/auth/token/", {"username": "Alice", "password": "nope"}, format="json")

@@ -307,13 +307,13 @@ def test_games_and_races_on_garbage_deals_are_refused_with_the_spec_codes(alice_
 @given(moves=st.lists(st.one_of(notationish, st.sampled_from(["5a", "a5", "24v3", "1h", "ah"])), min_size=1, max_size=6))
 def test_websocket_moves_in_garbage_notation_get_bad_notation_or_illegal_move(alice, game, moves, settings):
     from channels.testing import WebsocketCommunicator
-    from rest_framework.authtoken.models import Token
 
     from freecell_site.asgi import application
+    from tests.support.players import token_of
 
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.WS_MOVE_BURST = 1000
-    token = Token.objects.get_or_create(user=alice)[0].key
+    token = token_of(alice)
 
     async def scenario():
         socket = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=[(b"origin", b"http://testserver")])
@@ -418,12 +418,12 @@ def test_a_nul_character_in_a_url_parameter_is_never_a_server_error(alice, path)
 )
 def test_a_nul_character_in_a_websocket_frame_is_refused_not_a_server_error(alice, game, frame, settings):
     from channels.testing import WebsocketCommunicator
-    from rest_framework.authtoken.models import Token
 
     from freecell_site.asgi import application
+    from tests.support.players import token_of
 
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    token = Token.objects.get_or_create(user=alice)[0].key
+    token = token_of(alice)
 
     async def scenario():
         socket = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=[(b"origin", b"http://testserver")])

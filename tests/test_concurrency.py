@@ -100,12 +100,13 @@ def test_crossing_friend_requests_make_one_friendship(alice, charlie):
 
 
 def test_password_changes_at_once_with_the_same_old_password_let_one_through(alice):
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
-    from tests.support.players import PASSWORD
+    from accounts.models import AccessToken
+    from accounts.tokens import digest
+    from tests.support.players import PASSWORD, token_of
 
-    key = Token.objects.get_or_create(user=alice)[0].key
+    key = token_of(alice)
 
     def change(i):
         client = APIClient()
@@ -115,7 +116,7 @@ def test_password_changes_at_once_with_the_same_old_password_let_one_through(ali
     answers = race_threads(4, change)
     assert sorted(a.status_code for a in answers) == [200, 400, 400, 400], [a.content for a in answers]
     winner = next(a for a in answers if a.status_code == 200)
-    assert list(Token.objects.filter(user=alice).values_list("key", flat=True)) == [winner.json()["token"]]
+    assert list(AccessToken.objects.filter(user=alice).values_list("key_digest", flat=True)) == [digest(winner.json()["token"])]
 
 
 def test_a_close_racing_new_games_races_and_joins_leaves_nothing_behind(alice, bob):

@@ -498,9 +498,10 @@ NEW_PASSWORD = "a fresh password 7"
 
 @pytest.mark.django_db
 def test_the_reset_link_opens_a_form_that_sets_the_password_and_signs_in(alice):
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_of_key
+    from tests.support.players import token_of
 
-    old_token = Token.objects.get(user=alice).key
+    old_token = token_of(alice)
     path = reset_path_of(alice)
     client = Client()
     page = client.get(path)
@@ -511,7 +512,7 @@ def test_the_reset_link_opens_a_form_that_sets_the_password_and_signs_in(alice):
     assert client.get("/").context["user"].username == "alice"
     alice.refresh_from_db()
     assert alice.check_password(NEW_PASSWORD)
-    assert not Token.objects.filter(key=old_token).exists()  # the same revocation as the API's confirm
+    assert token_of_key(old_token) is None  # the same revocation as the API's confirm
     # The link is spent.
     again = Client().get(path)
     assert again.status_code == 400 and b"invalid or has expired" in again.content

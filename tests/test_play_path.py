@@ -6,13 +6,12 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 
 from accounts.authentication import user_of_token
 from freecell_site.errors import ServiceError
 from games.models import Action, Game
 from games.play import ratelimit, services
-from tests.support.players import client_for
+from tests.support.players import client_for, token_of
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +79,7 @@ def test_a_winning_move_dates_the_finish_with_its_action(alice):
 
 
 def test_a_token_names_its_active_user_and_nothing_else_does(alice):
-    key = Token.objects.get_or_create(user=alice)[0].key
+    key = token_of(alice)
     assert user_of_token(key) == alice
     for bad in ["", "x" * 40, key + "x", key[:-1], "\x00" * 10, None, 42]:
         assert user_of_token(bad) is None

@@ -20,12 +20,11 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
 @pytest.fixture
 def token(db, alice):
     """Requests run as alice (with one game of hers), so authenticated paths are exercised too."""
-    from rest_framework.authtoken.models import Token
-
     from games.play import services
+    from tests.support.players import token_of
 
     services.create_game(player=alice, deal="ms:1", autoplay="none")
-    return Token.objects.get(user=alice).key
+    return token_of(alice)
 
 
 @pytest.fixture(autouse=True)

@@ -60,6 +60,7 @@ class World:
         from accounts import services as accounts
 
         accounts.request_friend(user=self.charlie, username="alice")
+        self.token = accounts.issue_token(self.alice, name="a bot of alice's", scopes=["read"])
         self.alice.email = "alice@example.com"
         self.alice.save()
 
@@ -141,6 +142,10 @@ API = {
     # charlie asked alice: only alice (the one asked) can answer
     "POST /api/friends/requests/{username}/accept/": row(lambda w, r: "/api/friends/requests/charlie/accept/", (401, 200, 404, 404, 404)),
     "POST /api/friends/requests/{username}/decline/": row(lambda w, r: "/api/friends/requests/charlie/decline/", (401, 200, 404, 404, 404)),
+    # personal access tokens: one's own, made and listed; alice's revoked by her alone (others: not found)
+    "GET /api/tokens/": row(lambda w, r: "/api/tokens/", SIGNED_IN),
+    "POST /api/tokens/": row(lambda w, r: "/api/tokens/", CREATED, lambda w, r: {"name": "a script", "scopes": ["read", "play"]}),
+    "DELETE /api/tokens/{token_id}/": row(lambda w, r: f"/api/tokens/{w.token.pk}/", (401, 204, 404, 404, 404)),
     # alice removes bob; nobody else has bob to remove but bob (who is not his own friend)
     "DELETE /api/friends/{username}/": row(lambda w, r: "/api/friends/bob/", (401, 204, 404, 404, 404)),
     # deals, games
@@ -407,9 +412,9 @@ def test_every_socket_route_has_a_row_in_the_matrix():
 def token_of(user) -> str | None:
     if user is None:
         return None
-    from rest_framework.authtoken.models import Token
+    from tests.support import players
 
-    return Token.objects.get_or_create(user=user)[0].key
+    return players.token_of(user)
 
 
 async def socket_for(path: str, token: str | None, origin: bytes = b"http://testserver"):

@@ -11,7 +11,8 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
-from accounts import scopes
+from accounts.permissions import TokenScopes
+from accounts.scopes import PLAY, READ
 from accounts.selectors import player_named
 from freecell_site import filters
 from freecell_site.errors import ServiceError
@@ -212,7 +213,8 @@ def _daily_body(found: DailyChallenge, user) -> dict:
 
 
 class DailyTodayView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(responses={200: DailySerializer, **E503}, summary="Today's daily challenge", operation_id="daily_today")
     def get(self, request):
@@ -221,7 +223,8 @@ class DailyTodayView(APIView):
 
 
 class DailyPlayView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": PLAY}
 
     @extend_schema(
         request=None,
@@ -240,7 +243,7 @@ class DailyPlayView(APIView):
 
 
 class DailyArchiveView(filters.FilteredList, APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
     scopes = {"GET": None}
 
     @extend_schema(parameters=PAGING, responses={200: ArchiveSerializer, **E400, **E404}, summary="Past dailies", operation_id="daily_archive")
@@ -270,7 +273,8 @@ class DailyArchiveView(filters.FilteredList, APIView):
 
 
 class DailyDetailView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(parameters=[DATE], responses={200: DailyDetailSerializer, **E400, **E404, **E503}, summary="A daily", operation_id="daily_detail")
     def get(self, request, date: str):
@@ -282,9 +286,9 @@ class DailyDetailView(APIView):
 
 
 class LeaderboardView(filters.FilteredList, APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
     filter_params = ("scope",)
-    scopes = {"GET": None}
+    scopes = {"GET": READ}
 
     @extend_schema(
         parameters=[
@@ -330,7 +334,8 @@ class LeaderboardView(filters.FilteredList, APIView):
 
 
 class HistogramView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(parameters=[DATE], responses={200: HistogramSerializer, **E400, **E404, **E503}, summary="Winning move counts of a daily", operation_id="daily_histogram")
     def get(self, request, date: str):
@@ -348,7 +353,8 @@ class HistogramView(APIView):
 
 
 class ShareView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(
         parameters=[DATE, OpenApiParameter("user", OpenApiTypes.STR, description="whose result (default: yours)")],
@@ -393,7 +399,7 @@ class ShareView(APIView):
 
 
 class PlayerDailyResultsView(filters.FilteredList, APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
     filter_params = ("since", "until")
     scopes = {"GET": None}
 

@@ -11,6 +11,8 @@ from rest_framework import permissions, serializers
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenScopes
+from accounts.scopes import READ
 from accounts.selectors import player_named
 from freecell_site import filters
 from freecell_site.errors import ServiceError
@@ -34,7 +36,8 @@ class ExportRowSerializer(serializers.Serializer):
 
 
 class UserGamesExportView(filters.FilteredList, APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
     renderer_classes = [JSONRenderer, NDJSONRenderer, BrowsableAPIRenderer]
     filter_params = ("since", "until", "order")
     scopes = {"GET": None}

@@ -18,6 +18,8 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenScopes
+from accounts.scopes import PLAY, READ
 from freecell_site import filters
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
@@ -76,7 +78,8 @@ class PingSerializer(s.serializers.Serializer):
 class PingView(APIView):
     """Liveness for API clients: a trivial answer through the whole HTTP stack (also bench/api.py's baseline)."""
 
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": None}
 
     @extend_schema(responses={200: PingSerializer}, summary="Ping")
     def get(self, request):
@@ -84,7 +87,8 @@ class PingView(APIView):
 
 
 class DealView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": None}
     throttle_scope = "verify"
     throttle_classes = [ScopedRateThrottle]
 
@@ -94,7 +98,7 @@ class DealView(APIView):
 
 
 class DealFactsView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
     throttle_scope = "verify"
     throttle_classes = [ScopedRateThrottle]
     scopes = {"GET": None}
@@ -140,9 +144,9 @@ class DealFactsView(APIView):
 
 
 class GameListView(filters.FilteredList, APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
     filter_params = ("status", "since", "until", "order")
-    scopes = {"GET": "read", "POST": "play"}
+    scopes = {"GET": READ, "POST": PLAY}
 
     @extend_schema(
         parameters=[
@@ -203,7 +207,8 @@ class GameListView(filters.FilteredList, APIView):
 
 
 class GameView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(responses={200: s.GameDetailSerializer, **errors(404)}, summary="A game")
     def get(self, request, game_id: int):
@@ -215,8 +220,8 @@ class GameView(APIView):
 
 
 class LegalMovesView(APIView):
-    permission_classes = [permissions.AllowAny]
-    scopes = {"GET": None}
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(
         responses={200: s.LegalMovesSerializer, **errors(404)},
@@ -244,7 +249,8 @@ class LegalMovesView(APIView):
 # A player's action over REST: the body read strictly, then play's service, then its answer. (A
 # comment, not a docstring: drf-spectacular would make it every action's description.)
 class _ActionView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": PLAY}
     # Limited per account by the service (games/play/ratelimit.py), over REST and websockets together.
     throttle_classes: list = []
     body: type = s.UndoSerializer
@@ -278,7 +284,8 @@ class UndoView(_ActionView):
 
 
 class ResignView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": PLAY}
 
     @extend_schema(request=None, responses={200: s.ActionResultSerializer, **errors(401, 403, 404, 409)}, summary="Resign")
     def post(self, request, game_id: int):
@@ -286,7 +293,8 @@ class ResignView(APIView):
 
 
 class HistoryView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
     renderer_classes = [JSONRenderer, PlainTextRenderer, BrowsableAPIRenderer]
 
     @extend_schema(
@@ -314,7 +322,8 @@ class HistoryView(APIView):
 
 
 class VerifyView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"POST": None}
     authentication_classes = []  # public: no session, so no CSRF token needed either
     throttle_scope = "verify"
     throttle_classes = [ScopedRateThrottle]
@@ -361,7 +370,8 @@ class VerifyView(APIView):
 
 
 class HintView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"GET": PLAY}
     throttle_scope = "hint"
     throttle_classes = [ScopedRateThrottle]
 

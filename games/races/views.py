@@ -17,6 +17,8 @@ from rest_framework.exceptions import NotAuthenticated, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenScopes
+from accounts.scopes import RACE, READ
 from accounts.selectors import player_named
 from freecell_site import filters
 from freecell_site.errors import ServiceError
@@ -76,9 +78,9 @@ class RaceInviteRequestSerializer(serializers.Serializer):
 
 
 class RaceListView(filters.FilteredList, APIView):
-    permission_classes = [permissions.IsAuthenticatedOrReadOnly]
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, TokenScopes]
     filter_params = ("status", "player")
-    scopes = {"GET": "read", "POST": "race"}
+    scopes = {"GET": READ, "POST": RACE}
 
     @extend_schema(
         parameters=[
@@ -144,7 +146,8 @@ class RaceListView(filters.FilteredList, APIView):
 
 
 class GhostRaceView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": RACE}
 
     @extend_schema(
         request=CreateGhostRaceSerializer,
@@ -159,7 +162,8 @@ class GhostRaceView(APIView):
 
 
 class RaceView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
+    scopes = {"GET": READ}
 
     @extend_schema(responses={200: RaceSerializer, **errors(404)}, summary="A race", operation_id="race_retrieve")
     def get(self, request, code: str):
@@ -167,7 +171,8 @@ class RaceView(APIView):
 
 
 class _RaceAction(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": RACE}
 
     def respond(self, race):
         return Response(races.race_payload(race))

@@ -25,7 +25,9 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import OperationalError, close_old_connections, connection
 
-from accounts.authentication import still_signed_in, user_of_token
+from accounts.authentication import still_signed_in
+from accounts.scopes import PLAY, allows
+from accounts.tokens import note_use, token_of_key
 from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, ServiceError
 from games import events
 from games.engine import EngineError
@@ -76,6 +78,8 @@ class Socket(AsyncWebsocketConsumer):
     """What both sockets share: frame parsing, auth frames, heartbeats, rate limit, robust bus."""
 
     frame_types: tuple[str, ...] = ("auth", "ping", "sync")
+    #: The scope a token must hold to send each kind of frame (accounts.scopes); other frames need none.
+    frame_scopes: dict[str, str] = {"move": PLAY, "undo": PLAY, "resign": PLAY, "hint": PLAY}
 
     # --- plumbing ---------------------------------------------------------------------------
 
@@ -200,6 +204,7 @@ class Socket(AsyncWebsocketConsumer):
         self.user = self.scope.get("user") or AnonymousUser()
         # How this socket signed in, ("session" or "token", key), checked again when it may have ended.
         self.sign_in: tuple[str, str] | None = None
+        self.token = None  # the AccessToken of a token sign-in, whose scopes limit the frames; None: a session
         if self.user.is_authenticated:
             self.sign_in = ("session", self.scope["session"].session_key)
         loop = asyncio.get_running_loop()
@@ -350,6 +355,7 @@ class Socket(AsyncWebsocketConsumer):
                     'watchers cannot play: send {"type": "auth", "token": "<key>"} first (or sign in)',
                     status=401,
                 )
+            self.check_scope(kind)
             if kind in ("auth", "sync", "start", "resign"):
                 self.check_rate("reads")
             await getattr(self, f"frame_{kind}")(frame, frame_id)
@@ -388,16 +394,18 @@ class Socket(AsyncWebsocketConsumer):
         token = frame.get("token")
         if not isinstance(token, str) or not token or len(token) > 64:
             raise BadFrame("auth needs a token")
-        user = await self.db(user_of_token)(token)
-        if user is None:
+        found = await self.db(token_of_key)(token)
+        if found is None:
             await self.send_error(frame_id, "authentication_failed", "invalid token")
             return
+        user = found.user
         if self.user.is_authenticated and self.user.pk != user.pk:
             await self.send_error(frame_id, "forbidden", "this socket is already signed in as someone else")
             return
         if not await self.count_account(user):
             return
-        self.user, self.sign_in = user, ("token", token)
+        await self.db(note_use)(found)
+        self.user, self.sign_in, self.token = user, ("token", token), found
         await self.join_group(events.account_group(user.pk))
         body = {"type": "auth_ok", "username": user.username}
         if frame_id is not None:
@@ -415,6 +423,14 @@ class Socket(AsyncWebsocketConsumer):
             return True
         await self.close_with(None, "authentication_failed", "signed out: this socket's session or token has ended; connect again", 4401)
         return False
+
+    def check_scope(self, kind: str) -> None:
+        """Refuses a frame that the socket's token lacks the scope for (`missing_scope`, as REST's 403)."""
+        scope = self.frame_scopes.get(kind)
+        if scope is not None and not allows(self.token, scope):
+            raise ServiceError(
+                "missing_scope", f"this socket's token lacks the scope `{scope}` that a {kind} frame needs", status=403, extra={"scopes": [scope]}
+            )
 
     def check_rate(self, bucket: str = "moves") -> None:
         """Per-socket budgets: `moves` (moves and undos) and `reads` (other frames that cost a

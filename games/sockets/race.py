@@ -8,6 +8,7 @@ import logging
 
 from django.utils import timezone
 
+from accounts.scopes import RACE
 from freecell_site.errors import ServiceError
 from games import events
 from games.play import selectors
@@ -32,6 +33,7 @@ class RaceConsumer(Socket):
     """`/ws/races/<code>/`: a race's live progress; a racer also plays their own game here."""
 
     frame_types = ("auth", "ping", "sync", "move", "undo", "resign", "start")
+    frame_scopes = {**Socket.frame_scopes, "start": RACE, "rematch": RACE, "invite": RACE}
     race_version = -1
 
     async def open(self):

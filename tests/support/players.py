@@ -7,28 +7,37 @@ from rest_framework.test import APIClient
 
 PASSWORD = "correct horse battery 9"
 
+# A key of every scope per player (by id), handed out again while it holds: keys are stored hashed, so
+# the helpers keep the one they were given (the sign-up's, or one they made).
+_keys: dict[int, str] = {}
+
 
 def make_player(username: str):
     from accounts import services
 
     user, token = services.register(username=username, password=PASSWORD)
+    _keys[user.pk] = token.key
     return user
 
 
 def client_for(user=None) -> APIClient:
-    from rest_framework.authtoken.models import Token
-
     client = APIClient()
     if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_of(user)}")
     return client
 
 
 def token_of(user) -> str:
-    from rest_framework.authtoken.models import Token
+    """A key of every scope of `user`: the same on each call while it holds (the sign-up's token at
+    first); a new one once it was revoked (a new password, a logout with it)."""
+    from accounts import services, tokens
+    from accounts.scopes import SCOPES
 
-    return Token.objects.get_or_create(user=user)[0].key
+    key = _keys.get(user.pk)
+    found = tokens.token_of_key(key) if key else None
+    if found is None or found.user_id != user.pk:
+        key = _keys[user.pk] = services.issue_token(user, name="tests", scopes=SCOPES).key
+    return key
 
 
 def code_of(response) -> str:

@@ -1,6 +1,7 @@
-// /account/: one's own display name and bio, e-mail address and password, and closing the account,
-// each a form over the REST API (PATCH /api/me/, POST /api/auth/password/change/, POST /api/me/close/).
-import { api, get, post } from "../api.js";
+// /account/: one's own display name and bio, e-mail address and password, API tokens, and closing the
+// account, each a form over the REST API (PATCH /api/me/, POST /api/auth/password/change/,
+// GET, POST /api/tokens/ and DELETE /api/tokens/<id>/, POST /api/me/close/).
+import { api, el, get, post } from "../api.js";
 
 const form = (name) => document.querySelector(`[data-form=${name}]`);
 const currentEmail = document.querySelector("[data-testid=current-email]");
@@ -129,7 +130,8 @@ onSubmit("password", async (target) => {
   }
   await post("/api/auth/password/change/", { old_password: target.old_password.value, new_password: target.new_password.value });
   target.reset();
-  say(target, "Password changed. You stay signed in here; other devices must sign in again.");
+  say(target, "Password changed. You stay signed in here; other devices must sign in again, and your API tokens are revoked.");
+  loadTokens();
 });
 
 onSubmit("close", async (target) => {
@@ -138,4 +140,87 @@ onSubmit("close", async (target) => {
   window.location.assign("/?closed=1");
 });
 
+// --- API tokens: listed, made (the key shown once, with a copy button), revoked --------------------
+
+const tokens = document.getElementById("tokens");
+const tokenRows = tokens.querySelector("#token-list tbody");
+const tokenStatus = tokens.querySelector("[data-token-status]");
+const newToken = tokens.querySelector("[data-new-token]");
+const newKey = newToken.querySelector("[data-token-key]");
+const copyStatus = newToken.querySelector("[data-copy-status]");
+
+const when = (iso) => (iso ? el("time", { datetime: iso, text: new Date(iso).toLocaleString() }) : "never");
+
+function tokenRow(token) {
+  const revoke = el("button", { type: "button", class: "danger", "data-testid": "revoke-token", "aria-label": `Revoke ${token.name}` }, "Revoke");
+  revoke.addEventListener("click", () => revokeToken(token, revoke));
+  return el(
+    "tr",
+    { "data-testid": "token-row", dataset: { tokenId: String(token.id) } },
+    el("td", { text: token.name }),
+    el("td", { text: token.scopes.join(", ") }),
+    el("td", {}, when(token.created_at)),
+    el("td", {}, when(token.last_used_at)),
+    el("td", {}, revoke),
+  );
+}
+
+async function loadTokens() {
+  try {
+    const list = await get("/api/tokens/");
+    tokenRows.replaceChildren(...list.map(tokenRow));
+    tokenStatus.textContent = list.length ? "" : "You have no API tokens.";
+  } catch (err) {
+    tokenStatus.textContent = err.status === 401 || err.status === 403 ? "You are signed out: sign in again to see your tokens." : `Your tokens could not be loaded: ${err.message}.`;
+  }
+}
+
+async function revokeToken(token, button) {
+  if (!window.confirm(`Revoke the token “${token.name}”? Programs using it stop working at once.`)) return;
+  button.disabled = true;
+  let said;
+  try {
+    await api("DELETE", `/api/tokens/${token.id}/`);
+    said = `Token “${token.name}” revoked.`;
+  } catch (err) {
+    said = err.status === 404 ? `Token “${token.name}” was already revoked.` : `Not revoked: ${err.message}.`;
+    button.disabled = false;
+  }
+  await loadTokens();
+  tokenStatus.textContent = said;
+}
+
+function showKey(key) {
+  newToken.hidden = false;
+  newKey.value = key;
+  copyStatus.textContent = "";
+  newKey.focus();
+  newKey.select();
+}
+
+newToken.querySelector("[data-copy-token]").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText(newKey.value);
+    copyStatus.textContent = "Copied.";
+  } catch {
+    newKey.select(); // no clipboard access (an insecure origin, a refusal): selected for a manual copy
+    copyStatus.textContent = "Press Ctrl+C (⌘C on a Mac) to copy the selected token.";
+  }
+});
+
+onSubmit("token", async (target) => {
+  const scopes = [...target.querySelectorAll("[name=scopes]:checked")].map((box) => box.value);
+  if (!scopes.length) {
+    refuse(target, { error: { fields: { scopes: ["Choose at least one scope."] } } });
+    return;
+  }
+  const nameInput = target.querySelector("[name=name]");
+  const made = await post("/api/tokens/", { name: nameInput.value.trim(), scopes });
+  nameInput.value = "";
+  await loadTokens();
+  say(target, `Token “${made.name}” created.`);
+  showKey(made.token);
+});
+
 load();
+loadTokens();
