@@ -12,7 +12,7 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from accounts.permissions import TokenScopes
-from accounts.scopes import PLAY, READ
+from accounts.scopes import PLAY, READ, allows
 from accounts.selectors import player_named
 from freecell_site import filters
 from freecell_site.errors import ServiceError
@@ -439,7 +439,7 @@ class PlayerDailyResultsView(filters.FilteredList, APIView):
         if player is None:
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
         # One's own unfinished and held results are private data: a token without the `read` scope sees the public list.
-        viewer = request.user if scopes.allows(request.auth, scopes.READ) else None
+        viewer = request.user if allows(request.auth, READ) else None
         games = history.results_of(player, viewer, since=filters.day(request, "since"), until=filters.day(request, "until"))
         paginator = Pagination()
         page = paginator.paginate_queryset(games, request, view=self)
