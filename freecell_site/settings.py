@@ -342,6 +342,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": ["playing", "won", "resigned"],
         "FinishedStatusEnum": ["won", "resigned"],
+        "StreamEventTypeEnum": "games.streams.views.EVENT_TYPES",
     },
 }
 

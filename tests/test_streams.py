@@ -309,3 +309,27 @@ def test_a_stream_under_wsgi_says_it_needs_asgi(alice):
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     response = client_for().get(f"/api/stream/games/{game.pk}/")
     assert response.status_code == 501 and code_of(response) == "streams_unavailable"
+
+
+def test_after_the_bus_failed_a_stream_sends_what_it_missed(alice, settings, monkeypatch):
+    """A push lost while the bus was away is made good: once a message to this process comes back
+    through the layer, the stream sends the game as it now is."""
+    from games import events
+    from games.play import services
+
+    settings.WS_BUS_CHECK_S = 0.1
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+
+    async def scenario():
+        stream = await Stream(f"/api/stream/games/{game.pk}/").open()
+        first = await stream.line()
+        with monkeypatch.context() as lost:
+            lost.setattr(events, "publish_game", lambda payload: False)  # the push goes nowhere
+            await sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="5a", ply=0)
+        events.note_bus_failure("a test's lost push")
+        resent = await stream.line(timeout=5)
+        await stream.leave()
+        return first, resent
+
+    first, resent = run(scenario)
+    assert (resent["ply"], resent["version"]) == (1, first["version"] + 1)

@@ -43,12 +43,14 @@ def _errors(*codes: int) -> dict:
     }
 
 
+#: The types of the events stream's lines (docs/streams.md).
+EVENT_TYPES = ["race_invitation", "race_starting", "race_started", "friend_request", "friend_accepted"]
+
+
 class EventSerializer(serializers.Serializer):
     """One line of the events stream (docs/streams.md)."""
 
-    type = serializers.ChoiceField(
-        choices=["race_invitation", "race_starting", "race_started", "friend_request", "friend_accepted"]
-    )
+    type = serializers.ChoiceField(choices=EVENT_TYPES)
     race = RaceSerializer(
         required=False, help_text="race_invitation, race_starting, race_started: the race as it was then"
     )
@@ -68,6 +70,63 @@ class EventSerializer(serializers.Serializer):
         fields["from"] = fields.pop("from_")  # a Python keyword
         return fields
 
+
+GAME_EXAMPLE = {
+    "id": 42,
+    "deal": "ms:1",
+    "player": "alice",
+    "status": "playing",
+    "ply": 1,
+    "moves": 1,
+    "undos": 0,
+    "autoplay": "safe",
+    "ranked": False,
+    "cards_home": 0,
+    "stuck": False,
+    "version": 2,
+    "created_at": "2026-01-01T10:00:00Z",
+    "finished_at": None,
+    "elapsed_ms": 5200,
+    "clock_running": True,
+    "state": {
+        "columns": [["JD", "KD"], [], [], [], [], [], [], []],
+        "cells": ["5S", None, None, None],
+        "foundations": {"C": 0, "D": 0, "H": 0, "S": 0},
+    },
+    "board": "...",
+}
+
+RACE_EXAMPLE = {
+    "code": "K7M2QX",
+    "link": "/races/K7M2QX/",
+    "deal": "ms:1",
+    "status": "running",
+    "owner": "alice",
+    "autoplay": "safe",
+    "created_at": "2026-01-01T10:00:00Z",
+    "starts_at": "2026-01-01T10:01:00Z",
+    "ends_at": "2026-01-01T10:31:00Z",
+    "finished_at": None,
+    "time_limit_s": 1800,
+    "version": 4,
+    "racers": [
+        {
+            "username": "alice",
+            "game": 42,
+            "moves": 3,
+            "cards_home": 1,
+            "status": "playing",
+            "rank": None,
+            "elapsed_ms": None,
+            "ghost": False,
+            "out_of_time": False,
+        },
+    ],
+    "invited": [],
+    "ghost": None,
+    "rematch": None,
+    "rematch_of": None,
+}
 
 COMMON = (
     "Newline-delimited JSON (`application/x-ndjson`), held open: one JSON object per line, and an empty "
@@ -128,30 +187,7 @@ class GameStreamView(_StreamView):
                 examples=[
                     OpenApiExample(
                         "A line",
-                        value={
-                            "id": 42,
-                            "deal": "ms:1",
-                            "player": "alice",
-                            "status": "playing",
-                            "ply": 1,
-                            "moves": 1,
-                            "undos": 0,
-                            "autoplay": "safe",
-                            "ranked": False,
-                            "cards_home": 0,
-                            "stuck": False,
-                            "version": 2,
-                            "created_at": "2026-01-01T10:00:00Z",
-                            "finished_at": None,
-                            "elapsed_ms": 5200,
-                            "clock_running": True,
-                            "state": {
-                                "columns": [["JD", "KD"], [], [], [], [], [], [], []],
-                                "cells": ["5S", None, None, None],
-                                "foundations": {"C": 0, "D": 0, "H": 0, "S": 0},
-                            },
-                            "board": "...",
-                        },
+                        value=GAME_EXAMPLE,
                     )
                 ],
             ),
@@ -179,37 +215,7 @@ class RaceStreamView(_StreamView):
                 examples=[
                     OpenApiExample(
                         "A line",
-                        value={
-                            "code": "K7M2QX",
-                            "link": "/races/K7M2QX/",
-                            "deal": "ms:1",
-                            "status": "running",
-                            "owner": "alice",
-                            "autoplay": "safe",
-                            "created_at": "2026-01-01T10:00:00Z",
-                            "starts_at": "2026-01-01T10:01:00Z",
-                            "ends_at": "2026-01-01T10:31:00Z",
-                            "finished_at": None,
-                            "time_limit_s": 1800,
-                            "version": 4,
-                            "racers": [
-                                {
-                                    "username": "alice",
-                                    "game": 42,
-                                    "moves": 3,
-                                    "cards_home": 1,
-                                    "status": "playing",
-                                    "rank": None,
-                                    "elapsed_ms": None,
-                                    "ghost": False,
-                                    "out_of_time": False,
-                                },
-                            ],
-                            "invited": [],
-                            "ghost": None,
-                            "rematch": None,
-                            "rematch_of": None,
-                        },
+                        value=RACE_EXAMPLE,
                     )
                 ],
             ),
@@ -241,11 +247,7 @@ class EventStreamView(_StreamView):
                     OpenApiExample("A friend request", value={"type": "friend_request", "from": "bob"}),
                     OpenApiExample(
                         "A race started",
-                        value={
-                            "type": "race_started",
-                            "race": {"code": "K7M2QX", "status": "running"},
-                            "game": 42,
-                        },
+                        value={"type": "race_started", "race": RACE_EXAMPLE, "game": 42},
                     ),
                 ],
             ),
