@@ -333,3 +333,33 @@ def test_after_the_bus_failed_a_stream_sends_what_it_missed(alice, settings, mon
 
     first, resent = run(scenario)
     assert (resent["ply"], resent["version"]) == (1, first["version"] + 1)
+
+
+def test_a_stream_opened_with_the_session_ends_when_that_session_logs_out(alice):
+    from django.conf import settings
+    from django.test import Client
+
+    from tests.support.players import PASSWORD
+
+    browser = Client()
+    assert browser.login(username="alice", password=PASSWORD)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={browser.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+    async def scenario():
+        stream = await Stream("/api/stream/events/", cookie=cookie).open()
+        assert stream.status == 200
+        logout = await sync_to_async(browser.post)("/api/auth/logout/")
+        assert logout.status_code == 204
+        last = await stream.line()
+        await stream.end()
+        return last
+
+    assert run(scenario)["error"]["code"] == "authentication_failed"
+
+
+def test_head_is_not_held_open(alice):
+    async def scenario():
+        stream = await Stream("/api/stream/races/ABCDEF/", method="HEAD").open()
+        return stream.status
+
+    assert run(scenario) == 405

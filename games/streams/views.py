@@ -140,6 +140,8 @@ COMMON = (
 class _StreamView(APIView):
     renderer_classes = [NDJSONRenderer, JSONRenderer]
     scopes = {"GET": READ}
+    # No HEAD: its answer would be held open with nothing in it.
+    http_method_names = ["get", "options"]
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)

@@ -15,16 +15,20 @@ class Stream:
     """`GET <path>` on the project's ASGI application (freecell_site.asgi), held open; its lines are
     kept until a test asks for them. Must be used on the event loop the test's pushes go to."""
 
-    def __init__(self, path: str, token: str | None = None):
+    def __init__(
+        self, path: str, token: str | None = None, *, cookie: str | None = None, method: str = "GET"
+    ):
         from freecell_site.asgi import application
 
         headers = [(b"host", b"testserver")]
         if token:
             headers.append((b"authorization", f"Token {token}".encode()))
+        if cookie:
+            headers.append((b"cookie", cookie.encode()))
         scope = {
             "type": "http",
             "http_version": "1.1",
-            "method": "GET",
+            "method": method,
             "path": path,
             "raw_path": path.encode(),
             "query_string": b"",
