@@ -104,17 +104,19 @@ class Feed:
             return task.result()
         except Exception as exc:
             bus.failed("stream receive", exc)
+            await asyncio.sleep(
+                min(timeout, 1.0)
+            )  # a layer that fails at once (Redis down) is not asked in a loop
             return None
 
     async def close(self) -> None:
         """Leaves every group and gives the channel back: nothing of the stream stays on the bus."""
         if self.receiving is not None:
-            self.receiving.cancel()  # the pub/sub layer unsubscribes the channel
-            try:
-                await self.receiving
-            except BaseException:  # noqa: S110 (cancelled, or the bus failed: the channel is gone either way)
-                pass
-            self.receiving = None
+            task, self.receiving = self.receiving, None
+            task.cancel()  # the pub/sub layer unsubscribes the channel
+            await asyncio.wait({task})  # without raising its end: cancelled, or the bus failed
+            if not task.cancelled():
+                task.exception()  # looked at: the failure was the bus's, and the stream ends anyway
         if self.layer is None or self.channel is None:
             return
         for group in list(self.groups):
