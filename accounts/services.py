@@ -211,8 +211,9 @@ def request_friend(*, user: User, username: str) -> tuple[Friendship, bool]:
     _lock_pair(user, other)
     existing = _between(user, other).first()
     if existing is None:
+        request = Friendship.objects.create(from_user=user, to_user=other)
         transaction.on_commit(lambda: friend_requested.send(sender=Friendship, from_user=user, to_user=other))
-        return Friendship.objects.create(from_user=user, to_user=other), True
+        return request, True
     if existing.status == Friendship.Status.PENDING and existing.to_user_id == user.pk:
         _accept(existing, asker=other, accepter=user)
     return existing, False
