@@ -14,9 +14,8 @@ from schemathesis.specs.openapi.checks import (
 
 from freecell_site.wsgi import application
 
-# The ndjson streams (/api/stream/...) are left out: they are held open, and only under ASGI (over WSGI,
-# as here, they answer 501 streams_unavailable, which the not-a-server-error check counts as one).
-# tests/test_streams.py checks their answers.
+# The ndjson streams (/api/stream/...) are left out: under ASGI they are held open, and their lines are
+# ndjson, not one JSON body the checks could read. tests/test_streams.py checks their answers.
 schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application).exclude(path_regex="^/api/stream/")
 
 

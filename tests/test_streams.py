@@ -3,12 +3,13 @@ in-memory channel layer. tests/test_streams_processes.py runs them across server
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
-from tests.support.players import client_for, code_of, make_player, token_of
+from tests.support.players import client_for, make_player, token_of
 from tests.support.races import act, open_race, read, running_race
 from tests.support.streams import Stream
 
@@ -302,13 +303,16 @@ def test_a_client_that_leaves_ends_the_stream_and_leaves_its_groups(alice):
     assert left == set() and account_left == set()
 
 
-def test_a_stream_under_wsgi_says_it_needs_asgi(alice):
-    """Django's WSGI handler would read an endless stream to its end before sending it."""
+def test_under_wsgi_a_stream_sends_its_first_lines_and_ends(alice):
+    """Django's WSGI handler (the test client, a WSGI server) would read an endless stream to its end
+    before sending it: there a stream is its first lines, with the same checks."""
     from games.play import services
 
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     response = client_for().get(f"/api/stream/games/{game.pk}/")
-    assert response.status_code == 501 and code_of(response) == "streams_unavailable"
+    assert response.status_code == 200 and response["Content-Type"] == "application/x-ndjson"
+    assert response.content.decode().splitlines() == [json.dumps(rest_game(game.pk), separators=(",", ":"))]
+    assert client_for().get("/api/stream/events/").status_code == 401
 
 
 def test_after_the_bus_failed_a_stream_sends_what_it_missed(alice, settings, monkeypatch):

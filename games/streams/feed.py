@@ -45,9 +45,13 @@ class Source:
     def groups(self) -> list[str]:
         raise NotImplementedError
 
+    def snapshot(self) -> list[dict]:
+        """The stream's opening lines as the database has them now (in a thread: it queries)."""
+        raise NotImplementedError
+
     async def first(self) -> list[dict]:
         """The stream's opening lines, read after its groups are joined (so no change between is lost)."""
-        raise NotImplementedError
+        return await db(self.snapshot)()
 
     async def pushed(self, message: dict) -> list[dict]:
         """The lines a message from the bus adds (none for one already shown or not this stream's)."""

@@ -28,8 +28,8 @@ class GameSource(Source):
     def groups(self) -> list[str]:
         return [events.game_group(self.game_id)]
 
-    async def first(self) -> list[dict]:
-        game = await db(selectors.visible_game_state)(self.game_id, self.viewer)
+    def snapshot(self) -> list[dict]:
+        game = selectors.visible_game_state(self.game_id, self.viewer)
         if game is None:
             return self._hidden()
         self.version = game["version"]
@@ -84,9 +84,9 @@ class RaceSource(Source):
     def groups(self) -> list[str]:
         return [events.race_group(self.code)]
 
-    async def first(self) -> list[dict]:
+    def snapshot(self) -> list[dict]:
         try:
-            self.race = await db(race_now)(self.code)
+            self.race = race_now(self.code)
         except ServiceError as exc:
             self.ended = True
             return [error_body(exc.code, exc.message)]
@@ -136,8 +136,8 @@ class EventSource(Source):
     def groups(self) -> list[str]:
         return [events.player_events_group(self.user.pk)]
 
-    async def first(self) -> list[dict]:
-        pending = await db(_pending)(self.user)
+    def snapshot(self) -> list[dict]:
+        pending = [*races.pending_events(self.user), *friends.pending_events(self.user)]
         self.just_sent = {_text(event) for event in pending}
         return pending
 
@@ -153,7 +153,3 @@ class EventSource(Source):
 
 def _text(event: dict) -> str:
     return json.dumps(event, sort_keys=True)
-
-
-def _pending(user) -> list[dict]:
-    return [*races.pending_events(user), *friends.pending_events(user)]
