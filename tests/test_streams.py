@@ -364,3 +364,25 @@ def test_head_is_not_held_open(alice):
         return stream.status
 
     assert run(scenario) == 405
+
+
+def test_streams_count_as_sockets_against_the_accounts_limit(alice, settings):
+    settings.WS_SOCKETS_PER_ACCOUNT = 1
+    settings.STREAM_KEEPALIVE_S = 0.1
+    token = token_of(alice)
+
+    async def scenario():
+        first = await Stream("/api/stream/events/", token).open()
+        held = await first.raw_line()
+        second = await Stream("/api/stream/events/", token).open()
+        refused = await second.line()
+        await second.end()
+        await first.leave()  # gives its place back
+        third = await Stream("/api/stream/events/", token).open()
+        again = await third.raw_line()
+        await third.leave()
+        return held, refused, again
+
+    held, refused, again = run(scenario)
+    assert (held, again) == ("", "")  # keepalives: both held open
+    assert refused["error"]["code"] == "rate_limited"

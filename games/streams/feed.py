@@ -19,7 +19,7 @@ from django.conf import settings
 from accounts.authentication import still_signed_in
 from freecell_site.errors import error_body
 from games import events
-from games.sockets import bus
+from games.sockets import bus, limits
 from games.sockets.base import db
 
 logger = logging.getLogger(__name__)
@@ -131,19 +131,33 @@ class Feed:
         self.groups.clear()
 
 
-async def lines(source: Source, sign_in: tuple[str, str, int] | None) -> AsyncIterator[bytes]:
+async def lines(
+    source: Source, sign_in: tuple[str, str, int] | None, address: str | None
+) -> AsyncIterator[bytes]:
     """The stream's bytes: `source`'s first lines, then its lines for each push, and an empty line
     every STREAM_KEEPALIVE_S (busy or not: a proxy or client sees it, and the sign-in is checked),
     until the client leaves (Django cancels this iterator, and its group memberships go with it), the
     source ends, or the sign-in (`how, key, user id`) ends.
 
     The sign-in is asked about at every keepalive, and at once when the player signs out somewhere
-    (the sockets' event on their account's group), as a request made with it now would be."""
+    (the sockets' event on their account's group), as a request made with it now would be.
+
+    A stream counts as a socket against its address's and account's open sockets in every process
+    (games/sockets/limits.py): one too many gets a `rate_limited` line and ends."""
     keepalive = settings.STREAM_KEEPALIVE_S
     check_every = settings.WS_BUS_CHECK_S
     loop = asyncio.get_running_loop()
     feed = Feed()
+    counted: list[tuple[limits.Gauge, str]] = []
     try:
+        account = str(sign_in[2]) if sign_in is not None else None
+        for gauge, who in ((limits.sockets_per_address, address), (limits.sockets_per_account, account)):
+            if who is None:
+                continue
+            if not await limits.open_socket(gauge, who):
+                yield line(_too_many(gauge))
+                return
+            counted.append((gauge, who))
         generation = events.bus_failures()
         groups = source.groups()
         if sign_in is not None:
@@ -190,6 +204,16 @@ async def lines(source: Source, sign_in: tuple[str, str, int] | None) -> AsyncIt
                 next_keepalive = loop.time() + keepalive
     finally:
         await feed.close()
+        for gauge, who in counted:
+            await limits.close_socket(gauge, who)
+
+
+def _too_many(gauge: limits.Gauge) -> dict:
+    return error_body(
+        "rate_limited",
+        f"too many streams and sockets open from this {gauge.kind} (at most {gauge.limit}): close some and open it again",
+        retry_after=1,
+    )
 
 
 def _signed_out() -> dict:

@@ -24,6 +24,7 @@ from games.play import views as play
 from games.play.serializers import ErrorSerializer, GameDetailSerializer
 from games.races import services as races
 from games.races.payloads import RaceSerializer
+from games.sockets import limits
 from games.streams.feed import line, lines
 from games.streams.sources import EventSource, GameSource, RaceSource
 
@@ -161,7 +162,8 @@ class _StreamView(APIView):
                 sign_in = ("session", request._request.session.session_key, user.pk)
             elif getattr(request.auth, "key", None):
                 sign_in = ("token", request.auth.key, user.pk)
-        response = StreamingHttpResponse(lines(source, sign_in), content_type=NDJSON)
+        address = limits.address_of(request._request.scope)
+        response = StreamingHttpResponse(lines(source, sign_in, address), content_type=NDJSON)
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"  # nginx sends each line on at once (also deploy/nginx)
         # The checks' connection goes back now, not when the stream ends hours later; the stream's
