@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from accounts.scopes import READ, allows
 from freecell_site.errors import ServiceError
 from freecell_site.renderers import NDJSONRenderer
+from games.engine import Board
 from games.play import views as play
 from games.play.serializers import ErrorSerializer, GameDetailSerializer
 from games.races import services as races
@@ -71,30 +72,34 @@ class EventSerializer(serializers.Serializer):
         return fields
 
 
-GAME_EXAMPLE = {
-    "id": 42,
-    "deal": "ms:1",
-    "player": "alice",
-    "status": "playing",
-    "ply": 1,
-    "moves": 1,
-    "undos": 0,
-    "autoplay": "safe",
-    "ranked": False,
-    "cards_home": 0,
-    "stuck": False,
-    "version": 2,
-    "created_at": "2026-01-01T10:00:00Z",
-    "finished_at": None,
-    "elapsed_ms": 5200,
-    "clock_running": True,
-    "state": {
-        "columns": [["JD", "KD"], [], [], [], [], [], [], []],
-        "cells": ["5S", None, None, None],
-        "foundations": {"C": 0, "D": 0, "H": 0, "S": 0},
-    },
-    "board": "...",
-}
+def _game_example() -> dict:
+    """A game of ms:1 after its first move, 5a (autoplay none), as a line shows it."""
+    board = Board.from_deal("ms:1")
+    board.play("5a")
+    state = board.state()
+    return {
+        "id": 42,
+        "deal": "ms:1",
+        "player": "alice",
+        "status": "playing",
+        "ply": 1,
+        "moves": 1,
+        "undos": 0,
+        "autoplay": "none",
+        "ranked": False,
+        "state": state,
+        "cards_home": 0,
+        "stuck": False,
+        "version": 2,
+        "created_at": "2026-01-01T10:00:00Z",
+        "finished_at": None,
+        "elapsed_ms": 5200,
+        "clock_running": True,
+        "board": board.to_text(),
+    }
+
+
+GAME_EXAMPLE = _game_example()
 
 RACE_EXAMPLE = {
     "code": "K7M2QX",
