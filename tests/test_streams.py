@@ -17,6 +17,22 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
 
 
 @pytest.fixture(autouse=True)
+def _readers_take_no_table_locks(settings):
+    """The test database is SQLite in memory with a shared cache: a stream reads in its request's
+    thread while the test writes in its own, and a reader's table lock made the writer fail at once
+    ("database table is locked", never waited for). Readers here read without table locks."""
+    from django.db.backends.signals import connection_created
+
+    def no_read_locks(sender, connection, **kwargs):
+        if connection.vendor == "sqlite":
+            connection.cursor().execute("PRAGMA read_uncommitted = 1")
+
+    connection_created.connect(no_read_locks, dispatch_uid="tests.streams.no_read_locks")
+    yield
+    connection_created.disconnect(dispatch_uid="tests.streams.no_read_locks")
+
+
+@pytest.fixture(autouse=True)
 def _in_memory_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     settings.RACE_COUNTDOWN_S = 0

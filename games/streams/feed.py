@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import DatabaseError
 
 from accounts.authentication import still_signed_in
 from freecell_site.errors import error_body
@@ -165,6 +166,10 @@ async def lines(
         await feed.join(groups)
         if feed.layer is not None and feed.channel is None:
             generation = -1  # opened without the bus: resynced once it is back
+        if sign_in is not None and not await _still_signed_in(sign_in):
+            # Signed out between the request's check and the join, whose event the stream missed.
+            yield line(_signed_out())
+            return
         for body in await source.first():
             yield line(body)
         if source.ended:
@@ -174,11 +179,11 @@ async def lines(
             message = await feed.next(max(0.0, min(next_keepalive, next_check) - loop.time()))
             shown: list[dict] = []
             if message is not None and message.get("type") == "account.sign_ins":
-                if sign_in is not None and not await db(still_signed_in)(*sign_in):
+                if sign_in is not None and not await _still_signed_in(sign_in):
                     yield line(_signed_out())
                     return
             elif message is not None:
-                shown = await source.pushed(message)
+                shown = await _or_nothing(source.pushed(message))
             now = loop.time()
             if now >= next_check:
                 next_check = now + check_every
@@ -188,20 +193,22 @@ async def lines(
                     await bus.probe(feed.layer, check_every * 0.9)
                 elif await bus.is_back(feed.layer) and events.bus_failures() == failures:
                     generation = failures
-                    if sign_in is not None and not await db(still_signed_in)(*sign_in):
+                    if sign_in is not None and not await _still_signed_in(sign_in):
                         yield line(_signed_out())  # a sign-out may have been lost with the bus, too
                         return
-                    shown += await source.resync()
+                    shown += await _or_nothing(source.resync())
             for body in shown:
                 yield line(body)
             if source.ended:
                 return
             if loop.time() >= next_keepalive:
-                if sign_in is not None and not await db(still_signed_in)(*sign_in):
+                # Sent first and on a fixed beat (from the last due time, not from when it went out), so
+                # that no gap between empty lines grows past STREAM_KEEPALIVE_S by the check's query.
+                yield KEEPALIVE
+                next_keepalive = max(next_keepalive + keepalive, loop.time() + keepalive / 2)
+                if sign_in is not None and not await _still_signed_in(sign_in):
                     yield line(_signed_out())
                     return
-                yield KEEPALIVE
-                next_keepalive = loop.time() + keepalive
     finally:
         await feed.close()
         for gauge, who in counted:
@@ -214,6 +221,26 @@ def _too_many(gauge: limits.Gauge) -> dict:
         f"too many streams and sockets open from this {gauge.kind} (at most {gauge.limit}): close some and open it again",
         retry_after=1,
     )
+
+
+async def _still_signed_in(sign_in: tuple[str, str, int]) -> bool:
+    """Whether the stream's sign-in still holds; yes while the database cannot say (asked again at
+    the next keepalive)."""
+    try:
+        return await db(still_signed_in)(*sign_in)
+    except DatabaseError as exc:
+        logger.warning("a stream's sign-in check failed: %s", exc)
+        return True
+
+
+async def _or_nothing(lines_of) -> list[dict]:
+    """The lines a push or a resync adds; none when the database failed meanwhile (a version gap on a
+    later push, or the next resync, sends what was missed)."""
+    try:
+        return await lines_of
+    except DatabaseError as exc:
+        logger.warning("a stream's read failed: %s", exc)
+        return []
 
 
 def _signed_out() -> dict:
