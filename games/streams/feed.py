@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from accounts.authentication import still_signed_in
-from freecell_site.errors import error_body
+from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, error_body
 from games import events
 from games.sockets import bus, limits
 from games.sockets.base import db
@@ -170,7 +170,13 @@ async def lines(
             # Signed out between the request's check and the join, whose event the stream missed.
             yield line(_signed_out())
             return
-        for body in await source.first():
+        try:
+            opening = await source.first()
+        except DatabaseError as exc:
+            logger.warning("a stream's first read failed: %s", exc)
+            yield line(error_body(*DATABASE_UNAVAILABLE, retry_after=RETRY_AFTER_S))
+            return
+        for body in opening:
             yield line(body)
         if source.ended:
             return
