@@ -24,7 +24,7 @@ def database():
         yield url
 
 
-def test_a_move_and_a_friend_request_made_on_one_process_reach_streams_held_on_another(database):
+def test_a_move_a_friend_request_and_a_join_made_on_one_process_reach_streams_held_on_another(database):
     env = server_env(database, os.environ["REDIS_URL"], STREAM_KEEPALIVE_S="1")
     with servers(2, env) as (one, two):
         alice, bob = register(one, "st_alice"), register(two, "st_bob")
@@ -46,6 +46,17 @@ def test_a_move_and_a_friend_request_made_on_one_process_reach_streams_held_on_a
 
             assert one.call("POST", "/api/friends/requests/", {"username": "st_bob"}, alice)[0] in (200, 201)
             assert events.line(GENEROUS) == {"type": "friend_request", "from": "st_alice"}
+
+            status, race = one.call("POST", "/api/races/", {"deal": "ms:2"}, alice)
+            assert status == 201, race
+            following = LiveStream(two.base, f"/api/stream/races/{race['code']}/")
+            try:
+                assert following.line(GENEROUS)["version"] == race["version"]
+                assert one.call("POST", f"/api/races/{race['code']}/join/", token=bob)[0] == 200
+                joined = following.line(GENEROUS)
+                assert [r["username"] for r in joined["racers"]] == ["st_alice", "st_bob"]
+            finally:
+                following.close()
         finally:
             watcher.close()
             events.close()
