@@ -23,7 +23,7 @@ from accounts.mail import send_later
 from accounts.models import AccessToken, Friendship, Profile
 from accounts.scopes import SCOPES
 from accounts.selectors import player_named, settings_of
-from accounts.signals import credentials_changed
+from accounts.signals import credentials_changed, friend_requested, friendship_accepted
 from freecell_site.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -260,12 +260,19 @@ def request_friend(*, user: User, username: str) -> tuple[Friendship, bool]:
     _lock_pair(user, other)
     existing = _between(user, other).first()
     if existing is None:
-        return Friendship.objects.create(from_user=user, to_user=other), True
+        request = Friendship.objects.create(from_user=user, to_user=other)
+        transaction.on_commit(lambda: friend_requested.send(sender=Friendship, from_user=user, to_user=other))
+        return request, True
     if existing.status == Friendship.Status.PENDING and existing.to_user_id == user.pk:
-        existing.status = Friendship.Status.ACCEPTED
-        existing.accepted_at = timezone.now()
-        existing.save(update_fields=["status", "accepted_at"])
+        _accept(existing, asker=other, accepter=user)
     return existing, False
+
+
+def _accept(request: Friendship, *, asker: User, accepter: User) -> None:
+    request.status = Friendship.Status.ACCEPTED
+    request.accepted_at = timezone.now()
+    request.save(update_fields=["status", "accepted_at"])
+    transaction.on_commit(lambda: friendship_accepted.send(sender=Friendship, from_user=asker, to_user=accepter))
 
 
 @transaction.atomic
@@ -278,9 +285,7 @@ def answer_request(*, user: User, username: str, accept: bool) -> None:
     if request is None:
         raise ServiceError("not_found", f"no friend request from {username}", status=404)
     if accept:
-        request.status = Friendship.Status.ACCEPTED
-        request.accepted_at = timezone.now()
-        request.save(update_fields=["status", "accepted_at"])
+        _accept(request, asker=other, accepter=user)
     else:
         request.delete()
 

@@ -15,3 +15,10 @@ account_closing = Signal()
 #: games app leaves the player's open races and resigns the games they were still playing, so every
 #: push it sends names the closed account.
 account_closed = Signal()
+
+#: Sent with `from_user` and `to_user` once a friend request is committed: the games app tells the
+#: player asked (their event streams, docs/streams.md).
+friend_requested = Signal()
+
+#: Sent with `from_user` (who asked) and `to_user` (who accepted) once a friendship is committed.
+friendship_accepted = Signal()

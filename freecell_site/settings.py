@@ -238,6 +238,7 @@ WS_HEARTBEAT_S = env_float("WS_HEARTBEAT_S", 20, minimum=1)
 WS_IDLE_TIMEOUT_S = env_float("WS_IDLE_TIMEOUT_S", 60, minimum=1)
 WS_AUTH_TIMEOUT_S = env_float("WS_AUTH_TIMEOUT_S", 10, minimum=1)
 WS_BUS_CHECK_S = env_float("WS_BUS_CHECK_S", 5, minimum=0.1)
+STREAM_KEEPALIVE_S = env_float("STREAM_KEEPALIVE_S", 10, minimum=0.05)  # an empty line on every ndjson stream this often (docs/streams.md)
 WS_MOVE_BURST = env_float("WS_MOVE_BURST", 20, minimum=1)  # moves a socket may send at once
 WS_MOVE_RATE = env_float("WS_MOVE_RATE", 10, minimum=0.1)  # moves a second a socket's burst refills at
 WS_READ_BURST = env_float("WS_READ_BURST", 10, minimum=1)  # auth/sync/start/resign frames a socket may send at once
@@ -349,6 +350,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": ["playing", "won", "resigned"],
         "FinishedStatusEnum": ["won", "resigned"],
+        "StreamEventTypeEnum": "games.streams.views.EVENT_TYPES",
     },
 }
 

@@ -17,8 +17,10 @@ class GamesConfig(AppConfig):
         from games.events import publish_sign_ins_changed
         from games.play import services
         from games.races import services as races
+        from games.streams import friends
 
         credentials_changed.connect(publish_sign_ins_changed, dispatch_uid="games.sign_ins")
         daily.connect()
         races.connect()  # before play's receiver below: a closed account leaves its open races first
         account_closed.connect(services.resign_games_of_closed, dispatch_uid="games.closed")
+        friends.connect()  # friend requests and friendships on the players' event streams

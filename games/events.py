@@ -38,6 +38,11 @@ def account_group(user_id: int) -> str:
     return f"account.{user_id}"
 
 
+def player_events_group(user_id: int) -> str:
+    """A player's event streams (`GET /api/stream/events/`): invitations, races starting, friends."""
+    return f"player-events.{user_id}"
+
+
 async def apublish(group: str, event: dict) -> bool:
     layer = get_channel_layer()
     if layer is None:
@@ -212,3 +217,9 @@ def publish_race_progress(progress: dict) -> bool:
 def publish_sign_ins_changed(sender, *, user_id: int, **kwargs) -> bool:
     """Tells a player's sockets to check that their sign-in still holds (accounts.signals)."""
     return publish(account_group(user_id), {"type": "account.sign_ins"})
+
+
+def publish_player_event(user_id: int, event: dict) -> bool:
+    """Sends one of a player's events (docs/streams.md: `race_invitation`, `race_starting`, ...) to
+    their event streams."""
+    return publish(player_events_group(user_id), {"type": "player.event", "event": event})

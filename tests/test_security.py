@@ -187,6 +187,10 @@ API = {
     # bob races too: racers may resign and ask for a rematch, nobody else
     "POST /api/races/{code}/resign/": row(lambda w, r: f"/api/races/{w.running_race.code}/resign/", (401, 200, 200, 403, 403)),
     "POST /api/races/{code}/rematch/": row(lambda w, r: f"/api/races/{w.finished_race.code}/rematch/", (401, 201, 201, 403, 403)),
+    # streams (under the test client, WSGI: their first lines, then the end): who sees what as REST
+    "GET /api/stream/games/{game_id}/": row(lambda w, r: f"/api/stream/games/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
+    "GET /api/stream/races/{code}/": row(lambda w, r: f"/api/stream/races/{w.open_race.code}/", 200),
+    "GET /api/stream/events/": row(lambda w, r: "/api/stream/events/", SIGNED_IN),
 }
 
 # Every page (and other non-API route) of the resolver, by route, with GET.

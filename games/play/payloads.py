@@ -7,6 +7,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.engine import Board
 from games.play import policies
 from games.play.models import Game
 
@@ -139,6 +140,13 @@ _ACTION = ActionSerializer()
 def game_payload(game: Game) -> dict:
     """The spec's game object (GameSerializer)."""
     return _GAME.to_representation(game)
+
+
+def game_detail(game: dict) -> dict:
+    """A game object (game_payload's) as `GET /api/games/<id>/` and its stream show it: with the
+    position as board text too, to paste into other FreeCell tools (spec 3). The sockets' pushes,
+    which every move sends to every watcher, leave it out."""
+    return {**game, "board": Board.from_state(game["state"]).to_text()}
 
 
 def action_payload(action) -> dict:

@@ -31,7 +31,7 @@ from games.play import lines, selectors, services
 from games.play import serializers as s
 from games.play.facts import solver_facts
 from games.play.models import Game
-from games.play.payloads import action_payload, game_payload
+from games.play.payloads import action_payload, game_detail, game_payload
 
 ERRORS = {
     400: OpenApiResponse(s.ErrorSerializer, description="bad input (bad_notation, invalid_deal, invalid_request)"),
@@ -212,11 +212,7 @@ class GameView(APIView):
 
     @extend_schema(responses={200: s.GameDetailSerializer, **errors(404)}, summary="A game")
     def get(self, request, game_id: int):
-        game = {**game_payload(visible_game(request, game_id))}
-        # The position as board text too, to paste into other FreeCell tools (spec 3); not in the
-        # pushes, which every move sends to every watcher.
-        game["board"] = Board.from_state(game["state"]).to_text()
-        return Response(game)
+        return Response(game_detail(game_payload(visible_game(request, game_id))))
 
 
 class LegalMovesView(APIView):

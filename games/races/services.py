@@ -465,7 +465,8 @@ def invite(*, code, user, username: str) -> Race:
     _, created = RaceInvite.objects.get_or_create(race=race, invited=other, defaults={"invited_by": user})
     if created:
         _bump(race)
-        _publish_after_commit(race)
+        event = invitation_event(_publish_after_commit(race), user.username)
+        transaction.on_commit(lambda: events.publish_player_event(other.pk, event))
     return race
 
 
@@ -487,7 +488,7 @@ def start(*, code, user) -> Race:
         if race.starts_at <= timezone.now():
             _reveal(race)
         else:
-            _publish_after_commit(race)
+            _tell_racers(race, _publish_after_commit(race))
     return race
 
 
@@ -502,7 +503,50 @@ def _reveal(race: Race) -> None:
             entry.save(update_fields=["game"])
     race.status = Race.Status.RUNNING
     _bump(race, "status")
-    _publish_after_commit(race)
+    _tell_racers(race, _publish_after_commit(race))
+
+
+# --- what a player's event stream is told (games.events.publish_player_event; docs/streams.md) ----------
+
+
+def invitation_event(race: dict, invited_by: str) -> dict:
+    return {"type": "race_invitation", "race": race, "invited_by": invited_by}
+
+
+def start_event(race: dict, game_id: int | None) -> dict:
+    """`race_starting` when the countdown begins (the race's `starts_at` says when the boards are
+    shown), `race_started` once they are, with the player's own game."""
+    if race["status"] == Race.Status.COUNTDOWN:
+        return {"type": "race_starting", "race": race}
+    return {"type": "race_started", "race": race, "game": game_id}
+
+
+def _tell_racers(race: Race, payload: dict) -> None:
+    """Each racer's event streams learn, after commit, that the race is starting or has started."""
+    told = [(entry.player_id, start_event(payload, entry.game_id)) for entry in race.entries.order_by("joined_at", "id")]
+    transaction.on_commit(lambda: [events.publish_player_event(player_id, event) for player_id, event in told])
+
+
+def pending_events(user) -> list[dict]:
+    """What a player's event stream opens with (and sends again after the bus was away): the open
+    races they are invited to and have not joined, and their races that are starting or running."""
+    invites = (
+        RaceInvite.objects.filter(invited=user, race__status=Race.Status.OPEN)
+        .exclude(race__entries__player=user)
+        .select_related("invited_by", *(f"race__{name}" for name in _RELATED))
+        .order_by("created_at", "id")[:50]
+    )
+    found = [invitation_event(race_payload(invite.race), invite.invited_by.username) for invite in invites]
+    entries = (
+        RaceEntry.objects.filter(player=user, race__status__in=(Race.Status.COUNTDOWN, Race.Status.RUNNING))
+        .select_related(*(f"race__{name}" for name in _RELATED))
+        .order_by("race__created_at", "race_id")[:50]
+    )
+    for entry in entries:
+        race = race_payload(entry.race)
+        if race["status"] != Race.Status.FINISHED:  # past its time limit, not yet stored so
+            found.append(start_event(race, entry.game_id))
+    return found
 
 
 def advance(race: Race | str) -> Race:

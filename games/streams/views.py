@@ -1,0 +1,265 @@
+"""The three ndjson streams over HTTP (SPEC section 8, docs/streams.md): thin views that ask what a
+request to `GET /api/games/<id>/` or `GET /api/races/<code>/` asks, then hold the answer open.
+
+The checks are DRF's, as on every endpoint (the project's authentication classes, the error shape,
+throttles); the stream itself is an async iterator that Django's ASGI handler sends line by line on
+the server's event loop (freecell_site/asgi.py routes `/api/stream/` there) and cancels when the
+client leaves.
+"""
+
+from __future__ import annotations
+
+from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import permissions, serializers
+from rest_framework.renderers import JSONRenderer
+from rest_framework.views import APIView
+
+from accounts.scopes import READ, allows
+from freecell_site.errors import ServiceError
+from freecell_site.renderers import NDJSONRenderer
+from games.engine import Board
+from games.play import views as play
+from games.play.serializers import ErrorSerializer, GameDetailSerializer
+from games.races import services as races
+from games.races.payloads import RaceSerializer
+from games.sockets import limits
+from games.streams.feed import line, lines
+from games.streams.sources import EventSource, GameSource, RaceSource
+
+NDJSON = "application/x-ndjson"
+
+
+def _errors(*codes: int) -> dict:
+    answers = {
+        401: "not_authenticated or authentication_failed",
+        403: "missing_scope: the token lacks the `read` scope",
+        404: "not_found (also a game the caller may not see now)",
+    }
+    return {
+        (code, "application/json"): OpenApiResponse(ErrorSerializer, description=answers[code])
+        for code in codes
+    }
+
+
+#: The types of the events stream's lines (docs/streams.md).
+EVENT_TYPES = ["race_invitation", "race_starting", "race_started", "friend_request", "friend_accepted"]
+
+
+class EventSerializer(serializers.Serializer):
+    """One line of the events stream (docs/streams.md)."""
+
+    type = serializers.ChoiceField(choices=EVENT_TYPES)
+    race = RaceSerializer(
+        required=False, help_text="race_invitation, race_starting, race_started: the race as it was then"
+    )
+    invited_by = serializers.CharField(required=False, help_text="race_invitation: who invited the caller")
+    game = serializers.IntegerField(
+        required=False, allow_null=True, help_text="race_started: the caller's own game in the race"
+    )
+    from_ = serializers.CharField(
+        required=False, help_text="friend_request: who asks to be the caller's friend"
+    )
+    username = serializers.CharField(
+        required=False, help_text="friend_accepted: who accepted the caller's request"
+    )
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = fields.pop("from_")  # a Python keyword
+        return fields
+
+
+def _game_example() -> dict:
+    """A game of ms:1 after its first move, 5a (autoplay none), as a line shows it."""
+    board = Board.from_deal("ms:1")
+    board.play("5a")
+    state = board.state()
+    return {
+        "id": 42,
+        "deal": "ms:1",
+        "player": "alice",
+        "status": "playing",
+        "ply": 1,
+        "moves": 1,
+        "undos": 0,
+        "autoplay": "none",
+        "ranked": False,
+        "state": state,
+        "cards_home": 0,
+        "stuck": False,
+        "version": 2,
+        "created_at": "2026-01-01T10:00:00Z",
+        "finished_at": None,
+        "elapsed_ms": 5200,
+        "clock_running": True,
+        "board": board.to_text(),
+    }
+
+
+GAME_EXAMPLE = _game_example()
+
+RACE_EXAMPLE = {
+    "code": "K7M2QX",
+    "link": "/races/K7M2QX/",
+    "deal": "ms:1",
+    "status": "running",
+    "owner": "alice",
+    "autoplay": "safe",
+    "created_at": "2026-01-01T10:00:00Z",
+    "starts_at": "2026-01-01T10:01:00Z",
+    "ends_at": "2026-01-01T10:31:00Z",
+    "finished_at": None,
+    "time_limit_s": 1800,
+    "version": 4,
+    "racers": [
+        {
+            "username": "alice",
+            "game": 42,
+            "moves": 3,
+            "cards_home": 1,
+            "status": "playing",
+            "rank": None,
+            "elapsed_ms": None,
+            "ghost": False,
+            "out_of_time": False,
+        },
+    ],
+    "invited": [],
+    "ghost": None,
+    "rematch": None,
+    "rematch_of": None,
+}
+
+COMMON = (
+    "Newline-delimited JSON (`application/x-ndjson`), held open: one JSON object per line, and an empty "
+    "line every 10 s (`STREAM_KEEPALIVE_S`) whatever else is sent; read it line by line and skip empty "
+    "lines. It works across server processes (a change made through any of them is sent within a "
+    "second). It ends when the sign-in it was opened with ends (a logout, a revoked token), after a last "
+    'line `{"error": {"code": "authentication_failed", ...}}`. A token needs the `read` scope.'
+)
+
+
+class _StreamView(APIView):
+    renderer_classes = [NDJSONRenderer, JSONRenderer]
+    scopes = {"GET": READ}
+    # No HEAD: its answer would be held open with nothing in it.
+    http_method_names = ["get", "options"]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if not allows(request.auth, READ):
+            raise ServiceError(
+                "missing_scope", "this token lacks the `read` scope that streams need", status=403
+            )
+
+    def stream(self, request, source) -> HttpResponse:
+        if not isinstance(request._request, ASGIRequest):
+            # Under WSGI (the test client, a WSGI server) nothing is held open: Django's WSGI handler
+            # would read an endless iterator to its end before sending a byte. The first lines, then the end.
+            return HttpResponse(b"".join(line(body) for body in source.snapshot()), content_type=NDJSON)
+        user = request.user
+        sign_in = None
+        if user.is_authenticated:
+            if request.auth is None:
+                sign_in = ("session", request._request.session.session_key, user.pk)
+            elif getattr(request.auth, "key", None):
+                sign_in = ("token", request.auth.key, user.pk)
+        address = limits.address_of(request._request.scope)
+        response = StreamingHttpResponse(lines(source, sign_in, address), content_type=NDJSON)
+        response["Cache-Control"] = "no-store"
+        response["X-Accel-Buffering"] = "no"  # nginx sends each line on at once (also deploy/nginx)
+        # The checks' connection goes back now, not when the stream ends hours later; the stream's
+        # own reads take one for each read (games.sockets.base.db).
+        close_old_connections()
+        return response
+
+
+class GameStreamView(_StreamView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        summary="Stream a game",
+        description="The game as `GET /api/games/{game_id}/` shows it (with its `board` text), then the same "
+        "object again after every change (a move, an undo, a resign, from any process), each with its higher "
+        "`version`. Who may see it is what `GET /api/games/{game_id}/` says: a racer's game is hidden from "
+        "everyone but its player until the race is over (404 until then: ask again once the race has "
+        "finished), and a stream on a game that becomes hidden ends with a `not_found` error line. " + COMMON,
+        responses={
+            (200, NDJSON): OpenApiResponse(
+                GameDetailSerializer,
+                description="one game object per line",
+                examples=[
+                    OpenApiExample(
+                        "A line",
+                        value=GAME_EXAMPLE,
+                    )
+                ],
+            ),
+            **_errors(403, 404),
+        },
+    )
+    def get(self, request, game_id: int):
+        play.visible_game(request, game_id)  # 404 as GET /api/games/<id>/ answers it
+        return self.stream(request, GameSource(game_id, request.user))
+
+
+class RaceStreamView(_StreamView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        summary="Stream a race",
+        description="The race as `GET /api/races/{code}/` shows it, then the same object again after every "
+        "change: each new `version` (a join, an invitation, the countdown, the start, a finish, the end), and "
+        "each racer's move (the race with that racer's new `moves` and `cards_home`; a move leaves the "
+        "race's `version` as it was). " + COMMON,
+        responses={
+            (200, NDJSON): OpenApiResponse(
+                RaceSerializer,
+                description="one race object per line",
+                examples=[
+                    OpenApiExample(
+                        "A line",
+                        value=RACE_EXAMPLE,
+                    )
+                ],
+            ),
+            **_errors(403, 404),
+        },
+    )
+    def get(self, request, code: str):
+        races.get_race(code)  # 404 as GET /api/races/<code>/ answers it
+        return self.stream(request, RaceSource(code))
+
+
+class EventStreamView(_StreamView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        summary="Stream my events",
+        description="The caller's events, one per line, each with a `type`: `race_invitation` (`race`, "
+        "`invited_by`), `race_starting` (the owner started the countdown of a race the caller is in: `race`, "
+        "whose `starts_at` says when the boards are shown), `race_started` (the boards are shown: `race`, "
+        "`game`, the caller's own game), `friend_request` (`from`), `friend_accepted` (`username`). It opens "
+        "with what is pending (invitations to open races not joined, the caller's races starting or running, "
+        "friend requests awaiting an answer) and sends them again after the server lost its message bus for a "
+        "while: a client may see an event twice. " + COMMON,
+        responses={
+            (200, NDJSON): OpenApiResponse(
+                EventSerializer,
+                description="one event per line",
+                examples=[
+                    OpenApiExample("A friend request", value={"type": "friend_request", "from": "bob"}),
+                    OpenApiExample(
+                        "A race started",
+                        value={"type": "race_started", "race": RACE_EXAMPLE, "game": 42},
+                    ),
+                ],
+            ),
+            **_errors(401, 403),
+        },
+    )
+    def get(self, request):
+        return self.stream(request, EventSource(request.user))
