@@ -4,7 +4,6 @@ in-memory channel layer. tests/test_streams_processes.py runs them across server
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -12,6 +11,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from tests.support.players import client_for, make_player, token_of
 from tests.support.races import act, open_race, read, running_race
 from tests.support.streams import Stream
+from tests.support.tokens import key_with
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(60)]
 
@@ -134,22 +134,14 @@ def test_the_events_stream_needs_a_sign_in(db):
     assert run(scenario) == [(401, "not_authenticated"), (401, "authentication_failed")]
 
 
-def test_a_token_without_the_read_scope_is_refused_missing_scope(alice, monkeypatch):
+def test_a_token_without_the_read_scope_is_refused_missing_scope(alice):
     """A token limited to other scopes (accounts.scopes) gets 403 missing_scope on every stream."""
-    from accounts.authentication import TokenAuthentication
     from games.play import services
 
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     race = open_race(alice)
-
-    def play_only(self, key):
-        user, token = original(self, key)
-        return user, SimpleNamespace(key=token.key, user=user, scopes=("play",))
-
-    original = TokenAuthentication.authenticate_credentials
-    monkeypatch.setattr(TokenAuthentication, "authenticate_credentials", play_only)
     paths = [f"/api/stream/games/{game.pk}/", f"/api/stream/races/{race['code']}/", "/api/stream/events/"]
-    token = token_of(alice)
+    token = key_with(alice, "play")
 
     async def scenario():
         answers = []
@@ -270,16 +262,37 @@ def test_a_stream_ends_when_its_token_is_revoked(alice):
     assert run(scenario)["error"]["code"] == "authentication_failed"
 
 
+def test_a_stream_ends_when_its_token_is_revoked_on_the_tokens_api(alice):
+    """DELETE /api/tokens/<id>/ from elsewhere (here the player's session) ends a stream held with that token."""
+    from accounts.models import AccessToken
+
+    session = client_for(alice)
+    token = key_with(alice, "read", name="stream reader")
+    token_id = AccessToken.objects.get(user=alice, name="stream reader").pk
+
+    async def scenario():
+        stream = await Stream("/api/stream/events/", token).open()
+        assert stream.status == 200
+        revoked = await sync_to_async(session.delete)(f"/api/tokens/{token_id}/")
+        assert revoked.status_code == 204
+        last = await stream.line(timeout=5)
+        await stream.end()
+        return last
+
+    assert run(scenario)["error"]["code"] == "authentication_failed"
+
+
 def test_a_stream_ends_at_its_keepalive_once_its_token_is_gone_without_a_word(alice, settings):
-    """A sign-in that ends with no event on the bus (a row deleted by hand) is found at the keepalive."""
-    from rest_framework.authtoken.models import Token
+    """A sign-in that ends with no event on the bus (the account switched off by hand, no signal sent)
+    is found at the keepalive."""
+    from django.contrib.auth.models import User
 
     settings.STREAM_KEEPALIVE_S = 0.2
     token = token_of(alice)
 
     async def scenario():
         stream = await Stream("/api/stream/events/", token).open()
-        await sync_to_async(Token.objects.filter(key=token).delete)()
+        await sync_to_async(User.objects.filter(pk=alice.pk).update)(is_active=False)
         last = await stream.line(timeout=5)
         await stream.end()
         return last
