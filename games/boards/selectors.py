@@ -151,7 +151,7 @@ LADDER_FIELDS = ("player__username", "points", "played", "won")
 def parse_month(text: str) -> dt.date:
     """A `YYYY-MM` path parameter as the month's first day; 400 invalid_request otherwise."""
     try:
-        if len(text) != 7 or text[4] != "-" or not (text[:4].isdigit() and text[5:].isdigit()):
+        if not text.isascii() or len(text) != 7 or text[4] != "-" or not (text[:4].isdigit() and text[5:].isdigit()):
             raise ValueError
         return dt.date(int(text[:4]), int(text[5:]), 1)
     except ValueError:
