@@ -18,7 +18,15 @@ from django.db.models import Q, Sum
 
 from accounts.selectors import friend_ids
 from freecell_site.errors import ServiceError
-from games.boards.models import DealRecord, LadderEntry, LadderTally, LongestTally, RecordTally, Streak, StreakTally
+from games.boards.models import (
+    DealRecord,
+    LadderEntry,
+    LadderTally,
+    LongestTally,
+    RecordTally,
+    Streak,
+    StreakTally,
+)
 from games.boards.services import today
 from games.daily.models import DailyChallenge
 from games.engine import parse_deal
