@@ -228,7 +228,7 @@ def _tally_sum(**filters) -> int:
 def _streak_rank(current: int, longest: int) -> int:
     """1 + the players ahead of (current, longest): tallies only."""
     if current > 0:
-        return 1 + _tally_sum() - _tally_sum(current__lte=current) + _tally_sum(current=current, longest__gt=longest)
+        return 1 + _tally_sum(current__gt=current) + _tally_sum(current=current, longest__gt=longest)
     every_longer = LongestTally.objects.filter(longest__gt=longest).aggregate(n=Sum("count"))["n"] or 0
     return 1 + _tally_sum() + every_longer - _tally_sum(longest__gt=longest)
 
@@ -251,7 +251,7 @@ def streak_page(*, offset: int, limit: int) -> list[StreakLine]:
     alive.sort(key=lambda row: (-row[1], -row[2], row[4]))
     rows = alive[offset : offset + limit]
     if len(rows) < limit:
-        skip = max(0, offset - len(alive)) if len(alive) < offset + limit else 0
+        skip = max(0, offset - len(alive))  # the living streaks are all read: fewer than offset + limit
         stale = Streak.objects.filter(last_day__lt=_alive_days()[0]).order_by("-longest", "player_id").values_list(*STREAK_FIELDS)
         rows += list(stale[skip : skip + limit - len(rows)])
     if not rows:
