@@ -187,7 +187,8 @@ def ladder_page(month: dt.date, *, offset: int, limit: int) -> list[LadderLine]:
     rows = list(_ladder(month).values_list(*LADDER_FIELDS)[offset : offset + limit])
     if not rows:
         return []
-    return _ladder_lines(rows, _points_above(month, rows[0][1]) + 1, offset + 1)
+    first_rank = 1 if offset == 0 else _points_above(month, rows[0][1]) + 1
+    return _ladder_lines(rows, first_rank, offset + 1)
 
 
 def ladder_line_of(month: dt.date, user) -> LadderLine | None:
@@ -256,7 +257,7 @@ def streak_page(*, offset: int, limit: int) -> list[StreakLine]:
         rows += list(stale[skip : skip + limit - len(rows)])
     if not rows:
         return []
-    return _streak_lines(rows, _streak_rank(*_effective(rows[0])), offset + 1)
+    return _streak_lines(rows, 1 if offset == 0 else _streak_rank(*_effective(rows[0])), offset + 1)
 
 
 def streak_line_of(user) -> StreakLine | None:
