@@ -54,6 +54,8 @@ def test_a_deal_board_ranks_each_players_best_by_moves_undos_counted_then_time(d
     assert body["entries"][1]["undos"] == 2 and body["count"] == 3
     assert body["record"]["username"] == "charlie" and body["me"] is None
     assert Game.objects.get(pk=body["record"]["game"]).player == charlie
+    # Own ranks: behind the fewer moves (the tally), then behind the same moves in less time (the index).
+    assert [client_for(p).get(RECORDS).json()["me"]["rank"] for p in (charlie, bob, alice)] == [1, 2, 3]
 
 
 def test_a_players_new_game_replaces_their_best_only_when_better(db, alice, bob, alice_client):

@@ -14,7 +14,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import Q, Sum
+from django.db import connection
+from django.db.models import Sum
 
 from accounts.selectors import friend_ids
 from freecell_site.errors import ServiceError
@@ -129,6 +130,24 @@ def record_of(deal: str, autoplay: str) -> RecordLine | None:
     return page[0] if page else None
 
 
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _record_rank(deal: str, autoplay: str, moves: int, elapsed: int, finished: dt.datetime, game: int) -> int:
+    """1 + the lines ahead: the tally of fewer moves, then a range of the ranking index inside the
+    line's own move count (a row comparison: PostgreSQL and SQLite read it as one index range)."""
+    sql = f"""
+SELECT COALESCE((SELECT SUM(t.count) FROM {_table(RecordTally)} t WHERE t.deal = %s AND t.autoplay = %s AND t.moves < %s), 0)
+     + (SELECT COUNT(*) FROM {_table(DealRecord)} o WHERE o.deal = %s AND o.autoplay = %s AND o.moves = %s
+        AND (o.elapsed_ms, o.finished_at, o.game_id) < (%s, %s, %s))
+"""
+    finished = connection.ops.adapt_datetimefield_value(finished)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [deal, autoplay, moves, deal, autoplay, moves, elapsed, finished, game])
+        return int(cursor.fetchone()[0]) + 1
+
+
 def record_line_of(deal: str, autoplay: str, user) -> RecordLine | None:
     """The user's best on the deal's board with its rank, or None."""
     if not _signed_in(user):
@@ -137,12 +156,7 @@ def record_line_of(deal: str, autoplay: str, user) -> RecordLine | None:
     if row is None:
         return None
     _name, moves, _undos, elapsed, finished, game = row
-    fewer = RecordTally.objects.filter(deal=deal, autoplay=autoplay, moves__lt=moves).aggregate(n=Sum("count"))["n"] or 0
-    same = _records(deal, autoplay).filter(
-        Q(elapsed_ms__lt=elapsed) | Q(elapsed_ms=elapsed, finished_at__lt=finished) | Q(elapsed_ms=elapsed, finished_at=finished, game_id__lt=game),
-        moves=moves,
-    )
-    return RecordLine(fewer + same.count() + 1, *row)
+    return RecordLine(_record_rank(deal, autoplay, moves, elapsed, finished, game), *row)
 
 
 def record_friends(deal: str, autoplay: str, user) -> list[RecordLine]:
