@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Sum
 
@@ -33,6 +34,7 @@ from games.daily.models import DailyChallenge
 from games.engine import parse_deal
 
 AUTOPLAYS = ("none", "safe")
+User = get_user_model()
 
 
 @dataclass(frozen=True)
@@ -236,16 +238,25 @@ def _effective(row) -> tuple[int, int]:
     return (current if last_day >= _alive_days()[0] else 0, longest)
 
 
-def _tally_sum(**filters) -> int:
-    return StreakTally.objects.filter(last_day__in=_alive_days(), **filters).aggregate(n=Sum("count"))["n"] or 0
+def _sum(model, where: str) -> str:
+    return f"(SELECT COALESCE(SUM(count), 0) FROM {_table(model)} WHERE {where})"
 
 
 def _streak_rank(current: int, longest: int) -> int:
-    """1 + the players ahead of (current, longest): tallies only."""
+    """1 + the players ahead of (current, longest), in one statement over the tallies only: a living
+    streak is behind the living ones with more current days (or as many and a longer best); a stale
+    one behind every living streak and the stale ones with a longer best."""
+    alive = "last_day IN (%s, %s)"
+    days = [connection.ops.adapt_datefield_value(day) for day in _alive_days()]
     if current > 0:
-        return 1 + _tally_sum(current__gt=current) + _tally_sum(current=current, longest__gt=longest)
-    every_longer = LongestTally.objects.filter(longest__gt=longest).aggregate(n=Sum("count"))["n"] or 0
-    return 1 + _tally_sum() + every_longer - _tally_sum(longest__gt=longest)
+        sql = "SELECT " + _sum(StreakTally, f"{alive} AND (current > %s OR (current = %s AND longest > %s))")
+        params = [*days, current, current, longest]
+    else:
+        sql = f"SELECT {_sum(StreakTally, alive)} + {_sum(LongestTally, 'longest > %s')} - {_sum(StreakTally, f'{alive} AND longest > %s')}"
+        params = [*days, longest, *days, longest]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return int(cursor.fetchone()[0]) + 1
 
 
 def streak_count() -> int:
@@ -257,21 +268,39 @@ def _streak_lines(rows: list[tuple], first_rank: int, position: int) -> list[Str
     return [StreakLine(rank, row[0], *_effective(row)) for rank, row in zip(ranks, rows, strict=True)]
 
 
+def _living_sql() -> str:
+    """The best `n` living streaks from `offset`: each living day's best read from its own index, merged."""
+    table, users = _table(Streak), _table(User)
+    best_of_day = f"SELECT * FROM (SELECT player_id, current, longest, last_day FROM {table} WHERE last_day = %s ORDER BY current DESC, longest DESC, player_id LIMIT %s) d"
+    return f"""
+SELECT u.username, a.current, a.longest, a.last_day, a.player_id
+FROM ({best_of_day}1 UNION ALL {best_of_day}2) a JOIN {users} u ON u.id = a.player_id
+ORDER BY a.current DESC, a.longest DESC, a.player_id LIMIT %s OFFSET %s
+"""
+
+
+def _as_date(value) -> dt.date:
+    return value if isinstance(value, dt.date) else dt.date.fromisoformat(value)  # SQLite answers text
+
+
 def streak_page(*, offset: int, limit: int) -> list[StreakLine]:
-    """Living streaks first (each of the two days read from its own index, then merged), then every
-    other player by longest streak."""
-    alive = []
-    for day in _alive_days():
-        alive += Streak.objects.filter(last_day=day).order_by("-current", "-longest", "player_id").values_list(*STREAK_FIELDS)[: offset + limit]
-    alive.sort(key=lambda row: (-row[1], -row[2], row[4]))
-    rows = alive[offset : offset + limit]
+    """Living streaks first, then every other player by longest streak."""
+    yesterday, current = (connection.ops.adapt_datefield_value(day) for day in _alive_days())
+    with connection.cursor() as cursor:
+        cursor.execute(_living_sql(), [yesterday, offset + limit, current, offset + limit, limit, offset])
+        rows = [(name, now, best, _as_date(day), player) for name, now, best, day, player in cursor.fetchall()]
     if len(rows) < limit:
-        skip = max(0, offset - len(alive))  # the living streaks are all read: fewer than offset + limit
+        living = _sum_living()
         stale = Streak.objects.filter(last_day__lt=_alive_days()[0]).order_by("-longest", "player_id").values_list(*STREAK_FIELDS)
+        skip = max(0, offset - living)
         rows += list(stale[skip : skip + limit - len(rows)])
     if not rows:
         return []
     return _streak_lines(rows, 1 if offset == 0 else _streak_rank(*_effective(rows[0])), offset + 1)
+
+
+def _sum_living() -> int:
+    return StreakTally.objects.filter(last_day__in=_alive_days()).aggregate(n=Sum("count"))["n"] or 0
 
 
 def streak_line_of(user) -> StreakLine | None:
