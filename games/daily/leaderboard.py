@@ -25,6 +25,7 @@ from django.db.models import Sum
 
 from accounts.models import Friendship
 from games.daily.models import DailyMovesTally, DailyResult, DailySpanTally
+from games.daily.signals import result_changed
 from games.play.models import Game
 from games.play.payloads import review_state
 
@@ -98,6 +99,7 @@ def add_result(game: Game) -> bool:
             finished_at=game.finished_at,
         )
         _bump(game.daily_id, game.ply, game.elapsed_ms // span_ms(), +1)
+        result_changed.send(sender=DailyResult, game=game, added=True)
     return True
 
 
@@ -109,6 +111,7 @@ def remove_result(game: Game) -> bool:
             return False
         row.delete()
         _bump(row.daily_id, row.moves, row.elapsed_ms // span_ms(), -1)
+        result_changed.send(sender=DailyResult, game=game, added=False)
     return True
 
 
