@@ -15,18 +15,14 @@ export function recordsPath(deal, { autoplay = "safe", scope = "all" } = {}) {
 export const recordsPage = (deal, autoplay = "safe") => `/leaderboards/?${new URLSearchParams({ deal, autoplay })}#records`;
 
 /**
- * Calls `onFall()` whenever the server says the deal's record fell, and once on each reconnect (what
- * fell while the socket was down is read again). Returns the socket (close() ends it).
+ * Follows a deal's board live (`/ws/deals/<deal>/records/`): `onBoard(frame)` gets each `records` frame
+ * (its `record`, top `entries`, `count`, the viewer's `me`, and `record_fell` on a push when the record
+ * just fell). The server sends one on every (re)connection, so a reconnect is a resync. Returns the socket.
  */
-export function watchRecords(deal, onFall) {
-  let opened = false;
-  const socket = new LiveSocket(`/ws/deals/${deal}/records/`, {
-    onOpen: () => {
-      if (opened) onFall();
-      opened = true;
-    },
+export function watchRecords(deal, autoplay, onBoard) {
+  const socket = new LiveSocket(`/ws/deals/${deal}/records/?${new URLSearchParams({ autoplay })}`, {
     onFrame: (frame) => {
-      if (frame.type !== "heartbeat" && frame.type !== "error") onFall(frame);
+      if (frame.type === "records") onBoard(frame);
     },
   });
   socket.connect();
@@ -43,81 +39,61 @@ export class RecordLine {
     this.me = me;
     this.moves = game.moves;
     this.status = game.status;
-    this.board = null;
-    this.reading = null;
-    this.again = false;
+    this.record = undefined; // unknown until the board is read
+    this.own = null;
     this.recordText = el("span", { class: "record-best", "data-testid": "record-best", "aria-live": "polite" });
+    this.replay = el("a", { class: "record-replay", "data-testid": "record-replay", text: "replay", hidden: true });
     this.soFar = el("span", { class: "record-so-far", "data-testid": "record-so-far" });
     this.link = el("a", { href: recordsPage(this.deal, this.autoplay), text: "all records" });
-    node.replaceChildren(this.recordText, this.soFar, " · ", this.link);
-    this.read();
-    this.socket = watchRecords(this.deal, () => this.read());
+    node.replaceChildren(this.recordText, " ", this.replay, this.soFar, " · ", this.link);
+    // The first read is REST's, so the line is drawn even where websockets do not get through; the socket
+    // then brings every change.
+    get(recordsPath(this.deal, { autoplay: this.autoplay }))
+      .then((board) => {
+        if (this.record === undefined) this.show(board);
+      })
+      .catch((err) => {
+        if (this.record === undefined) this.recordText.textContent = `The record cannot be read: ${err.message}`;
+      });
+    this.socket = watchRecords(this.deal, this.autoplay, (frame) => this.show(frame, frame.record_fell));
   }
 
-  /** The table's moves so far (GameClient's onChange); a win of this game reads the board again. */
+  /** The table's moves so far (GameClient's onChange). */
   update(game, shownMoves) {
-    const won = game.status === "won" && this.status !== "won";
     this.status = game.status;
     this.moves = shownMoves;
     this.renderSoFar();
-    if (won) this.read();
   }
 
-  /** Reads the board; asked again while a read is on its way, it reads once more after it. */
-  async read() {
-    if (this.reading) {
-      this.again = true;
-      return;
-    }
-    this.reading = get(recordsPath(this.deal, { autoplay: this.autoplay }));
-    try {
-      const board = await this.reading;
-      const before = this.board && this.board.entries[0];
-      this.board = board;
-      this.renderRecord(before);
-    } catch (err) {
-      this.recordText.textContent = `The record cannot be read: ${err.message}`;
-    } finally {
-      this.reading = null;
-      if (this.again) {
-        this.again = false;
-        this.read();
-      }
-    }
-  }
-
-  renderRecord(before) {
-    const best = this.board.entries[0];
-    const by = (entry) => (entry.username === this.me ? "you" : entry.username);
-    let text;
-    if (!best) text = "No record yet on this deal: a win sets it";
-    else if (before && before.game !== best.game) text = `New record: ${plural(best.moves, "move")} by ${by(best)}`;
-    else text = `Record ${plural(best.moves, "move")} by ${by(best)}`;
+  /** Draws a board's `record` (its first line) and the viewer's own `me`. */
+  show(board, fell = false) {
+    const best = board.record ?? (board.entries && board.entries[0]) ?? null;
+    this.record = best;
+    this.own = board.me ?? null;
+    const by = best && best.username === this.me ? "you" : best && best.username;
+    let text = "No record yet on this deal: a win sets it";
+    if (best) text = `${fell ? "New record:" : "Record"} ${plural(best.moves, "move")} by ${by}`;
     if (this.recordText.textContent !== text) this.recordText.textContent = text;
     this.node.dataset.recordMoves = best ? best.moves : "";
     this.node.dataset.recordHolder = best ? best.username : "";
-    this.node.classList.toggle("fell", !!(before && best && before.game !== best.game));
-    if (best && best.game) {
-      const replay = this.node.querySelector("[data-testid=record-replay]")
-        || el("a", { "data-testid": "record-replay", class: "record-replay" });
-      replay.href = `/replay/${best.game}/`;
-      replay.textContent = "replay";
-      replay.setAttribute("aria-label", `Replay of the record game by ${best.username}`);
-      if (!replay.isConnected) this.recordText.after(" (", replay, ")");
+    this.node.classList.toggle("fell", fell);
+    this.replay.hidden = !best;
+    if (best) {
+      this.replay.href = `/replay/${best.game}/`;
+      this.replay.setAttribute("aria-label", `Replay of the record game by ${best.username}`);
     }
     this.renderSoFar();
   }
 
   renderSoFar() {
     const mine = !!this.me && this.me === this.player;
-    const own = this.board && this.board.me;
-    const best = this.board && this.board.entries[0];
     let text;
     if (this.status === "playing") text = `; ${mine ? "yours" : "this game's"} so far ${this.moves}`;
     else if (this.status === "won") text = `; ${mine ? "you" : this.player} won in ${this.moves}`;
     else text = `; this game ended after ${this.moves}`;
     // A player's own best on this deal, when it is not the record itself.
-    if (mine && own && !(best && best.game === own.game)) text += `; your best ${own.moves} (#${own.rank})`;
+    const own = this.own;
+    if (mine && own && !(this.record && this.record.game === own.game)) text += `; your best ${own.moves} (#${own.rank})`;
     if (this.soFar.textContent !== text) this.soFar.textContent = text;
   }
 }

@@ -25,6 +25,7 @@ class Board {
     this.empty = empty;
     this.record = record;
     this.scope = "all";
+    this.page = 1;
     this.path = null;
     this.reads = 0;
     this.body = null;
@@ -36,11 +37,13 @@ class Board {
       ? el("div", { class: "tabs", role: "group", "aria-label": `Whose ${title}`, "data-testid": `${name}-scope` }, tab("all", "Everyone"), tab("friends", "You and friends"))
       : null;
     this.box = el("div", { class: "board-box", "data-testid": `board-${name}`, "aria-busy": "false" });
-    root.replaceChildren(...[this.tabs, this.box].filter(Boolean));
+    this.pager = el("div", { class: "pager", "data-testid": `${name}-pager`, hidden: true });
+    root.replaceChildren(...[this.tabs, this.box, this.pager].filter(Boolean));
   }
 
   setScope(scope) {
     this.scope = scope;
+    this.page = 1;
     for (const b of this.tabs.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.scope === scope));
     this.load();
   }
@@ -48,19 +51,24 @@ class Board {
   /** Shows what a board without a path says (no deal chosen yet). */
   idle(text) {
     this.path = null;
+    this.reads += 1; // an answer still on its way is for a board no longer shown
     this.box.replaceChildren(el("p", { class: "muted", text }));
+    this.pager.hidden = true;
   }
 
-  /** Reads the board at `path(scope)` (kept for the next read) and draws it; an older answer that comes
-   * late is dropped. */
+  /** Reads the board at `path(scope)` (kept for the next read; a new path starts at page 1) and draws
+   * it; an older answer that comes late is dropped. */
   async load(path = this.path) {
     if (!path) return null;
+    if (path !== this.path) this.page = 1;
     this.path = path;
     const read = ++this.reads;
     this.box.setAttribute("aria-busy", "true");
+    const url = new URL(path(this.scope), location.origin);
+    if (this.page > 1) url.searchParams.set("page", this.page);
     let body;
     try {
-      body = await get(path(this.scope));
+      body = await get(url.pathname + url.search);
     } catch (err) {
       if (read === this.reads) {
         this.box.setAttribute("aria-busy", "false");
@@ -71,13 +79,29 @@ class Board {
     if (read !== this.reads) return null;
     this.body = body;
     this.draw(body);
+    this.drawPager(body);
     this.box.setAttribute("aria-busy", "false");
     return body;
   }
 
+  drawPager(body) {
+    const pages = Math.max(1, Math.ceil((body.count || 0) / (body.page_size || 1)));
+    const turn = (step) => () => {
+      this.page += step;
+      this.load();
+    };
+    this.pager.replaceChildren(
+      el("button", { type: "button", text: "Previous", disabled: !body.previous, onclick: turn(-1) }),
+      el("span", { class: "muted", text: `page ${body.page || this.page} of ${pages}` }),
+      el("button", { type: "button", text: "Next", disabled: !body.next, onclick: turn(1) }),
+    );
+    this.pager.hidden = !body.next && !body.previous;
+  }
+
   row(entry, extra = "") {
     const mine = !!me && entry.username === me;
-    const isRecord = this.record && entry.rank === 1;
+    // The deal's record, whatever the scope shown (among friends, their best need not be it).
+    const isRecord = this.record && !!this.body && !!this.body.record && this.body.record.game === entry.game;
     const classes = [mine ? "me" : "", isRecord ? "record" : "", extra].filter(Boolean).join(" ");
     return el("tr", { class: classes || null, "data-username": entry.username, "data-rank": entry.rank, "aria-current": mine ? "true" : null },
       el("td", { class: "num", text: entry.rank }),
@@ -158,20 +182,21 @@ function showRecords(deal, autoplay) {
     return;
   }
   records.load((scope) => recordsPath(deal, { autoplay, scope })).then((body) => {
-    // A deal the server knows gets its live board: a record that falls is shown at once.
+    // A deal the server knows gets its live board: each change is read again, and a record that falls
+    // is said.
     if (!body || deal !== shownDeal || autoplay !== shownAutoplay) return;
-    recordSocket = watchRecords(deal, () => fallen(deal, autoplay));
+    let first = true;
+    recordSocket = watchRecords(deal, autoplay, (frame) => {
+      if (first) {
+        first = false; // the state on connecting: read only if the board moved since the page's read
+        if (frame.count === body.count && (frame.record && frame.record.game) === (body.record && body.record.game)) return;
+      }
+      records.load();
+      if (frame.record_fell && frame.record) {
+        announce.textContent = `New record on ${deal}: ${plural(frame.record.moves, "move")} by ${frame.record.username}.`;
+      }
+    });
   });
-}
-
-async function fallen(deal, autoplay) {
-  const before = records.body && records.body.entries[0];
-  const body = await records.load();
-  if (!body || deal !== shownDeal || autoplay !== shownAutoplay) return;
-  const best = body.entries[0];
-  if (best && (!before || before.game !== best.game) && records.scope === "all") {
-    announce.textContent = `New record on ${deal}: ${plural(best.moves, "move")} by ${best.username}.`;
-  }
 }
 
 dealForm.addEventListener("submit", (event) => {
@@ -259,5 +284,7 @@ function remember() {
 const asked = new URLSearchParams(location.search);
 showRecords(dealId(asked.get("deal") || ""), asked.get("autoplay") === "none" ? "none" : "safe");
 showLadder(/^\d{4}-\d{2}$/.test(asked.get("month") || "") && asked.get("month") <= data.month ? asked.get("month") : data.month);
-streaks.load((scope) => `/api/ladder/streaks/${scope === "friends" ? "?scope=friends" : ""}`);
-window.fc = { records, ladder, streaks };
+streaks.load((scope) => `/api/ladder/streaks/${scope === "friends" ? "?scope=friends" : ""}`).then((body) => {
+  if (body && body.order) document.querySelector("[data-testid=streaks-order]").textContent = body.order;
+});
+window.fc = { records, ladder, streaks, get recordSocket() { return recordSocket; } };
