@@ -13,7 +13,7 @@ import time
 import pytest
 
 from games.engine import Board
-from tests.support.boards import befriend, safe_line, won_game
+from tests.support.boards_browser import befriend, safe_line, won_game
 from tests.support.browser import new_tab, ranked_game, register, sign_in, winning_line
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
