@@ -13,6 +13,7 @@ class GamesConfig(AppConfig):
 
     def ready(self):
         from accounts.signals import account_closed, credentials_changed
+        from games.boards import services as boards
         from games.daily import services as daily
         from games.events import publish_sign_ins_changed
         from games.play import services
@@ -20,5 +21,6 @@ class GamesConfig(AppConfig):
 
         credentials_changed.connect(publish_sign_ins_changed, dispatch_uid="games.sign_ins")
         daily.connect()
+        boards.connect()  # after the daily's receiver, which may hold a win for review first
         races.connect()  # before play's receiver below: a closed account leaves its open races first
         account_closed.connect(services.resign_games_of_closed, dispatch_uid="games.closed")

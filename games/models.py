@@ -1,6 +1,16 @@
 """The games app's models, which Django loads from here: each domain keeps its own (games/play,
-games/daily, games/races); this module only names them for the app registry and for admin and tests."""
+games/daily, games/races, games/boards); this module only names them for the app registry and for admin and tests."""
 
+from games.boards.models import (
+    DealRecord,
+    LadderDay,
+    LadderEntry,
+    LadderTally,
+    LongestTally,
+    RecordTally,
+    Streak,
+    StreakTally,
+)
 from games.daily.models import DailyChallenge, DailyMovesTally, DailyResult, DailySpanTally
 from games.play.models import Action, Deal, Game
 from games.races.models import Race, RaceEntry, RaceInvite
@@ -8,12 +18,20 @@ from games.races.models import Race, RaceEntry, RaceInvite
 __all__ = [
     "Action",
     "DailyChallenge",
+    "DealRecord",
     "DailyMovesTally",
     "DailyResult",
     "DailySpanTally",
     "Deal",
     "Game",
+    "LadderDay",
+    "LadderEntry",
+    "LadderTally",
+    "LongestTally",
     "Race",
     "RaceEntry",
     "RaceInvite",
+    "RecordTally",
+    "Streak",
+    "StreakTally",
 ]

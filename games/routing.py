@@ -1,15 +1,17 @@
-"""Websocket URL routes: a game's socket and a race's; any other path is answered not_found."""
+"""Websocket URL routes: a game's socket, a race's and a deal's board; any other path is answered not_found."""
 
 from channels.routing import URLRouter
 from django.urls import path, re_path
 
 from games.sockets.base import NoSuchSocket
+from games.sockets.boards import RecordsConsumer
 from games.sockets.game import GameConsumer
 from games.sockets.race import RaceConsumer
 
 websocket_urlpatterns = [
     path("ws/games/<int:game_id>/", GameConsumer.as_asgi()),
     path("ws/races/<str:code>/", RaceConsumer.as_asgi()),
+    path("ws/deals/<str:deal>/records/", RecordsConsumer.as_asgi()),
 ]
 
 #: What the server routes: the sockets above, then any other path, which is answered not_found and

@@ -25,6 +25,7 @@ from django.db.models import Sum
 
 from accounts.models import Friendship
 from games.daily.models import DailyMovesTally, DailyResult, DailySpanTally
+from games.daily.signals import result_changed
 from games.play.models import Game
 
 ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
@@ -97,6 +98,7 @@ def add_result(game: Game) -> bool:
             finished_at=game.finished_at,
         )
         _bump(game.daily_id, game.ply, game.elapsed_ms // span_ms(), +1)
+        result_changed.send(sender=DailyResult, game=game, added=True)
     return True
 
 
@@ -108,6 +110,7 @@ def remove_result(game: Game) -> bool:
             return False
         row.delete()
         _bump(row.daily_id, row.moves, row.elapsed_ms // span_ms(), -1)
+        result_changed.send(sender=DailyResult, game=game, added=False)
     return True
 
 

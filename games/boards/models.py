@@ -1,0 +1,135 @@
+"""The boards' stored data: deal records, the month's ladder, streaks, and the tallies their ranks sum."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from games.play.models import Game
+
+
+class DealRecord(models.Model):
+    """A player's best won game of one deal under one autoplay mode: one line of the deal's board.
+
+    Written in the winning move's transaction (games.boards.services); replaced only by a better game
+    of the same player, so a player is on a deal's board once and a game is never ranked twice.
+    """
+
+    deal = models.CharField(max_length=40, help_text="the deal's canonical id (a daily's is its seed: deal)")
+    autoplay = models.CharField(max_length=4, choices=Game.Autoplay.choices)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deal_records")
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="deal_record")
+    moves = models.PositiveIntegerField(help_text="the score: player actions, undos included")
+    undos = models.PositiveIntegerField(default=0)
+    elapsed_ms = models.PositiveBigIntegerField()
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["deal", "autoplay", "player"], name="one_record_per_player")]
+        indexes = [
+            # The spec's order (moves, time, finish, then the game for one place each), read from the index.
+            models.Index(
+                fields=["deal", "autoplay", "moves", "elapsed_ms", "finished_at", "game", "undos", "player"],
+                name="deal_record_board",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.deal} ({self.autoplay}) game {self.game_id}: {self.moves} moves"
+
+
+class RecordTally(models.Model):
+    """How many players' bests a deal's board has with each move count: a rank sums the counts of fewer
+    moves and counts only its own move count's better rows."""
+
+    deal = models.CharField(max_length=40)
+    autoplay = models.CharField(max_length=4, choices=Game.Autoplay.choices)
+    moves = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["deal", "autoplay", "moves"], name="one_record_tally")]
+        indexes = [models.Index(fields=["deal", "autoplay", "moves", "count"], name="record_tally_sum")]
+
+
+class LadderDay(models.Model):
+    """A player's ranked daily of one day as the ladder counts it: played (started), won, its points.
+
+    One row per ranked game (one per player and day); the ladder's and streaks' counters change only
+    when a row does, which makes every update idempotent."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ladder_days")
+    date = models.DateField()
+    won = models.BooleanField(default=False)
+    points = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "date"], name="one_ladder_day")]
+
+
+class LadderEntry(models.Model):
+    """A player's line on one month's ladder (`month` is the month's first day)."""
+
+    month = models.DateField()
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ladder_entries")
+    points = models.PositiveIntegerField(default=0)
+    played = models.PositiveIntegerField(default=0, help_text="ranked dailies started in the month")
+    won = models.PositiveIntegerField(default=0, help_text="ranked dailies won in the month")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["month", "player"], name="one_ladder_entry")]
+        indexes = [
+            models.Index(fields=["month", "-points", "-won", "player", "played"], name="ladder_board"),
+        ]
+
+
+class LadderTally(models.Model):
+    """How many players of a month's ladder have each number of points."""
+
+    month = models.DateField()
+    points = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["month", "points"], name="one_ladder_tally")]
+        indexes = [models.Index(fields=["month", "points", "count"], name="ladder_tally_sum")]
+
+
+class Streak(models.Model):
+    """A player's daily streaks as of `last_day`, the last day with a ranked daily won: `current` counts
+    the consecutive days won up to it, `longest` the best run ever. A read shows `current` as 0 once
+    `last_day` is before yesterday; nothing is stored for that."""
+
+    player = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="streak")
+    last_day = models.DateField()
+    current = models.PositiveIntegerField()
+    longest = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [
+            # The living streaks of a day, best first.
+            models.Index(fields=["last_day", "-current", "-longest", "player"], name="streak_alive"),
+            # Everyone by longest streak.
+            models.Index(fields=["-longest", "player", "last_day"], name="streak_longest"),
+        ]
+
+
+class StreakTally(models.Model):
+    """How many players have each (last_day, current, longest): the living streaks' ranks sum the counts
+    of yesterday's and today's rows."""
+
+    last_day = models.DateField()
+    current = models.PositiveIntegerField()
+    longest = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["last_day", "current", "longest"], name="one_streak_tally")]
+        indexes = [models.Index(fields=["last_day", "current", "longest", "count"], name="streak_tally_sum")]
+
+
+class LongestTally(models.Model):
+    """How many players have each longest streak (every player with a streak)."""
+
+    longest = models.PositiveIntegerField(primary_key=True)
+    count = models.PositiveIntegerField(default=0)

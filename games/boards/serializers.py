@@ -1,0 +1,62 @@
+"""The boards' JSON shapes, each defined once: the views write them and the schema describes them."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class PageSerializer(serializers.Serializer):
+    """What every board answer carries about its page and scope."""
+
+    scope = serializers.ChoiceField(choices=["all", "friends"])
+    count = serializers.IntegerField(help_text="players on the board in this scope")
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+
+
+class RecordEntrySerializer(serializers.Serializer):
+    rank = serializers.IntegerField(help_text="1 = the deal's record")
+    username = serializers.CharField()
+    moves = serializers.IntegerField(help_text="player actions, undos included (the score)")
+    undos = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField()
+    finished_at = serializers.DateTimeField()
+    game = serializers.IntegerField(help_text="the game's id: its replay is /replay/<game>/")
+
+
+class RecordsSerializer(PageSerializer):
+    deal = serializers.CharField(help_text="the deal asked for, as asked (ms:N, seed:S, daily:DATE)")
+    autoplay = serializers.ChoiceField(choices=["none", "safe"])
+    record = RecordEntrySerializer(allow_null=True, help_text="the record to beat (the board's first line, whatever the scope and page); null if nobody won it")
+    entries = RecordEntrySerializer(many=True)
+    me = RecordEntrySerializer(allow_null=True, help_text="the caller's best and rank in this scope; null if none")
+
+
+class LadderEntrySerializer(serializers.Serializer):
+    rank = serializers.IntegerField(help_text="equal points share a rank")
+    username = serializers.CharField()
+    points = serializers.IntegerField()
+    played = serializers.IntegerField(help_text="ranked dailies of the month started")
+    won = serializers.IntegerField(help_text="ranked dailies of the month won (and not held for review)")
+
+
+class LadderSerializer(PageSerializer):
+    month = serializers.CharField(help_text="YYYY-MM")
+    points_rule = serializers.CharField(help_text="how points are earned, to show beside the board")
+    entries = LadderEntrySerializer(many=True)
+    me = LadderEntrySerializer(allow_null=True, help_text="the caller's line and rank in this scope; null if none")
+
+
+class StreakEntrySerializer(serializers.Serializer):
+    rank = serializers.IntegerField(help_text="equal (current, longest) share a rank")
+    username = serializers.CharField()
+    current = serializers.IntegerField(help_text="consecutive UTC days with a ranked daily won, up to today or yesterday; else 0")
+    longest = serializers.IntegerField(help_text="the longest such run ever")
+
+
+class StreaksSerializer(PageSerializer):
+    order = serializers.CharField(help_text="how the board is ranked, to show beside it")
+    entries = StreakEntrySerializer(many=True)
+    me = StreakEntrySerializer(allow_null=True, help_text="the caller's line and rank in this scope; null if none")

@@ -1,0 +1,337 @@
+"""Keeping the boards: deal records, the month's ladder and streaks, changed in the game's own transaction.
+
+Each board follows a change of play or of the daily inside the transaction that makes it
+(games.play.signals.game_changed, games.daily.signals.result_changed), so a result and its lines on
+the boards commit together. Every update is idempotent: a counter moves only when the row it counts
+changes (a game already counted changes nothing), which makes a signal sent twice harmless. Watchers
+of a deal's board are told after commit (events.publish), best effort.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import connection, transaction
+
+from games import events
+from games.boards.models import (
+    DealRecord,
+    LadderDay,
+    LadderEntry,
+    LadderTally,
+    LongestTally,
+    RecordTally,
+    Streak,
+    StreakTally,
+)
+from games.daily import services as daily
+from games.daily.models import DailyChallenge, DailyResult
+from games.daily.signals import result_changed
+from games.play.models import Game
+from games.play.signals import game_changed
+
+HELD = (Game.Review.FLAGGED, Game.Review.REJECTED)
+
+#: The ladder's points rule, as the API and the page show it.
+POINTS_RULE = (
+    "A ranked daily won scores round(100 x par / moves), at most 100 and at least 1 (100 when the daily has no par); "
+    "a daily missed, lost or held for review scores 0. Equal points share a rank."
+)
+
+
+def points_for(moves: int, par: int | None) -> int:
+    """Ladder points of a ranked win in `moves` on a daily of `par` (POINTS_RULE); halves round up."""
+    if not par:
+        return 100
+    return max(1, min(100, (200 * par + moves) // (2 * moves)))
+
+
+def month_of(date: dt.date) -> dt.date:
+    return date.replace(day=1)
+
+
+def records_group(deal: str, autoplay: str) -> str:
+    """The channel group of the sockets watching a deal's board (group names allow no colon)."""
+    return f"records.{deal.replace(':', '-')}.{autoplay}"
+
+
+# --- portable upserts -----------------------------------------------------------------------------
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _execute(sql: str, params: list) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
+
+
+def _insert_new(model, values: dict, conflict: tuple[str, ...]) -> bool:
+    """INSERT of a row unless its key exists (PostgreSQL, SQLite); True when it was inserted. A
+    concurrent insert of the same key waits for the other transaction, then counts as existing."""
+    columns = ", ".join(values)
+    marks = ", ".join(["%s"] * len(values))
+    sql = f"INSERT INTO {_table(model)} ({columns}) VALUES ({marks}) ON CONFLICT ({', '.join(conflict)}) DO NOTHING"
+    return _execute(sql, list(values.values())) == 1
+
+
+def _bump(model, key: dict, delta: int) -> None:
+    """Adds `delta` to the `count` of a tally row, made on first use."""
+    table = _table(model)
+    columns = [*key, "count"]
+    sql = (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET count = {table}.count + %s"
+    )
+    _execute(sql, [*key.values(), max(delta, 0), delta])
+
+
+def _bumps(model, changes: list[tuple[dict, int]]) -> None:
+    """Several tally changes in the key's order, so that two transactions never wait on each other's
+    rows crosswise; changes that cancel out are skipped."""
+    merged: dict[tuple, int] = {}
+    for key, delta in changes:
+        merged[tuple(key.items())] = merged.get(tuple(key.items()), 0) + delta
+    for key, delta in sorted(merged.items(), key=lambda item: tuple(v for _k, v in item[0])):
+        if delta:
+            _bump(model, dict(key), delta)
+
+
+# --- deal records ---------------------------------------------------------------------------------
+
+
+def counts_as_record(game: Game) -> bool:
+    return game.status == Game.Status.WON and game.elapsed_ms is not None and game.finished_at is not None and game.review not in HELD
+
+
+def score(row) -> tuple:
+    """The ranking key of a game or a record: fewest moves, then time, then finish, then id."""
+    if isinstance(row, Game):
+        return (row.ply, row.elapsed_ms, row.finished_at, row.pk)
+    return (row.moves, row.elapsed_ms, row.finished_at, row.game_id)
+
+
+def _record_key(game: Game) -> dict:
+    return {"deal": game.deal_id, "autoplay": game.autoplay, "player_id": game.player_id}
+
+
+def _best_score(deal: str, autoplay: str):
+    best = DealRecord.objects.filter(deal=deal, autoplay=autoplay).order_by("moves", "elapsed_ms", "finished_at", "game_id").first()
+    return score(best) if best is not None else None
+
+
+def record_game(game: Game, *, announce: bool = True) -> bool:
+    """Puts a won game on its deal's board when it is its player's best there (inside the caller's
+    transaction); False when nothing changed (not better, held for review, or already counted).
+    `announce`: tell the board's sockets after commit (not during a rebuild)."""
+    if not counts_as_record(game):
+        return False
+    with transaction.atomic():
+        key = _record_key(game)
+        row = DealRecord.objects.select_for_update().filter(**key).first()
+        if row is not None and (row.game_id == game.pk or score(row) <= score(game)):
+            return False
+        best = _best_score(game.deal_id, game.autoplay)
+        fields = {"game_id": game.pk, "moves": game.ply, "undos": game.undos, "elapsed_ms": game.elapsed_ms, "finished_at": game.finished_at}
+        changes = [({"deal": game.deal_id, "autoplay": game.autoplay, "moves": game.ply}, +1)]
+        if row is None:
+            DealRecord.objects.create(**key, **fields)
+        else:
+            changes.append(({"deal": game.deal_id, "autoplay": game.autoplay, "moves": row.moves}, -1))
+            DealRecord.objects.filter(pk=row.pk).update(**fields)
+        _bumps(RecordTally, changes)
+        if announce:
+            _announce_board(game.deal_id, game.autoplay, record_fell=best is None or score(game) < best)
+    return True
+
+
+def unrecord_game(game: Game) -> bool:
+    """Takes a game off its deal's board (held for review after all) and puts its player's next best
+    game there, if any; False when the game was not on the board."""
+    with transaction.atomic():
+        row = DealRecord.objects.select_for_update().filter(game_id=game.pk).first()
+        if row is None:
+            return False
+        best = _best_score(row.deal, row.autoplay)
+        row.delete()
+        _bumps(RecordTally, [({"deal": row.deal, "autoplay": row.autoplay, "moves": row.moves}, -1)])
+        following = (
+            Game.objects.filter(player_id=row.player_id, deal_id=row.deal, autoplay=row.autoplay, status=Game.Status.WON)
+            .exclude(pk=game.pk)
+            .exclude(review__in=HELD)
+            .exclude(elapsed_ms__isnull=True)
+            .order_by("ply", "elapsed_ms", "finished_at", "pk")
+            .first()
+        )
+        if following is not None:
+            record_game(following)
+        _announce_board(row.deal, row.autoplay, record_fell=best == score(row))
+    return True
+
+
+def _announce_board(deal: str, autoplay: str, *, record_fell: bool) -> None:
+    """After commit: tells the sockets on the deal's board that it changed (and whether its record did)."""
+    event = {"type": "records.changed", "deal": deal, "autoplay": autoplay, "record_fell": record_fell}
+    transaction.on_commit(lambda: events.publish(records_group(deal, autoplay), event))
+
+
+# --- the month's ladder ---------------------------------------------------------------------------
+
+
+def _change_entry(player_id: int, month: dt.date, *, points: int = 0, played: int = 0, won: int = 0) -> None:
+    """Moves a player's line on a month's ladder, and the month's tally of points with it."""
+    changes = []
+    if _insert_new(LadderEntry, {"month": month, "player_id": player_id, "points": 0, "played": 0, "won": 0}, ("month", "player_id")):
+        changes.append(({"month": month, "points": 0}, +1))
+    entry = LadderEntry.objects.select_for_update().get(month=month, player_id=player_id)
+    if points:
+        changes += [({"month": month, "points": entry.points}, -1), ({"month": month, "points": entry.points + points}, +1)]
+    LadderEntry.objects.filter(pk=entry.pk).update(points=entry.points + points, played=entry.played + played, won=entry.won + won)
+    _bumps(LadderTally, changes)
+
+
+def mark_played(player_id: int, date: dt.date) -> bool:
+    """Counts a ranked daily as played on its month's ladder; False when it was already counted."""
+    with transaction.atomic():
+        if not _insert_new(LadderDay, {"player_id": player_id, "date": date, "won": False, "points": 0}, ("player_id", "date")):
+            return False
+        _change_entry(player_id, month_of(date), played=1)
+    return True
+
+
+def ladder_win(game: Game) -> bool:
+    """A ranked win on its day's leaderboard: its points on the month's ladder and a day on the
+    player's streak; False when it was already counted."""
+    date = game.daily_id
+    with transaction.atomic():
+        mark_played(game.player_id, date)
+        par = DailyChallenge.objects.filter(date=date).values_list("par", flat=True).first()
+        points = points_for(game.ply, par)
+        if not LadderDay.objects.filter(player_id=game.player_id, date=date, won=False).update(won=True, points=points):
+            return False
+        _change_entry(game.player_id, month_of(date), points=points, won=1)
+        _streak_won(game.player_id, date)
+    return True
+
+
+def ladder_unwin(game: Game) -> bool:
+    """A ranked win taken off its day's leaderboard (a review rejected): off the ladder and streaks too."""
+    with transaction.atomic():
+        day = LadderDay.objects.select_for_update().filter(player_id=game.player_id, date=game.daily_id, won=True).first()
+        if day is None:
+            return False
+        LadderDay.objects.filter(pk=day.pk).update(won=False, points=0)
+        _change_entry(game.player_id, month_of(day.date), points=-day.points, won=-1)
+        _streak_recount(game.player_id)
+    return True
+
+
+# --- streaks --------------------------------------------------------------------------------------
+
+
+def _store_streak(player_id: int, old: Streak | None, new: tuple[dt.date, int, int] | None) -> None:
+    """Writes a player's streak (None: no won day left) and moves both tallies with it."""
+    changes, longest = [], []
+    if old is not None:
+        changes.append(({"last_day": old.last_day, "current": old.current, "longest": old.longest}, -1))
+        longest.append(({"longest": old.longest}, -1))
+    if new is not None:
+        last_day, current, best = new
+        changes.append(({"last_day": last_day, "current": current, "longest": best}, +1))
+        longest.append(({"longest": best}, +1))
+        Streak.objects.update_or_create(player_id=player_id, defaults={"last_day": last_day, "current": current, "longest": best})
+    elif old is not None:
+        Streak.objects.filter(player_id=player_id).delete()
+    _bumps(StreakTally, changes)
+    _bumps(LongestTally, longest)
+
+
+def runs(days: list[dt.date]) -> tuple[dt.date, int, int] | None:
+    """(last day, the run of consecutive days ending on it, the longest run) of distinct sorted days."""
+    if not days:
+        return None
+    run = longest = 1
+    for before, after in zip(days, days[1:], strict=False):
+        run = run + 1 if after - before == dt.timedelta(days=1) else 1
+        longest = max(longest, run)
+    return days[-1], run, longest
+
+
+def _streak_recount(player_id: int) -> None:
+    old = Streak.objects.select_for_update().filter(player_id=player_id).first()
+    days = list(LadderDay.objects.filter(player_id=player_id, won=True).order_by("date").values_list("date", flat=True))
+    _store_streak(player_id, old, runs(days))
+
+
+def _streak_won(player_id: int, date: dt.date) -> None:
+    """A day won: the streak goes on (the day after its last), starts again (a gap), or, for a day
+    before its last (a review cleared late), is counted again from the won days."""
+    old = Streak.objects.select_for_update().filter(player_id=player_id).first()
+    if old is None:
+        _store_streak(player_id, None, (date, 1, 1))
+    elif date == old.last_day + dt.timedelta(days=1):
+        _store_streak(player_id, old, (date, old.current + 1, max(old.longest, old.current + 1)))
+    elif date > old.last_day:
+        _store_streak(player_id, old, (date, 1, old.longest))
+    elif date < old.last_day:
+        _streak_recount(player_id)
+
+
+# --- the receivers ----------------------------------------------------------------------------------
+
+
+def on_game_changed(sender, *, game: Game, **kwargs) -> None:
+    """Inside every change of a game, after the daily's receiver (which may hold a win for review): a
+    won game goes on its deal's board; a ranked game counts as played from its first action (or its
+    end, if it had none). No query for a move that changes no board."""
+    if game.status == Game.Status.WON:
+        record_game(game)
+    if game.daily_id is not None and (game.ply == 1 or game.status != Game.Status.PLAYING):
+        mark_played(game.player_id, game.daily_id)
+
+
+def on_result_changed(sender, *, game: Game, added: bool, **kwargs) -> None:
+    """A ranked result on or off its day's leaderboard: the ladder, the streaks and the deal's board follow."""
+    if added:
+        ladder_win(game)
+        record_game(game)
+    else:
+        ladder_unwin(game)
+        unrecord_game(game)
+
+
+# --- the rebuild ------------------------------------------------------------------------------------
+
+
+def rebuild() -> dict[str, int]:
+    """Builds every board again from the stored games and ranked results, through the same steps as
+    the live updates (so the rebuild and the incremental boards agree); for a backfill or a manual fix."""
+    with transaction.atomic():
+        for model in (DealRecord, RecordTally, LadderDay, LadderEntry, LadderTally, Streak, StreakTally, LongestTally):
+            model.objects.all().delete()
+    started = Game.objects.filter(daily__isnull=False).exclude(ply=0, status=Game.Status.PLAYING)
+    for player_id, date in started.order_by("daily_id", "pk").values_list("player_id", "daily_id").iterator(chunk_size=2000):
+        mark_played(player_id, date)
+    results = DailyResult.objects.select_related("game").order_by("daily_id", "game_id")
+    for result in results.iterator(chunk_size=2000):
+        ladder_win(result.game)
+    for game in Game.objects.filter(status=Game.Status.WON).order_by("pk").iterator(chunk_size=2000):
+        record_game(game, announce=False)
+    return {
+        "records": DealRecord.objects.count(),
+        "ladder_entries": LadderEntry.objects.count(),
+        "streaks": Streak.objects.count(),
+    }
+
+
+def connect() -> None:
+    """Listens to play and the daily (games/apps.py calls it after the daily's connect())."""
+    game_changed.connect(on_game_changed, sender=Game, dispatch_uid="games.boards")
+    result_changed.connect(on_result_changed, sender=DailyResult, dispatch_uid="games.boards.results")
+
+
+def today() -> dt.date:
+    """The boards' day: the daily's clock."""
+    return daily.today()

@@ -1,0 +1,192 @@
+"""REST views of the boards: a deal's records, the month's ladder, streaks (public reads, `me` for the caller)."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import permissions
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from freecell_site.errors import ServiceError
+from freecell_site.pagination import PAGING
+from games.boards import selectors
+from games.boards.serializers import LadderSerializer, RecordsSerializer, StreaksSerializer
+from games.boards.services import POINTS_RULE
+from games.daily.views import _links as page_links
+from games.daily.views import _paging as page_bounds
+from games.play.serializers import ErrorSerializer
+
+STREAK_ORDER = (
+    "Ranked by current streak, then longest streak; equal pairs share a rank. A streak counts consecutive UTC days "
+    "with a ranked daily won; it stays current through today until today is over, and reads 0 after a day missed."
+)
+
+SCOPE = OpenApiParameter("scope", OpenApiTypes.STR, enum=["all", "friends"], description="friends: you and your accepted friends (sign-in needed)")
+ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="invalid_request (a bad page, page_size, scope, autoplay or month) or invalid_deal"),
+    401: OpenApiResponse(ErrorSerializer, description="not_authenticated: the friends scope needs a sign-in"),
+    404: OpenApiResponse(ErrorSerializer, description="not_found: a page past the last, or a daily's deal whose day is not over"),
+}
+
+
+def _scope(request) -> str:
+    scope = request.query_params.get("scope") or "all"
+    if scope not in ("all", "friends"):
+        raise ValidationError({"scope": ["scope must be all or friends"]})
+    if scope == "friends" and not request.user.is_authenticated:
+        raise ServiceError("not_authenticated", "sign in to see your friends' board", status=401)
+    return scope
+
+
+def _board(request, *, scope: str, friends, count, page, mine) -> dict:
+    """The page, entries and `me` of a board: the friends board is ranked among its players (a short
+    list, read whole); the whole board is read one page at a time with ranks from its tallies."""
+    if scope == "friends":
+        lines = friends()
+        total = len(lines)
+        number, size = page_bounds(request, total)
+        entries = lines[(number - 1) * size : number * size]
+        me = next((line for line in lines if line.username == request.user.username), None)
+    else:
+        total = count()
+        number, size = page_bounds(request, total)
+        entries = page(offset=(number - 1) * size, limit=size) if total else []
+        me = mine()
+    nxt, prev = page_links(request, number, size, total)
+    return {"scope": scope, "count": total, "page": number, "page_size": size, "next": nxt, "previous": prev, "entries": entries, "me": me}
+
+
+RECORD_LINE = {"rank": 1, "username": "alice", "moves": 82, "undos": 2, "elapsed_ms": 312400, "finished_at": "2026-12-01T10:15:00Z", "game": 4512}
+
+
+class DealRecordsView(APIView):
+    permission_classes = [permissions.AllowAny]
+    scopes = {"GET": None}
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("deal", OpenApiTypes.STR, OpenApiParameter.PATH, description="ms:N, seed:S, or daily:YYYY-MM-DD once its day is over"),
+            OpenApiParameter("autoplay", OpenApiTypes.STR, enum=["none", "safe"], description="which board: games played with this autoplay (default safe)"),
+            SCOPE,
+            *PAGING,
+        ],
+        responses={200: RecordsSerializer, **ERRORS},
+        summary="A deal's records",
+        description=(
+            "Each player's best won game of the deal, one line each, ranked by the score (moves, undos included), then "
+            "elapsed time, then finish. `record` is the board's first line (the record to beat), whatever the scope and "
+            "page; `me` is the caller's best with its rank. Games held for review are not counted. Separate boards per "
+            "autoplay mode. Live: `/ws/deals/<deal>/records/`."
+        ),
+        examples=[
+            OpenApiExample(
+                "A deal's board",
+                response_only=True,
+                value={
+                    "scope": "all", "count": 2, "page": 1, "page_size": 50, "next": None, "previous": None,
+                    "deal": "ms:617", "autoplay": "safe", "record": RECORD_LINE,
+                    "entries": [RECORD_LINE, {**RECORD_LINE, "rank": 2, "username": "bob", "moves": 90, "game": 4600}],
+                    "me": {**RECORD_LINE, "rank": 2, "username": "bob", "moves": 90, "game": 4600},
+                },
+            )
+        ],
+        operation_id="deal_records",
+    )
+    def get(self, request, deal: str):
+        board = selectors.board_deal(deal)
+        autoplay = request.query_params.get("autoplay") or "safe"
+        if autoplay not in selectors.AUTOPLAYS:
+            raise ValidationError({"autoplay": ["autoplay must be none or safe"]})
+        body = _board(
+            request,
+            scope=_scope(request),
+            friends=lambda: selectors.record_friends(board, autoplay, request.user),
+            count=lambda: selectors.record_count(board, autoplay),
+            page=lambda **at: selectors.record_page(board, autoplay, **at),
+            mine=lambda: selectors.record_line_of(board, autoplay, request.user),
+        )
+        body.update(deal=deal.strip(), autoplay=autoplay, record=selectors.record_of(board, autoplay))
+        return Response(RecordsSerializer(body).data)
+
+
+class LadderView(APIView):
+    permission_classes = [permissions.AllowAny]
+    scopes = {"GET": None}
+
+    @extend_schema(
+        parameters=[OpenApiParameter("month", OpenApiTypes.STR, OpenApiParameter.PATH, description="a UTC month, YYYY-MM"), SCOPE, *PAGING],
+        responses={200: LadderSerializer, **ERRORS},
+        summary="The month's ladder",
+        description=(
+            "Players ranked over the month's dailies by points. " + POINTS_RULE + " `played` counts the ranked dailies "
+            "of the month started (from the first action), `won` those won. Listed by points, then wins."
+        ),
+        examples=[
+            OpenApiExample(
+                "A month",
+                response_only=True,
+                value={
+                    "scope": "all", "count": 2, "page": 1, "page_size": 50, "next": None, "previous": None,
+                    "month": "2026-12", "points_rule": POINTS_RULE,
+                    "entries": [
+                        {"rank": 1, "username": "alice", "points": 287, "played": 3, "won": 3},
+                        {"rank": 2, "username": "bob", "points": 95, "played": 2, "won": 1},
+                    ],
+                    "me": {"rank": 2, "username": "bob", "points": 95, "played": 2, "won": 1},
+                },
+            )
+        ],
+        operation_id="ladder_month",
+    )
+    def get(self, request, month: str):
+        first = selectors.parse_month(month)
+        body = _board(
+            request,
+            scope=_scope(request),
+            friends=lambda: selectors.ladder_friends(first, request.user),
+            count=lambda: selectors.ladder_count(first),
+            page=lambda **at: selectors.ladder_page(first, **at),
+            mine=lambda: selectors.ladder_line_of(first, request.user),
+        )
+        body.update(month=first.strftime("%Y-%m"), points_rule=POINTS_RULE)
+        return Response(LadderSerializer(body).data)
+
+
+class StreaksView(APIView):
+    permission_classes = [permissions.AllowAny]
+    scopes = {"GET": None}
+
+    @extend_schema(
+        parameters=[SCOPE, *PAGING],
+        responses={200: StreaksSerializer, **ERRORS},
+        summary="Daily streaks",
+        description="Current and longest daily streaks of every player who has won a ranked daily. " + STREAK_ORDER,
+        examples=[
+            OpenApiExample(
+                "Streaks",
+                response_only=True,
+                value={
+                    "scope": "all", "count": 2, "page": 1, "page_size": 50, "next": None, "previous": None, "order": STREAK_ORDER,
+                    "entries": [
+                        {"rank": 1, "username": "alice", "current": 12, "longest": 30},
+                        {"rank": 2, "username": "bob", "current": 0, "longest": 4},
+                    ],
+                    "me": {"rank": 2, "username": "bob", "current": 0, "longest": 4},
+                },
+            )
+        ],
+        operation_id="ladder_streaks",
+    )
+    def get(self, request):
+        body = _board(
+            request,
+            scope=_scope(request),
+            friends=lambda: selectors.streak_friends(request.user),
+            count=selectors.streak_count,
+            page=selectors.streak_page,
+            mine=lambda: selectors.streak_line_of(request.user),
+        )
+        body["order"] = STREAK_ORDER
+        return Response(StreaksSerializer(body).data)
