@@ -172,7 +172,7 @@ def test_a_numbered_deals_table_shows_the_record_to_beat_and_follows_it_live(bro
     tab.wait_live()
     record = "[data-testid=record]"
     page.wait_for_function("n => document.querySelector('[data-testid=record]').dataset.recordMoves === String(n)", arg=n + 4)
-    assert page.inner_text(record).startswith(f"Record {n + 4} moves by dan; yours so far 0")
+    assert page.inner_text(record).startswith(f"Record {n + 4} moves by dan (replay); yours so far 0 · all records")
 
     # The moves so far follow the player's moves.
     for move in line[:2]:

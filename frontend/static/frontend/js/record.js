@@ -42,10 +42,11 @@ export class RecordLine {
     this.record = undefined; // unknown until the board is read
     this.own = null;
     this.recordText = el("span", { class: "record-best", "data-testid": "record-best", "aria-live": "polite" });
-    this.replay = el("a", { class: "record-replay", "data-testid": "record-replay", text: "replay", hidden: true });
+    this.replay = el("a", { class: "record-replay", "data-testid": "record-replay", text: "replay" });
+    this.replayBox = el("span", { hidden: true }, " (", this.replay, ")");
     this.soFar = el("span", { class: "record-so-far", "data-testid": "record-so-far" });
     this.link = el("a", { href: recordsPage(this.deal, this.autoplay), text: "all records" });
-    node.replaceChildren(this.recordText, " ", this.replay, this.soFar, " · ", this.link);
+    node.replaceChildren(this.recordText, this.replayBox, this.soFar, " · ", this.link);
     // The first read is REST's, so the line is drawn even where websockets do not get through; the socket
     // then brings every change.
     get(recordsPath(this.deal, { autoplay: this.autoplay }))
@@ -77,7 +78,7 @@ export class RecordLine {
     this.node.dataset.recordMoves = best ? best.moves : "";
     this.node.dataset.recordHolder = best ? best.username : "";
     this.node.classList.toggle("fell", fell);
-    this.replay.hidden = !best;
+    this.replayBox.hidden = !best;
     if (best) {
       this.replay.href = `/replay/${best.game}/`;
       this.replay.setAttribute("aria-label", `Replay of the record game by ${best.username}`);
