@@ -55,8 +55,8 @@ def wait_rows(page, board: str, expected: list[tuple[str, str]]):
 
 def play_the_daily(site, token: str) -> dict:
     """The player's ranked daily, won over the API at a human pace (a faster win is held for review)."""
-    started = time.monotonic()
     game = ranked_game(site, token)
+    started = time.monotonic()  # the server's clock starts with the game, after any wait for the daily
     line = winning_line(Board.from_state(game["state"]))
     for ply, move in enumerate(line):
         if ply == len(line) - 1:
@@ -156,6 +156,17 @@ def test_the_leaderboards_page_shows_records_ladder_and_streaks_at_desktop_and_p
     assert replay.is_visible() and replay.get_attribute("aria-label") == "Replay of cat's game"
     assert replay.get_attribute("href") == f"/replay/{games['cat']['id']}/"
     phone.shot("boards-phone.png", full_page=True)
+
+    # The caller's own line, when the page shown does not hold it, comes under a gap.
+    own = page.evaluate(
+        """() => {
+            const line = (rank, username) => ({rank, username, moves: 40 + rank, undos: 0, elapsed_ms: 1000, game: rank});
+            const body = {...window.fc.records.body, entries: [line(1, 'ann'), line(2, 'cat')], me: line(7, 'bob'), record: line(1, 'ann')};
+            window.fc.records.draw(body);
+            return [...document.querySelectorAll('[data-testid=board-records] tbody tr')].map((tr) => tr.className + ':' + (tr.dataset.username || ''));
+        }"""
+    )
+    assert own == ["record:ann", ":cat", "gap:", "own:bob"], own
     phone.assert_clean()
     phone.context.close()
 

@@ -72,7 +72,7 @@ export class RecordLine {
     this.record = best;
     this.own = board.me ?? null;
     const by = best && best.username === this.me ? "you" : best && best.username;
-    let text = "No record yet on this deal: a win sets it";
+    let text = "No record yet";
     if (best) text = `${fell ? "New record:" : "Record"} ${plural(best.moves, "move")} by ${by}`;
     if (this.recordText.textContent !== text) this.recordText.textContent = text;
     this.node.dataset.recordMoves = best ? best.moves : "";
