@@ -114,6 +114,21 @@ def test_the_leaderboards_page_shows_records_ladder_and_streaks_at_desktop_and_p
     page.click("[data-testid=records-scope] button[data-scope=all]")
     wait_rows(page, "records", [("1", "ann"), ("2", "cat"), ("3", "bob")])
 
+    # Two lines a page: bob's own line comes under a gap on the first page, and on the second by itself.
+    page.evaluate("() => { window.fc.records.pageSize = 2; window.fc.records.load(); }")
+    wait_rows(page, "records", [("1", "ann"), ("2", "cat"), ("3", "bob")])
+    assert page.locator("[data-testid=board-records] tr.gap").count() == 1
+    assert page.locator("[data-testid=board-records] tr.me.own").get_attribute("data-username") == "bob"
+    assert page.inner_text("[data-testid=records-pager] span") == "page 1 of 2"
+    page.click("[data-testid=records-pager] button:has-text('Next')")
+    wait_rows(page, "records", [("3", "bob")])
+    assert page.locator("[data-testid=board-records] tr.gap").count() == 0
+    # The pressed Next went off on the last page; the focus went to Previous.
+    assert page.evaluate("() => document.activeElement.textContent") == "Previous"
+    page.evaluate("() => { window.fc.records.pageSize = null; window.fc.records.page = 1; window.fc.records.load(); }")
+    wait_rows(page, "records", [("1", "ann"), ("2", "cat"), ("3", "bob")])
+    assert page.locator("[data-testid=records-pager]").is_hidden()
+
     # The other autoplay mode is a board of its own, empty here.
     page.check("[data-testid=records-autoplay-none]")
     page.wait_for_selector("[data-testid=records-empty]")

@@ -26,6 +26,7 @@ class Board {
     this.record = record;
     this.scope = "all";
     this.page = 1;
+    this.pageSize = null; // null: the API's own page size
     this.path = null;
     this.reads = 0;
     this.body = null;
@@ -66,6 +67,7 @@ class Board {
     this.box.setAttribute("aria-busy", "true");
     const url = new URL(path(this.scope), location.origin);
     if (this.page > 1) url.searchParams.set("page", this.page);
+    if (this.pageSize) url.searchParams.set("page_size", this.pageSize);
     let body;
     try {
       body = await get(url.pathname + url.search);
@@ -84,17 +86,28 @@ class Board {
     return body;
   }
 
+  /** Previous and Next stay the same buttons from page to page, so the one pressed keeps the focus. */
   drawPager(body) {
+    if (!this.pagerParts) {
+      const turn = (step) => () => {
+        this.page += step;
+        this.load();
+      };
+      this.pagerParts = {
+        previous: el("button", { type: "button", text: "Previous", onclick: turn(-1) }),
+        where: el("span", { class: "muted" }),
+        next: el("button", { type: "button", text: "Next", onclick: turn(1) }),
+      };
+      this.pager.replaceChildren(this.pagerParts.previous, this.pagerParts.where, this.pagerParts.next);
+    }
     const pages = Math.max(1, Math.ceil((body.count || 0) / (body.page_size || 1)));
-    const turn = (step) => () => {
-      this.page += step;
-      this.load();
-    };
-    this.pager.replaceChildren(
-      el("button", { type: "button", text: "Previous", disabled: !body.previous, onclick: turn(-1) }),
-      el("span", { class: "muted", text: `page ${body.page || this.page} of ${pages}` }),
-      el("button", { type: "button", text: "Next", disabled: !body.next, onclick: turn(1) }),
-    );
+    const { previous, next } = this.pagerParts;
+    const pressed = document.activeElement;
+    previous.disabled = !body.previous;
+    next.disabled = !body.next;
+    // At the first or last page the pressed button goes off: the focus moves to the other one.
+    if ((pressed === previous || pressed === next) && pressed.disabled) (pressed === next ? previous : next).focus();
+    this.pagerParts.where.textContent = `page ${body.page || this.page} of ${pages}`;
     this.pager.hidden = !body.next && !body.previous;
   }
 
