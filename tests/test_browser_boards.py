@@ -116,8 +116,8 @@ def test_the_leaderboards_page_shows_records_ladder_and_streaks_at_desktop_and_p
 
     # Two lines a page: bob's own line comes under a gap on the first page, and on the second by itself.
     page.evaluate("() => { window.fc.records.pageSize = 2; window.fc.records.load(); }")
-    wait_rows(page, "records", [("1", "ann"), ("2", "cat"), ("3", "bob")])
-    assert page.locator("[data-testid=board-records] tr.gap").count() == 1
+    page.wait_for_selector("[data-testid=board-records] tr.gap")
+    assert rows(page, "records") == [["1", "ann"], ["2", "cat"], ["3", "bob"]]
     assert page.locator("[data-testid=board-records] tr.me.own").get_attribute("data-username") == "bob"
     assert page.inner_text("[data-testid=records-pager] span") == "page 1 of 2"
     page.click("[data-testid=records-pager] button:has-text('Next')")
@@ -127,13 +127,26 @@ def test_the_leaderboards_page_shows_records_ladder_and_streaks_at_desktop_and_p
     assert page.evaluate("() => document.activeElement.textContent") == "Previous"
     page.evaluate("() => { window.fc.records.pageSize = null; window.fc.records.page = 1; window.fc.records.load(); }")
     wait_rows(page, "records", [("1", "ann"), ("2", "cat"), ("3", "bob")])
-    assert page.locator("[data-testid=records-pager]").is_hidden()
+    page.wait_for_selector("[data-testid=records-pager]", state="hidden")
+    assert page.locator("[data-testid=board-records] tr.gap").count() == 0
 
     # The other autoplay mode is a board of its own, empty here.
     page.check("[data-testid=records-autoplay-none]")
     page.wait_for_selector("[data-testid=records-empty]")
     assert "autoplay=none" in page.url
     page.check("[data-testid=records-autoplay-safe]")
+    wait_rows(page, "records", [("1", "ann"), ("2", "cat"), ("3", "bob")])
+
+    # A deal the server does not take is refused in its words; a bad one cannot reach another address.
+    for typed in ("ms:0", "ms:1/../../streaks"):
+        page.fill("[data-testid=records-deal]", typed)
+        page.press("[data-testid=records-deal]", "Enter")
+        error = page.wait_for_selector("[data-testid=board-records][aria-busy=false] [data-testid=records-error]")
+        assert error.get_attribute("data-code") in ("invalid_deal", "not_found"), (typed, error.inner_text())
+    # The browser logs each refused request; those two were asked for.
+    tab.errors = [e for e in tab.errors if "Failed to load resource" not in e]
+    page.fill("[data-testid=records-deal]", "3")
+    page.press("[data-testid=records-deal]", "Enter")
     wait_rows(page, "records", [("1", "ann"), ("2", "cat"), ("3", "bob")])
 
     # The month's ladder and the streaks hold ann's ranked daily; the points rule comes from the API.

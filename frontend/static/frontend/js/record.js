@@ -8,7 +8,7 @@ import { LiveSocket } from "./socket.js";
 export function recordsPath(deal, { autoplay = "safe", scope = "all" } = {}) {
   const query = new URLSearchParams({ autoplay });
   if (scope === "friends") query.set("scope", "friends");
-  return `/api/deals/${deal}/records/?${query}`;
+  return `/api/deals/${encodeURIComponent(deal)}/records/?${query}`;
 }
 
 /** The leaderboards page's address for a deal's records board. */
@@ -20,7 +20,7 @@ export const recordsPage = (deal, autoplay = "safe") => `/leaderboards/?${new UR
  * just fell). The server sends one on every (re)connection, so a reconnect is a resync. Returns the socket.
  */
 export function watchRecords(deal, autoplay, onBoard) {
-  const socket = new LiveSocket(`/ws/deals/${deal}/records/?${new URLSearchParams({ autoplay })}`, {
+  const socket = new LiveSocket(`/ws/deals/${encodeURIComponent(deal)}/records/?${new URLSearchParams({ autoplay })}`, {
     onFrame: (frame) => {
       if (frame.type === "records") onBoard(frame);
     },
