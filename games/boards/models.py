@@ -51,6 +51,9 @@ class RecordTally(models.Model):
         constraints = [models.UniqueConstraint(fields=["deal", "autoplay", "moves"], name="one_record_tally")]
         indexes = [models.Index(fields=["deal", "autoplay", "moves", "count"], name="record_tally_sum")]
 
+    def __str__(self) -> str:
+        return f"{self.deal} ({self.autoplay}) {self.moves} moves: {self.count}"
+
 
 class LadderDay(models.Model):
     """A player's ranked daily of one day as the ladder counts it: played (started), won, its points.
@@ -65,6 +68,9 @@ class LadderDay(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["player", "date"], name="one_ladder_day")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} on {self.date}: {'won' if self.won else 'played'}, {self.points} points"
 
 
 class LadderEntry(models.Model):
@@ -82,6 +88,9 @@ class LadderEntry(models.Model):
             models.Index(fields=["month", "-points", "-won", "player", "played"], name="ladder_board"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.month:%Y-%m} {self.player_id}: {self.points} points"
+
 
 class LadderTally(models.Model):
     """How many players of a month's ladder have each number of points."""
@@ -93,6 +102,9 @@ class LadderTally(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["month", "points"], name="one_ladder_tally")]
         indexes = [models.Index(fields=["month", "points", "count"], name="ladder_tally_sum")]
+
+    def __str__(self) -> str:
+        return f"{self.month:%Y-%m} {self.points} points: {self.count}"
 
 
 class Streak(models.Model):
@@ -113,6 +125,9 @@ class Streak(models.Model):
             models.Index(fields=["-longest", "player", "last_day"], name="streak_longest"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.player_id}: {self.current} to {self.last_day}, longest {self.longest}"
+
 
 class StreakTally(models.Model):
     """How many players have each (last_day, current, longest): the living streaks' ranks sum the counts
@@ -127,9 +142,15 @@ class StreakTally(models.Model):
         constraints = [models.UniqueConstraint(fields=["last_day", "current", "longest"], name="one_streak_tally")]
         indexes = [models.Index(fields=["last_day", "current", "longest", "count"], name="streak_tally_sum")]
 
+    def __str__(self) -> str:
+        return f"{self.last_day} {self.current}/{self.longest}: {self.count}"
+
 
 class LongestTally(models.Model):
     """How many players have each longest streak (every player with a streak)."""
 
     longest = models.PositiveIntegerField(primary_key=True)
     count = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"longest {self.longest}: {self.count}"

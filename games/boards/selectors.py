@@ -18,7 +18,15 @@ from django.db.models import Q, Sum
 
 from accounts.selectors import friend_ids
 from freecell_site.errors import ServiceError
-from games.boards.models import DealRecord, LadderEntry, LadderTally, LongestTally, RecordTally, Streak, StreakTally
+from games.boards.models import (
+    DealRecord,
+    LadderEntry,
+    LadderTally,
+    LongestTally,
+    RecordTally,
+    Streak,
+    StreakTally,
+)
 from games.boards.services import today
 from games.daily.models import DailyChallenge
 from games.engine import parse_deal
@@ -151,7 +159,7 @@ LADDER_FIELDS = ("player__username", "points", "played", "won")
 def parse_month(text: str) -> dt.date:
     """A `YYYY-MM` path parameter as the month's first day; 400 invalid_request otherwise."""
     try:
-        if len(text) != 7 or text[4] != "-" or not (text[:4].isdigit() and text[5:].isdigit()):
+        if not text.isascii() or len(text) != 7 or text[4] != "-" or not (text[:4].isdigit() and text[5:].isdigit()):
             raise ValueError
         return dt.date(int(text[:4]), int(text[5:]), 1)
     except ValueError:
@@ -220,7 +228,7 @@ def _tally_sum(**filters) -> int:
 def _streak_rank(current: int, longest: int) -> int:
     """1 + the players ahead of (current, longest): tallies only."""
     if current > 0:
-        return 1 + _tally_sum() - _tally_sum(current__lte=current) + _tally_sum(current=current, longest__gt=longest)
+        return 1 + _tally_sum(current__gt=current) + _tally_sum(current=current, longest__gt=longest)
     every_longer = LongestTally.objects.filter(longest__gt=longest).aggregate(n=Sum("count"))["n"] or 0
     return 1 + _tally_sum() + every_longer - _tally_sum(longest__gt=longest)
 
@@ -243,7 +251,7 @@ def streak_page(*, offset: int, limit: int) -> list[StreakLine]:
     alive.sort(key=lambda row: (-row[1], -row[2], row[4]))
     rows = alive[offset : offset + limit]
     if len(rows) < limit:
-        skip = max(0, offset - len(alive)) if len(alive) < offset + limit else 0
+        skip = max(0, offset - len(alive))  # the living streaks are all read: fewer than offset + limit
         stale = Streak.objects.filter(last_day__lt=_alive_days()[0]).order_by("-longest", "player_id").values_list(*STREAK_FIELDS)
         rows += list(stale[skip : skip + limit - len(rows)])
     if not rows:

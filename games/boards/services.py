@@ -62,9 +62,18 @@ def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
+def _adapted(value):
+    """A value for a raw statement, stored as the ORM stores it (SQLite keeps dates and times as text)."""
+    if isinstance(value, dt.datetime):
+        return connection.ops.adapt_datetimefield_value(value)
+    if isinstance(value, dt.date):
+        return connection.ops.adapt_datefield_value(value)
+    return value
+
+
 def _execute(sql: str, params: list) -> int:
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, [_adapted(value) for value in params])
         return cursor.rowcount
 
 
@@ -130,15 +139,17 @@ def record_game(game: Game, *, announce: bool = True) -> bool:
         return False
     with transaction.atomic():
         key = _record_key(game)
-        row = DealRecord.objects.select_for_update().filter(**key).first()
-        if row is not None and (row.game_id == game.pk or score(row) <= score(game)):
-            return False
         best = _best_score(game.deal_id, game.autoplay)
         fields = {"game_id": game.pk, "moves": game.ply, "undos": game.undos, "elapsed_ms": game.elapsed_ms, "finished_at": game.finished_at}
         changes = [({"deal": game.deal_id, "autoplay": game.autoplay, "moves": game.ply}, +1)]
-        if row is None:
-            DealRecord.objects.create(**key, **fields)
-        else:
+        row = DealRecord.objects.select_for_update().filter(**key).first()
+        # A first win of the deal inserts; should another game of the player's insert first (two
+        # tabs winning at once), this one is compared with it below instead of failing the move.
+        if row is None and not _insert_new(DealRecord, {**key, **fields}, ("deal", "autoplay", "player_id")):
+            row = DealRecord.objects.select_for_update().get(**key)
+        if row is not None:
+            if row.game_id == game.pk or score(row) <= score(game):
+                return False
             changes.append(({"deal": game.deal_id, "autoplay": game.autoplay, "moves": row.moves}, -1))
             DealRecord.objects.filter(pk=row.pk).update(**fields)
         _bumps(RecordTally, changes)

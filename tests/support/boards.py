@@ -28,7 +28,7 @@ def unaided_actions(moves: int) -> list[str]:
 def win_casual(user, *, moves: int = 1, undos: int = 0, autoplay: str = "safe", deal: str = CASUAL_DEAL, seconds: float = 600.0) -> Game:
     """A casual game of `deal` won by `user` in `moves` actions (`undos` of them undos, with safe autoplay)."""
     casual_deal(deal)
-    game = services.create_game(player=user, deal=deal, autoplay=autoplay)
+    game = services.create_game(player=user, deal=deal, autoplay=autoplay, server_clock=True)  # timed from `seconds` ago
     line = actions_for(moves, undos) if autoplay == "safe" else unaided_actions(moves)
     return play(game, line, seconds=seconds)
 
