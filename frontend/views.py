@@ -376,7 +376,9 @@ def game(request, game_id: int):
     race = race_of_game(found)
     # `race`: a race's game is never restarted (the page's Restart says so).
     boot = {"game": payload, "me": _me(request), "endsAt": iso(ends_at(race)) if race else None, "race": race.code if race else None}
-    context = {"page": "game", "game": payload, "boot": boot, "race_code": race.code if race else None}
+    # A numbered or seeded deal has a records board: its table shows the record to beat.
+    records = parse_deal(payload["deal"]).kind in ("ms", "seed")
+    context = {"page": "game", "game": payload, "boot": boot, "race_code": race.code if race else None, "records": records}
     return render(request, "frontend/game.html", context)
 
 
