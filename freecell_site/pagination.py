@@ -4,6 +4,9 @@ from drf_spectacular.utils import OpenApiParameter, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from freecell_site.errors import ServiceError
 
 MAX_PAGE_SIZE = 200
 DEFAULT_PAGE_SIZE = 50
@@ -64,3 +67,27 @@ def paginated(item_serializer, name: str):
             "results": item_serializer(many=True),
         },
     )
+
+
+def page_bounds(request, total: int) -> tuple[int, int]:
+    """`page` (from 1, or `last`) and `page_size` of a list of `total` rows, by the rules of every
+    list (freecell_site/pagination.py): a page past the last is 404; page 1 of an empty list is empty."""
+    size = whole_number(request, "page_size", DEFAULT_PAGE_SIZE, high=MAX_PAGE_SIZE)
+    last = max(1, -(-total // size))
+    page = last if request.query_params.get("page") == "last" else whole_number(request, "page", 1)
+    if page > last:
+        raise ServiceError("not_found", f"there is no page {page}: the last is {last}", status=404)
+    return page, size
+
+
+def page_links(request, page: int, size: int, total: int) -> tuple[str | None, str | None]:
+    """The `next` and `previous` addresses of page `page` of `total` rows, `page_size` a page."""
+    url = request.build_absolute_uri()
+    nxt = replace_query_param(url, "page", page + 1) if page * size < total else None
+    if page <= 1:
+        prev = None
+    elif page == 2:
+        prev = remove_query_param(url, "page")
+    else:
+        prev = replace_query_param(url, "page", page - 1)
+    return nxt, prev

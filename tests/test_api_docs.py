@@ -14,11 +14,7 @@ from tests.support.openapi import check, generated_schema, operations
 # branches add (tokens, streams, the new reads, boards). Once those branches are merged, empty this
 # set: from then on an entry that matches no operation (a renamed path, a removed endpoint) fails
 # test_every_entry_documents_an_operation. Paths with their parameters unnamed (`{}`).
-PENDING_PATHS = {
-    "/api/deals/{}/records/",
-    "/api/ladder/{}/",
-    "/api/ladder/streaks/",
-}
+PENDING_PATHS: set[str] = set()
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ SOCKETS = Path(__file__).resolve().parents[1] / "games" / "sockets"
 
 # A channel of the document whose socket another branch adds (the deal records board of SPEC
 # section 10). Once merged, empty this set: every channel must then have its socket.
-PENDING_CHANNELS = {"/ws/deals/{}/records/"}
+PENDING_CHANNELS: set[str] = set()
 
 
 @pytest.fixture(scope="module")
@@ -112,8 +112,13 @@ def test_every_frame_a_socket_takes_is_documented(document, path):
 
 @pytest.mark.parametrize("path", sorted(routes()))
 def test_every_frame_a_socket_sends_is_documented(document, path):
-    sent = sent_types(routes()[path])
+    consumer = routes()[path]
+    sent = sent_types(consumer)
     assert {"state", "ack", "error", "pong", "auth_ok", "heartbeat"} <= sent  # the scan finds what base.py sends
+    if "move" not in consumer.frame_types:
+        # base.py's game state and its answers to actions go out only from sockets that take actions
+        # (a record board's socket inherits the code but never runs it).
+        sent -= {"state", "ack"}
     documented = types_of(document, channel_for(document, path), "subscribe")
     assert sent <= documented, sent - documented
 

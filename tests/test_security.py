@@ -172,6 +172,10 @@ API = {
     "GET /api/daily/{date}/": row(lambda w, r: f"/api/daily/{w.yesterday}/", 200),
     "GET /api/daily/{date}/leaderboard/": row(lambda w, r: f"/api/daily/{w.today}/leaderboard/", 200),
     "GET /api/daily/{date}/histogram/": row(lambda w, r: f"/api/daily/{w.today}/histogram/", 200),
+    # boards beyond the day: public; today's daily's record board only once the day is over
+    "GET /api/deals/{deal}/records/": row(lambda w, r: f"/api/deals/daily:{w.today}/records/", 404),
+    "GET /api/ladder/{month}/": row(lambda w, r: f"/api/ladder/{w.today.strftime('%Y-%m')}/", 200),
+    "GET /api/ladder/streaks/": row(lambda w, r: "/api/ladder/streaks/", 200),
     # alice's daily of today is still being played: only she and staff may know it exists
     "GET /api/daily/{date}/share/": row(lambda w, r: f"/api/daily/{w.today}/share/?user=alice", (404, 409, 404, 404, 409)),
     # races
@@ -404,6 +408,8 @@ SOCKETS = {
     "ws/games/<int:game_id>/": {"anonymous": "closed", "owner": "state", "friend": "closed", "stranger": "closed", "staff": "state"},
     # starting alice's open race over its socket: everyone may watch, only the owner starts
     "ws/races/<str:code>/": {"anonymous": "not_authenticated", "owner": "race", "friend": "forbidden", "stranger": "forbidden", "staff": "forbidden"},
+    # a deal's record board: public, but today's daily's only once its day is over, for everyone
+    "ws/deals/<str:deal>/records/": dict.fromkeys(ROLES, "closed"),
 }
 # an anonymous socket is told to authenticate; a signed-in one that may not play is refused
 PLAYING = {"anonymous": "not_authenticated", "owner": "ack", "friend": "forbidden", "stranger": "forbidden", "staff": "forbidden"}
@@ -458,6 +464,36 @@ def test_who_may_watch_a_hidden_game_socket(role):
         return result
 
     assert async_to_sync(scenario)() == SOCKETS["ws/games/<int:game_id>/"][role]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("role", ROLES)
+def test_who_may_watch_the_record_board_of_todays_daily(role):
+    world = World()
+    token = token_of(world.user(role))
+
+    async def scenario():
+        socket = await socket_for(f"/ws/deals/daily:{world.today}/records/", token)
+        result = await outcome(socket, ("records",))
+        await socket.disconnect()
+        return result
+
+    assert async_to_sync(scenario)() == SOCKETS["ws/deals/<str:deal>/records/"][role]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("role", ROLES)
+def test_the_record_board_of_a_numbered_deal_is_public(role):
+    world = World()
+    token = token_of(world.user(role))
+
+    async def scenario():
+        socket = await socket_for("/ws/deals/ms:1/records/", token)
+        result = await outcome(socket, ("records",))
+        await socket.disconnect()
+        return result
+
+    assert async_to_sync(scenario)() == "records"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -9,13 +9,12 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import TokenScopes
 from freecell_site.errors import ServiceError
-from freecell_site.pagination import PAGING
+from freecell_site.pagination import PAGING, page_bounds, page_links
 from games.boards import selectors
 from games.boards.serializers import LadderSerializer, RecordsSerializer, StreaksSerializer
 from games.boards.services import POINTS_RULE
-from games.daily.views import _links as page_links
-from games.daily.views import _paging as page_bounds
 from games.play.serializers import ErrorSerializer
 
 STREAK_ORDER = (
@@ -62,7 +61,7 @@ RECORD_LINE = {"rank": 1, "username": "alice", "moves": 82, "undos": 2, "elapsed
 
 
 class DealRecordsView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
     scopes = {"GET": None}
 
     @extend_schema(
@@ -112,7 +111,7 @@ class DealRecordsView(APIView):
 
 
 class LadderView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
     scopes = {"GET": None}
 
     @extend_schema(
@@ -155,7 +154,7 @@ class LadderView(APIView):
 
 
 class StreaksView(APIView):
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [permissions.AllowAny, TokenScopes]
     scopes = {"GET": None}
 
     @extend_schema(

@@ -8,7 +8,6 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiRespo
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from accounts.permissions import TokenScopes
@@ -17,12 +16,11 @@ from accounts.selectors import player_named
 from freecell_site import filters
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import (
-    DEFAULT_PAGE_SIZE,
-    MAX_PAGE_SIZE,
     PAGING,
     Pagination,
+    page_bounds,
+    page_links,
     paginated,
-    whole_number,
 )
 from games.daily import history, leaderboard, sharing
 from games.daily import services as daily
@@ -173,29 +171,6 @@ class DailyResultSerializer(serializers.Serializer):
 # --- helpers ------------------------------------------------------------------------------------
 
 
-def _paging(request, total: int) -> tuple[int, int]:
-    """`page` (from 1, or `last`) and `page_size` of a list of `total` rows, by the rules of every
-    list (freecell_site/pagination.py): a page past the last is 404; page 1 of an empty list is empty."""
-    size = whole_number(request, "page_size", DEFAULT_PAGE_SIZE, high=MAX_PAGE_SIZE)
-    last = max(1, -(-total // size))
-    page = last if request.query_params.get("page") == "last" else whole_number(request, "page", 1)
-    if page > last:
-        raise ServiceError("not_found", f"there is no page {page}: the last is {last}", status=404)
-    return page, size
-
-
-def _links(request, page: int, size: int, total: int) -> tuple[str | None, str | None]:
-    url = request.build_absolute_uri()
-    nxt = replace_query_param(url, "page", page + 1) if page * size < total else None
-    if page <= 1:
-        prev = None
-    elif page == 2:
-        prev = remove_query_param(url, "page")
-    else:
-        prev = replace_query_param(url, "page", page - 1)
-    return nxt, prev
-
-
 def _daily_body(found: DailyChallenge, user) -> dict:
     game = daily.ranked_game_of(user, found.date) if getattr(user, "is_authenticated", False) else None
     return {
@@ -250,7 +225,7 @@ class DailyArchiveView(filters.FilteredList, APIView):
     def get(self, request):
         past = daily.past_dailies()
         total = past.count()
-        page, size = _paging(request, total)
+        page, size = page_bounds(request, total)
         rows = list(past[(page - 1) * size : page * size])
         best = leaderboard.winners([row.date for row in rows])
         items = []
@@ -267,7 +242,7 @@ class DailyArchiveView(filters.FilteredList, APIView):
                     else {k: getattr(winner, k) for k in ("username", "moves", "undos", "elapsed_ms", "game")},
                 }
             )
-        nxt, prev = _links(request, page, size, total)
+        nxt, prev = page_links(request, page, size, total)
         body = {"count": total, "page": page, "page_size": size, "next": nxt, "previous": prev, "dailies": items}
         return Response(ArchiveSerializer(body).data)
 
@@ -309,15 +284,15 @@ class LeaderboardView(filters.FilteredList, APIView):
                 raise ServiceError("not_authenticated", "sign in to see your friends' board", status=401)
             board = leaderboard.friends_board(found.date, request.user)
             total = len(board)
-            page, size = _paging(request, total)
+            page, size = page_bounds(request, total)
             entries = board[(page - 1) * size : page * size]
             me = leaderboard.my_line(found.date, request.user, next((e for e in board if e.username == request.user.username), None))
         else:
             total = leaderboard.count(found.date)
-            page, size = _paging(request, total)
+            page, size = page_bounds(request, total)
             entries = leaderboard.page(found.date, offset=(page - 1) * size, limit=size) if total else []
             me = leaderboard.my_line(found.date, request.user, leaderboard.entry_of(found.date, request.user))
-        nxt, prev = _links(request, page, size, total)
+        nxt, prev = page_links(request, page, size, total)
         body = {
             "date": found.date,
             "scope": scope,
