@@ -1,4 +1,4 @@
-"""Admin pages for deals, games (with their read-only histories), dailies and races."""
+"""Admin pages for deals, games (with their read-only histories), dailies, races and the boards."""
 
 from django.contrib import admin
 
@@ -6,6 +6,14 @@ from freecell_site.admin_selection import CheckedSelection
 from games.admin_daily import clear_review_action, reject_review_action
 from games.models import (
     Action,
+    DealRecord,
+    LadderDay,
+    LadderEntry,
+    LadderTally,
+    LongestTally,
+    RecordTally,
+    Streak,
+    StreakTally,
     DailyChallenge,
     DailyMovesTally,
     DailyResult,
@@ -101,6 +109,56 @@ class DailyMovesTallyAdmin(ReadOnlyAdmin):
 class DailySpanTallyAdmin(ReadOnlyAdmin):
     list_display = ["daily", "moves", "span", "count"]
     list_filter = ["daily"]
+
+
+# The boards (games/boards): derived from won games by the winning move and by `rebuild_boards`.
+@admin.register(DealRecord)
+class DealRecordAdmin(ReadOnlyAdmin):
+    list_display = ["deal", "autoplay", "player", "moves", "undos", "elapsed_ms", "finished_at", "game"]
+    list_filter = ["autoplay"]
+    search_fields = ["deal", "player__username"]
+
+
+@admin.register(RecordTally)
+class RecordTallyAdmin(ReadOnlyAdmin):
+    list_display = ["deal", "autoplay", "moves", "count"]
+    search_fields = ["deal"]
+
+
+@admin.register(LadderDay)
+class LadderDayAdmin(ReadOnlyAdmin):
+    list_display = ["date", "player", "won", "points"]
+    list_filter = ["date"]
+    search_fields = ["player__username"]
+
+
+@admin.register(LadderEntry)
+class LadderEntryAdmin(ReadOnlyAdmin):
+    list_display = ["month", "player", "points", "played", "won"]
+    list_filter = ["month"]
+    search_fields = ["player__username"]
+
+
+@admin.register(LadderTally)
+class LadderTallyAdmin(ReadOnlyAdmin):
+    list_display = ["month", "points", "count"]
+    list_filter = ["month"]
+
+
+@admin.register(Streak)
+class StreakAdmin(ReadOnlyAdmin):
+    list_display = ["player", "last_day", "current", "longest"]
+    search_fields = ["player__username"]
+
+
+@admin.register(StreakTally)
+class StreakTallyAdmin(ReadOnlyAdmin):
+    list_display = ["last_day", "current", "longest", "count"]
+
+
+@admin.register(LongestTally)
+class LongestTallyAdmin(ReadOnlyAdmin):
+    list_display = ["longest", "count"]
 
 
 @admin.register(DailyChallenge)
