@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import TokenScopes
+from accounts.scopes import READ
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, page_bounds, page_links
 from games.boards import selectors
@@ -62,7 +63,7 @@ RECORD_LINE = {"rank": 1, "username": "alice", "moves": 82, "undos": 2, "elapsed
 
 class DealRecordsView(APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
-    scopes = {"GET": None}
+    scopes = {"GET": READ}
 
     @extend_schema(
         parameters=[
@@ -112,7 +113,7 @@ class DealRecordsView(APIView):
 
 class LadderView(APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
-    scopes = {"GET": None}
+    scopes = {"GET": READ}
 
     @extend_schema(
         parameters=[OpenApiParameter("month", OpenApiTypes.STR, OpenApiParameter.PATH, description="a UTC month, YYYY-MM"), SCOPE, *PAGING],
@@ -155,7 +156,7 @@ class LadderView(APIView):
 
 class StreaksView(APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
-    scopes = {"GET": None}
+    scopes = {"GET": READ}
 
     @extend_schema(
         parameters=[SCOPE, *PAGING],
