@@ -6,23 +6,23 @@ from freecell_site.admin_selection import CheckedSelection
 from games.admin_daily import clear_review_action, reject_review_action
 from games.models import (
     Action,
-    DealRecord,
-    LadderDay,
-    LadderEntry,
-    LadderTally,
-    LongestTally,
-    RecordTally,
-    Streak,
-    StreakTally,
     DailyChallenge,
     DailyMovesTally,
     DailyResult,
     DailySpanTally,
     Deal,
+    DealRecord,
     Game,
+    LadderDay,
+    LadderEntry,
+    LadderTally,
+    LongestTally,
     Race,
     RaceEntry,
     RaceInvite,
+    RecordTally,
+    Streak,
+    StreakTally,
 )
 
 
