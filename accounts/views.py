@@ -113,7 +113,7 @@ class LoginView(APIView):
         body = s.CredentialsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         user = check_credentials(request, **body.validated_data)
-        login(request._request, user)
+        login(request, user)
         return Response({"username": user.username})
 
 
@@ -135,7 +135,7 @@ class LogoutView(APIView):
         user = request.user
         if signed_in_with_token(request):
             AccessToken.objects.filter(pk=request.auth.pk).delete()
-        logout(request._request)
+        logout(request)
         if user.is_authenticated:
             services.sign_ins_changed(user)  # after the session is flushed: its sockets close
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -166,7 +166,7 @@ class PasswordChangeView(APIView):
         if token is not None:
             return Response({"token": token.key})
         # This session stays signed in under a new key (its sockets close, and reconnect); others end.
-        update_session_auth_hash(request._request, user)
+        update_session_auth_hash(request, user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -273,7 +273,7 @@ class CloseAccountView(APIView):
         check_own_password(request, body.validated_data["password"], "password")
         close_account(request.user)
         if not signed_in_with_token(request):
-            logout(request._request)
+            logout(request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -9,7 +9,6 @@ client leaves.
 
 from __future__ import annotations
 
-from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
@@ -150,7 +149,8 @@ class _StreamView(APIView):
     http_method_names = ["get", "options"]
 
     def stream(self, request, source) -> HttpResponse:
-        if not isinstance(request._request, ASGIRequest):
+        scope = getattr(request, "scope", None)  # the ASGI scope (DRF's request passes Django's attributes on)
+        if scope is None:
             # Under WSGI (the test client, a WSGI server) nothing is held open: Django's WSGI handler
             # would read an endless iterator to its end before sending a byte. The first lines, then the end.
             return HttpResponse(b"".join(line(body) for body in source.snapshot()), content_type=NDJSON)
@@ -158,11 +158,11 @@ class _StreamView(APIView):
         sign_in = None
         if user.is_authenticated:
             if request.auth is None:
-                sign_in = ("session", request._request.session.session_key, user.pk)
+                sign_in = ("session", request.session.session_key, user.pk)
             else:
                 # Only the key's digest is stored: the key to check again is the one this request sent.
                 sign_in = ("token", get_authorization_header(request).split()[-1].decode(), user.pk)
-        address = limits.address_of(request._request.scope)
+        address = limits.address_of(scope)
         response = StreamingHttpResponse(lines(source, sign_in, address), content_type=NDJSON)
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"  # nginx sends each line on at once (also deploy/nginx)
