@@ -12,6 +12,7 @@ from games.boards.models import (
     StreakTally,
 )
 from games.daily.models import DailyChallenge, DailyMovesTally, DailyResult, DailySpanTally
+from games.fairplay.models import Report, ReviewCase
 from games.play.models import Action, Deal, Game
 from games.races.models import Race, RaceEntry, RaceInvite
 
@@ -24,6 +25,8 @@ __all__ = [
     "DailySpanTally",
     "Deal",
     "Game",
+    "Report",
+    "ReviewCase",
     "LadderDay",
     "LadderEntry",
     "LadderTally",

@@ -72,6 +72,8 @@ class Game(models.Model):
     clock_from = models.DateTimeField(null=True, blank=True)
     clock_until = models.DateTimeField(null=True, blank=True)
     review = models.CharField(max_length=8, choices=Review.choices, default=Review.NONE, blank=True)
+    # Hints given on this game (games.play.hints): one of the fair-play signals of a result.
+    hints = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [
@@ -140,12 +142,20 @@ class Action(models.Model):
         MOVE = "move"
         UNDO = "undo"
 
+    class Via(models.TextChoices):
+        """How the action came (SPEC 11): the site's own pages (a session), or the API (a token, an app)."""
+
+        WEB = "web"
+        API = "api"
+
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
     index = models.PositiveIntegerField(help_text="0-based: the ply before this action")
     kind = models.CharField(max_length=4, choices=Kind.choices)
     notation = models.CharField(max_length=8, blank=True, help_text="the move as played (normalized); the undone move for an undo")
     autoplay = models.JSONField(default=list, help_text="foundation moves autoplay made after the move (or that the undo took back)")
     client_id = models.CharField(max_length=64, blank=True)
+    # How it came; blank for actions stored before it was recorded.
+    via = models.CharField(max_length=3, choices=Via.choices, blank=True)
     # Set by the action's service, which also dates a winning move's finish with it.
     created_at = models.DateTimeField(default=timezone.now)
     # The game's clock at this action (Game.clock_at): a casual game's play time is not the time since
