@@ -222,7 +222,9 @@ DAILY_PAR_BUDGET = env_float("DAILY_PAR_BUDGET", 5.0, minimum=0)  # seconds of p
 DAILY_SOLVE_BUDGET = env_float("DAILY_SOLVE_BUDGET", 10.0, minimum=0)  # seconds to prove a seed solvable
 DAILY_MAX_SEEDS = env_int("DAILY_MAX_SEEDS", 20, minimum=1)  # seeds of a date tried before giving up
 DAILY_WAIT_SECONDS = env_float("DAILY_WAIT_SECONDS", 2.0, minimum=0)  # how long a request waits for a daily being made
-DAILY_MIN_MS_PER_MOVE = env_int("DAILY_MIN_MS_PER_MOVE", 150, minimum=0)  # faster ranked wins are held for review
+DAILY_MIN_MS_PER_MOVE = env_int("DAILY_MIN_MS_PER_MOVE", 150, minimum=0)  # fair play's pace floor (games.fairplay)
+# Fair play's automatic review of results (docs/fair-play.md); 0 turns automatic flags off (private servers, tests).
+FAIR_PLAY_REVIEW = env_bool("FAIR_PLAY_REVIEW", True)
 HINT_BUDGET = env_float("HINT_BUDGET", 3.0, minimum=0.1)  # seconds the solver may think for one hint
 HINT_CONCURRENCY = env_int("HINT_CONCURRENCY", 1, minimum=1)  # solver workers for hints, per process
 DAILY_SOLVE_IN_WORKER = env_bool("DAILY_SOLVE_IN_WORKER", True)  # make the daily's proof in a process of its own
@@ -321,6 +323,7 @@ REST_FRAMEWORK = {
         "user": env_rate("THROTTLE_USER", "1200/min"),
         "verify": env_rate("THROTTLE_VERIFY", "60/min"),
         "hint": env_rate("THROTTLE_HINT", "20/min"),
+        "report": env_rate("THROTTLE_REPORT", "10/hour"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Throttles key anonymous clients by REMOTE_ADDR only. DRF's default (None) believes any

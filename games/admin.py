@@ -1,4 +1,4 @@
-"""Admin pages for deals, games (with their read-only histories), dailies, races and the boards."""
+"""Admin pages for deals, games (with their read-only histories), dailies, races, the boards and fair play."""
 
 from django.contrib import admin
 
@@ -21,6 +21,8 @@ from games.models import (
     RaceEntry,
     RaceInvite,
     RecordTally,
+    Report,
+    ReviewCase,
     Streak,
     StreakTally,
 )
@@ -39,7 +41,7 @@ class ReadOnlyInline(admin.TabularInline):
 
 class ActionInline(ReadOnlyInline):
     model = Action
-    fields = ["index", "kind", "notation", "autoplay", "client_id", "created_at"]
+    fields = ["index", "kind", "notation", "autoplay", "client_id", "via", "created_at"]
     readonly_fields = fields
 
 
@@ -206,3 +208,16 @@ class RaceEntryAdmin(ServiceMadeAdmin):
 class RaceInviteAdmin(ServiceMadeAdmin):
     list_display = ["race", "invited", "invited_by", "created_at"]
     raw_id_fields = ["race", "invited", "invited_by"]
+
+
+@admin.register(ReviewCase)
+class ReviewCaseAdmin(ReadOnlyAdmin):
+    """Review cases, read-only here: verdicts go through /staff/reviews/ or the games' admin actions."""
+
+    list_display = ["game", "opened_at", "decided_at", "moderator", "by_mark"]
+    list_filter = ["by_mark"]
+
+
+@admin.register(Report)
+class ReportAdmin(ReadOnlyAdmin):
+    list_display = ["game", "reporter", "reason", "created_at"]

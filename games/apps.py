@@ -13,16 +13,13 @@ class GamesConfig(AppConfig):
 
     def ready(self):
         from accounts.signals import account_closed, credentials_changed
-        from games.boards import services as boards
-        from games.daily import services as daily
+        from games import wiring
         from games.events import publish_sign_ins_changed
         from games.play import services
-        from games.races import services as races
         from games.streams import friends
 
         credentials_changed.connect(publish_sign_ins_changed, dispatch_uid="games.sign_ins")
-        daily.connect()
-        boards.connect()  # after the daily's receiver, which may hold a win for review first
-        races.connect()  # before play's receiver below: a closed account leaves its open races first
+        wiring.install()  # play's follow-ups in their order, and the rules of the daily and races
+        # After races' receiver (connected by wiring.install): a closed account leaves its open races first.
         account_closed.connect(services.resign_games_of_closed, dispatch_uid="games.closed")
         friends.connect()  # friend requests and friendships on the players' event streams

@@ -70,6 +70,16 @@ def _fast_password_hasher():
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _no_automatic_review_in_tests():
+    """Tests play at machine speed: fair play's automatic review is off (FAIR_PLAY_REVIEW=0, as on a private
+    server); the tests of review turn it on (tests/test_fair_play.py)."""
+    from django.test.utils import override_settings
+
+    with override_settings(FAIR_PLAY_REVIEW=False):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _no_sweeper_in_tests():
     """The in-process server of the socket tests would start the sweeper (games/sweeper.py) in a thread
     of its own; tests run the sweep themselves (`sweeper.sweep()`), when they mean to."""

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from games.daily import services as daily
 from games.engine import BadNotation, Board, IllegalMove
+from games.fairplay import services as fairplay
 from games.models import DailyChallenge, Deal, Game
 from games.play import services
 from tests.support.daily import actions_for, make_test_daily, play, win_daily
@@ -248,6 +249,7 @@ def test_a_race_won_is_finished_history(alice, settings):
 
 def test_a_players_daily_results_show_past_ranked_days_to_others_and_everything_to_themselves(alice, bob, clock, settings):
     settings.DAILY_MIN_MS_PER_MOVE = 150
+    settings.FAIR_PLAY_REVIEW = True
     start = dt.date(2026, 11, 1)
     for offset, moves in ((0, 5), (1, 3)):
         clock.set(start + dt.timedelta(days=offset))
@@ -341,6 +343,7 @@ def test_a_bad_filter_comes_after_sign_in(anon_client, db):
 
 def test_a_ranked_win_faster_than_the_floor_says_it_is_held_for_review(alice, alice_client, today_daily, settings):
     settings.DAILY_MIN_MS_PER_MOVE = 150
+    settings.FAIR_PLAY_REVIEW = True
     assert alice_client.get("/api/daily/").json()["ranking_floor_ms_per_move"] == 150
     game = play(daily.start_ranked_game(alice)[0], actions_for(20), seconds=1.0)
     shown = alice_client.get(f"/api/games/{game.pk}/").json()
@@ -351,7 +354,7 @@ def test_a_ranked_win_faster_than_the_floor_says_it_is_held_for_review(alice, al
     assert alice_client.get(f"/api/daily/{date}/leaderboard/?scope=friends").json()["me"]["review"] == "flagged"
     share = alice_client.get(f"/api/daily/{date}/share/").json()
     assert share["review"] == "flagged" and share["rank"] is None
-    daily.clear_review(game)
+    fairplay.clear(game)
     me = alice_client.get(f"/api/daily/{date}/leaderboard/").json()["me"]
     assert me["rank"] == 1 and me["review"] == "cleared"
     assert alice_client.get(f"/api/games/{game.pk}/").json()["review"] == "cleared"

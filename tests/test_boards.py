@@ -10,10 +10,9 @@ from django.core.management import call_command
 
 from games.boards import services as boards
 from games.daily import services as daily
-from games.daily.signals import result_changed
+from games.fairplay import services as fairplay
 from games.models import (
     DailyChallenge,
-    DailyResult,
     DealRecord,
     Game,
     LadderDay,
@@ -24,8 +23,7 @@ from games.models import (
     Streak,
     StreakTally,
 )
-from games.play import services
-from games.play.signals import game_changed
+from games.play import follow_ups, services
 from tests.support.boards import CASUAL_DEAL, casual_deal, names_and_moves, win_casual
 from tests.support.daily import actions_for, make_test_daily, play, win_daily
 from tests.support.players import client_for, code_of, make_player
@@ -125,13 +123,13 @@ def test_games_held_for_review_are_not_counted_and_a_rejected_record_gives_way_t
     clock.advance()
     assert names_and_moves(anon_client.get(board).json()["entries"]) == [("bob", 3)]
     assert not LadderEntry.objects.filter(player=alice, won__gt=0).exists()
-    daily.clear_review(too_fast)
+    fairplay.clear(too_fast)
     assert names_and_moves(anon_client.get(board).json()["entries"]) == [("alice", 1), ("bob", 3)]
     assert LadderEntry.objects.get(player=alice).points == 100 and Streak.objects.get(player=alice).current == 1
     # A second, casual win of the same deal by alice: the board falls back on it when the first is rejected.
     casual = win_casual(alice, moves=5, deal="seed:202")
     assert DealRecord.objects.get(deal="seed:202", player=alice).game_id == too_fast.pk
-    daily.reject_review(Game.objects.get(pk=too_fast.pk))
+    fairplay.reject(Game.objects.get(pk=too_fast.pk))
     assert names_and_moves(anon_client.get(board).json()["entries"]) == [("bob", 3), ("alice", 5)]
     assert DealRecord.objects.get(deal="seed:202", player=alice).game_id == casual.pk
     entry = LadderEntry.objects.get(player=alice)
@@ -139,15 +137,15 @@ def test_games_held_for_review_are_not_counted_and_a_rejected_record_gives_way_t
     assert LadderTally.objects.get(month=DAY.replace(day=1), points=0).count == 1
 
 
-def test_a_signal_sent_again_for_a_game_already_counted_changes_nothing(db, alice, clock):
+def test_the_follow_ups_run_again_for_a_game_already_counted_change_nothing(db, alice, clock):
     clock.set(DAY)
     make_test_daily(DAY, par=2)
     game = win_daily(alice, moves=3)
     casual = win_casual(alice, moves=4)
     before = board_tables()
-    game_changed.send(sender=Game, game=game)
-    game_changed.send(sender=Game, game=casual)
-    result_changed.send(sender=DailyResult, game=game, added=True)
+    follow_ups.after_change(game)
+    follow_ups.after_change(casual)
+    follow_ups.after_verdict(game)
     assert board_tables() == before
     assert LadderEntry.objects.get(player=alice).points == 67 and RecordTally.objects.get(deal=CASUAL_DEAL).count == 1
 
@@ -248,7 +246,7 @@ def test_a_streak_counted_again_when_a_review_clears_an_earlier_day(db, alice, c
         make_test_daily(day)
         win_daily(alice)
     assert (Streak.objects.get(player=alice).current, Streak.objects.get(player=alice).longest) == (2, 2)
-    daily.clear_review(held)
+    fairplay.clear(held)
     streak = Streak.objects.get(player=alice)
     assert (streak.last_day, streak.current, streak.longest) == (d[2], 3, 3)
     assert StreakTally.objects.get(last_day=d[2], current=3, longest=3).count == 1

@@ -16,6 +16,7 @@ from django.db import connection
 from freecell_site.errors import ServiceError
 from games import sweeper
 from games.daily import services as daily
+from games.fairplay import services as fairplay
 from games.models import DailyChallenge, DailyResult, Game
 from games.play import services
 from tests.support.daily import (
@@ -315,14 +316,15 @@ def test_the_score_is_the_number_of_actions_from_the_history(alice, today_daily)
 
 def test_a_win_implausibly_fast_is_flagged_and_not_ranked_until_cleared(alice, today_daily, settings):
     settings.DAILY_MIN_MS_PER_MOVE = 150
+    settings.FAIR_PLAY_REVIEW = True
     game, _ = daily.start_ranked_game(alice)
     game = play(game, actions_for(20), seconds=2.0)  # 20 actions in 2 s: 100 ms each
     assert game.status == "won" and game.review == "flagged"
     assert not DailyResult.objects.filter(game=game).exists()
-    daily.clear_review(game)
+    fairplay.clear(game)
     assert Game.objects.get(pk=game.pk).review == "cleared"
     assert DailyResult.objects.filter(game=game).exists()
-    daily.reject_review(game)
+    fairplay.reject(game)
     assert Game.objects.get(pk=game.pk).review == "rejected"
     assert not DailyResult.objects.filter(game=game).exists()
 
@@ -378,6 +380,7 @@ def test_the_admin_actions_clear_or_reject_flagged_games(alice, bob, today_daily
     from games.admin_daily import clear_review_action, reject_review_action
 
     settings.DAILY_MIN_MS_PER_MOVE = 150
+    settings.FAIR_PLAY_REVIEW = True
     fast = [play(daily.start_ranked_game(user)[0], actions_for(9), seconds=0.5) for user in (alice, bob)]
     assert [g.review for g in fast] == ["flagged", "flagged"]
     admin = Mock()
@@ -443,9 +446,10 @@ def test_a_ranked_game_still_playing_cannot_be_cleared_ahead_of_its_win(alice, t
     from games.admin_daily import clear_review_action
 
     settings.DAILY_MIN_MS_PER_MOVE = 150
+    settings.FAIR_PLAY_REVIEW = True
     game, _ = daily.start_ranked_game(alice)
     with pytest.raises(ServiceError):
-        daily.clear_review(game)
+        fairplay.clear(game)
     admin = Mock()
     clear_review_action(admin, None, Game.objects.filter(pk=game.pk))
     assert "1 game(s) skipped" in admin.message_user.call_args_list[-1].args[1]

@@ -205,6 +205,7 @@ def test_past_leaderboards_stay_available(db, alice, clock):
 
 def test_a_flagged_game_stays_off_the_board(alice, bob, today_daily, settings):
     settings.DAILY_MIN_MS_PER_MOVE = 150
+    settings.FAIR_PLAY_REVIEW = True
     win_daily(alice, moves=9, seconds=0.5)
     win_daily(bob, moves=9)
     entries = board(client_for(alice), today_daily.date)["entries"]

@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("games.daily.urls")),
     path("", include("games.boards.urls")),
     path("", include("games.streams.urls")),
+    path("", include("games.fairplay.urls")),
 ]

@@ -1,9 +1,9 @@
 """Keeping the boards: deal records, the month's ladder and streaks, changed in the game's own transaction.
 
-Each board follows a change of play or of the daily inside the transaction that makes it
-(games.play.signals.game_changed, games.daily.signals.result_changed), so a result and its lines on
-the boards commit together. Every update is idempotent: a counter moves only when the row it counts
-changes (a game already counted changes nothing), which makes a signal sent twice harmless. Watchers
+Each board follows a change of play, or a verdict on a result, inside the transaction that makes it
+(games.play.follow_ups, in the order games/wiring.py gives), so a result and its lines on the boards
+commit together. Every update is idempotent: a counter moves only when the row it counts
+changes (a game already counted changes nothing), which makes a follow-up run twice harmless. Watchers
 of a deal's board are told after commit (events.publish), best effort.
 """
 
@@ -12,7 +12,9 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db import connection, transaction
+from django.db.models import F
 
+from accounts.selectors import is_bot
 from games import events
 from games.boards.models import (
     DealRecord,
@@ -26,9 +28,7 @@ from games.boards.models import (
 )
 from games.daily import services as daily
 from games.daily.models import DailyChallenge, DailyResult
-from games.daily.signals import result_changed
 from games.play.models import Game
-from games.play.signals import game_changed
 
 HELD = (Game.Review.FLAGGED, Game.Review.REJECTED)
 
@@ -126,35 +126,38 @@ def _record_key(game: Game) -> dict:
     return {"deal": game.deal_id, "autoplay": game.autoplay, "player_id": game.player_id}
 
 
-def _best_score(deal: str, autoplay: str):
-    best = DealRecord.objects.filter(deal=deal, autoplay=autoplay).order_by("moves", "elapsed_ms", "finished_at", "game_id").first()
+def _best_score(deal: str, autoplay: str, bot: bool):
+    board = DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bot)
+    best = board.order_by("moves", "elapsed_ms", "finished_at", "game_id").first()
     return score(best) if best is not None else None
 
 
-def record_game(game: Game, *, announce: bool = True) -> bool:
+def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -> bool:
     """Puts a won game on its deal's board when it is its player's best there (inside the caller's
     transaction); False when nothing changed (not better, held for review, or already counted).
-    `announce`: tell the board's sockets after commit (not during a rebuild)."""
+    `announce`: tell the board's sockets after commit (not during a rebuild); `bot`: the player's
+    kind, when the caller knows it (else read from their profile)."""
     if not counts_as_record(game):
         return False
     with transaction.atomic():
+        bot = is_bot(game.player_id) if bot is None else bot
         key = _record_key(game)
-        best = _best_score(game.deal_id, game.autoplay)
+        best = _best_score(game.deal_id, game.autoplay, bot)
         fields = {"game_id": game.pk, "moves": game.ply, "undos": game.undos, "elapsed_ms": game.elapsed_ms, "finished_at": game.finished_at}
-        changes = [({"deal": game.deal_id, "autoplay": game.autoplay, "moves": game.ply}, +1)]
+        changes = [({"deal": game.deal_id, "autoplay": game.autoplay, "bot": bot, "moves": game.ply}, +1)]
         row = DealRecord.objects.select_for_update().filter(**key).first()
         # A first win of the deal inserts; should another game of the player's insert first (two
         # tabs winning at once), this one is compared with it below instead of failing the move.
-        if row is None and not _insert_new(DealRecord, {**key, **fields}, ("deal", "autoplay", "player_id")):
+        if row is None and not _insert_new(DealRecord, {**key, **fields, "bot": bot}, ("deal", "autoplay", "player_id")):
             row = DealRecord.objects.select_for_update().get(**key)
         if row is not None:
             if row.game_id == game.pk or score(row) <= score(game):
                 return False
-            changes.append(({"deal": game.deal_id, "autoplay": game.autoplay, "moves": row.moves}, -1))
+            changes.append(({"deal": game.deal_id, "autoplay": game.autoplay, "bot": bot, "moves": row.moves}, -1))
             DealRecord.objects.filter(pk=row.pk).update(**fields)
         _bumps(RecordTally, changes)
         if announce:
-            _announce_board(game.deal_id, game.autoplay, record_fell=best is None or score(game) < best)
+            _announce_board(game.deal_id, game.autoplay, bot, record_fell=best is None or score(game) < best)
     return True
 
 
@@ -165,9 +168,9 @@ def unrecord_game(game: Game) -> bool:
         row = DealRecord.objects.select_for_update().filter(game_id=game.pk).first()
         if row is None:
             return False
-        best = _best_score(row.deal, row.autoplay)
+        best = _best_score(row.deal, row.autoplay, row.bot)
         row.delete()
-        _bumps(RecordTally, [({"deal": row.deal, "autoplay": row.autoplay, "moves": row.moves}, -1)])
+        _bumps(RecordTally, [({"deal": row.deal, "autoplay": row.autoplay, "bot": row.bot, "moves": row.moves}, -1)])
         following = (
             Game.objects.filter(player_id=row.player_id, deal_id=row.deal, autoplay=row.autoplay, status=Game.Status.WON)
             .exclude(pk=game.pk)
@@ -177,28 +180,33 @@ def unrecord_game(game: Game) -> bool:
             .first()
         )
         if following is not None:
-            record_game(following)
-        _announce_board(row.deal, row.autoplay, record_fell=best == score(row))
+            record_game(following, bot=row.bot)
+        _announce_board(row.deal, row.autoplay, row.bot, record_fell=best == score(row))
     return True
 
 
-def _announce_board(deal: str, autoplay: str, *, record_fell: bool) -> None:
-    """After commit: tells the sockets on the deal's board that it changed (and whether its record did)."""
-    event = {"type": "records.changed", "deal": deal, "autoplay": autoplay, "record_fell": record_fell}
+def _announce_board(deal: str, autoplay: str, bot: bool, *, record_fell: bool) -> None:
+    """After commit: tells the sockets on the deal's board that it changed (and whether its record did);
+    `bot` says which of the deal's two boards, people's or bots'."""
+    event = {"type": "records.changed", "deal": deal, "autoplay": autoplay, "bot": bot, "record_fell": record_fell}
     transaction.on_commit(lambda: events.publish(records_group(deal, autoplay), event))
 
 
 # --- the month's ladder ---------------------------------------------------------------------------
 
 
-def _change_entry(player_id: int, month: dt.date, *, points: int = 0, played: int = 0, won: int = 0) -> None:
-    """Moves a player's line on a month's ladder, and the month's tally of points with it."""
+def _change_entry(player_id: int, month: dt.date, bot: bool, *, points: int = 0, played: int = 0, won: int = 0) -> None:
+    """Moves a player's line on a month's ladder (people's or bots', `bot`), and the tally of points with it."""
     changes = []
-    if _insert_new(LadderEntry, {"month": month, "player_id": player_id, "points": 0, "played": 0, "won": 0}, ("month", "player_id")):
-        changes.append(({"month": month, "points": 0}, +1))
+    new = {"month": month, "player_id": player_id, "bot": bot, "points": 0, "played": 0, "won": 0}
+    if _insert_new(LadderEntry, new, ("month", "player_id")):
+        changes.append(({"month": month, "bot": bot, "points": 0}, +1))
     entry = LadderEntry.objects.select_for_update().get(month=month, player_id=player_id)
     if points:
-        changes += [({"month": month, "points": entry.points}, -1), ({"month": month, "points": entry.points + points}, +1)]
+        changes += [
+            ({"month": month, "bot": bot, "points": entry.points}, -1),
+            ({"month": month, "bot": bot, "points": entry.points + points}, +1),
+        ]
     LadderEntry.objects.filter(pk=entry.pk).update(points=entry.points + points, played=entry.played + played, won=entry.won + won)
     _bumps(LadderTally, changes)
 
@@ -208,7 +216,7 @@ def mark_played(player_id: int, date: dt.date) -> bool:
     with transaction.atomic():
         if not _insert_new(LadderDay, {"player_id": player_id, "date": date, "won": False, "points": 0}, ("player_id", "date")):
             return False
-        _change_entry(player_id, month_of(date), played=1)
+        _change_entry(player_id, month_of(date), is_bot(player_id), played=1)
     return True
 
 
@@ -222,8 +230,9 @@ def ladder_win(game: Game) -> bool:
         points = points_for(game.ply, par)
         if not LadderDay.objects.filter(player_id=game.player_id, date=date, won=False).update(won=True, points=points):
             return False
-        _change_entry(game.player_id, month_of(date), points=points, won=1)
-        _streak_won(game.player_id, date)
+        bot = is_bot(game.player_id)
+        _change_entry(game.player_id, month_of(date), bot, points=points, won=1)
+        _streak_won(game.player_id, date, bot)
     return True
 
 
@@ -234,25 +243,29 @@ def ladder_unwin(game: Game) -> bool:
         if day is None:
             return False
         LadderDay.objects.filter(pk=day.pk).update(won=False, points=0)
-        _change_entry(game.player_id, month_of(day.date), points=-day.points, won=-1)
-        _streak_recount(game.player_id)
+        bot = is_bot(game.player_id)
+        _change_entry(game.player_id, month_of(day.date), bot, points=-day.points, won=-1)
+        _streak_recount(game.player_id, bot)
     return True
 
 
 # --- streaks --------------------------------------------------------------------------------------
 
 
-def _store_streak(player_id: int, old: Streak | None, new: tuple[dt.date, int, int] | None) -> None:
-    """Writes a player's streak (None: no won day left) and moves both tallies with it."""
+def _store_streak(player_id: int, bot: bool, old: Streak | None, new: tuple[dt.date, int, int] | None) -> None:
+    """Writes a player's streak (None: no won day left) and moves both tallies of its board (people's or
+    bots', `bot`) with it."""
     changes, longest = [], []
     if old is not None:
-        changes.append(({"last_day": old.last_day, "current": old.current, "longest": old.longest}, -1))
-        longest.append(({"longest": old.longest}, -1))
+        changes.append(({"bot": bot, "last_day": old.last_day, "current": old.current, "longest": old.longest}, -1))
+        longest.append(({"bot": bot, "longest": old.longest}, -1))
     if new is not None:
         last_day, current, best = new
-        changes.append(({"last_day": last_day, "current": current, "longest": best}, +1))
-        longest.append(({"longest": best}, +1))
-        Streak.objects.update_or_create(player_id=player_id, defaults={"last_day": last_day, "current": current, "longest": best})
+        changes.append(({"bot": bot, "last_day": last_day, "current": current, "longest": best}, +1))
+        longest.append(({"bot": bot, "longest": best}, +1))
+        Streak.objects.update_or_create(
+            player_id=player_id, defaults={"last_day": last_day, "current": current, "longest": best, "bot": bot}
+        )
     elif old is not None:
         Streak.objects.filter(player_id=player_id).delete()
     _bumps(StreakTally, changes)
@@ -270,47 +283,57 @@ def runs(days: list[dt.date]) -> tuple[dt.date, int, int] | None:
     return days[-1], run, longest
 
 
-def _streak_recount(player_id: int) -> None:
+def _streak_recount(player_id: int, bot: bool) -> None:
     old = Streak.objects.select_for_update().filter(player_id=player_id).first()
     days = list(LadderDay.objects.filter(player_id=player_id, won=True).order_by("date").values_list("date", flat=True))
-    _store_streak(player_id, old, runs(days))
+    _store_streak(player_id, bot, old, runs(days))
 
 
-def _streak_won(player_id: int, date: dt.date) -> None:
+def _streak_won(player_id: int, date: dt.date, bot: bool) -> None:
     """A day won: the streak goes on (the day after its last), starts again (a gap), or, for a day
     before its last (a review cleared late), is counted again from the won days."""
     old = Streak.objects.select_for_update().filter(player_id=player_id).first()
     if old is None:
-        _store_streak(player_id, None, (date, 1, 1))
+        _store_streak(player_id, bot, None, (date, 1, 1))
     elif date == old.last_day + dt.timedelta(days=1):
-        _store_streak(player_id, old, (date, old.current + 1, max(old.longest, old.current + 1)))
+        _store_streak(player_id, bot, old, (date, old.current + 1, max(old.longest, old.current + 1)))
     elif date > old.last_day:
-        _store_streak(player_id, old, (date, 1, old.longest))
+        _store_streak(player_id, bot, old, (date, 1, old.longest))
     elif date < old.last_day:
-        _streak_recount(player_id)
+        _streak_recount(player_id, bot)
 
 
-# --- the receivers ----------------------------------------------------------------------------------
+# --- following play and the verdicts (games/wiring.py calls these in their place) -------------------
 
 
-def on_game_changed(sender, *, game: Game, **kwargs) -> None:
-    """Inside every change of a game, after the daily's receiver (which may hold a win for review): a
-    won game goes on its deal's board; a ranked game counts as played from its first action (or its
-    end, if it had none). No query for a move that changes no board."""
+def follows(game: Game) -> bool:
+    """The changes the boards follow: a win, and a ranked game's first action or end. No query otherwise."""
+    return game.status == Game.Status.WON or (game.daily_id is not None and (game.ply == 1 or game.status != Game.Status.PLAYING))
+
+
+def follow_game(game: Game) -> None:
+    """After the daily ranked it (fair play's review may have held it first): a won game goes on its
+    deal's board, a ranked win on the month's ladder and the player's streak; a ranked game counts as
+    played from its first action (or its end, if it had none)."""
     if game.status == Game.Status.WON:
         record_game(game)
-    if game.daily_id is not None and (game.ply == 1 or game.status != Game.Status.PLAYING):
+    if game.daily_id is not None:
         mark_played(game.player_id, game.daily_id)
+        if daily.ranks(game):
+            ladder_win(game)
 
 
-def on_result_changed(sender, *, game: Game, added: bool, **kwargs) -> None:
-    """A ranked result on or off its day's leaderboard: the ladder, the streaks and the deal's board follow."""
-    if added:
-        ladder_win(game)
+def follow_verdict(game: Game) -> None:
+    """A verdict on a result (games.fairplay): on or off the deal's board, the ladder and the streaks."""
+    if counts_as_record(game):
         record_game(game)
     else:
-        ladder_unwin(game)
         unrecord_game(game)
+    if game.daily_id is not None:
+        if daily.ranks(game):
+            ladder_win(game)
+        else:
+            ladder_unwin(game)
 
 
 # --- the rebuild ------------------------------------------------------------------------------------
@@ -328,19 +351,15 @@ def rebuild() -> dict[str, int]:
     results = DailyResult.objects.select_related("game").order_by("daily_id", "game_id")
     for result in results.iterator(chunk_size=2000):
         ladder_win(result.game)
-    for game in Game.objects.filter(status=Game.Status.WON).order_by("pk").iterator(chunk_size=2000):
-        record_game(game, announce=False)
+    # Each game's player's kind read with it (people's and bots' boards), not once a game.
+    won = Game.objects.filter(status=Game.Status.WON).annotate(player_bot=F("player__profile__bot")).order_by("pk")
+    for game in won.iterator(chunk_size=2000):
+        record_game(game, announce=False, bot=bool(game.player_bot))
     return {
         "records": DealRecord.objects.count(),
         "ladder_entries": LadderEntry.objects.count(),
         "streaks": Streak.objects.count(),
     }
-
-
-def connect() -> None:
-    """Listens to play and the daily (games/apps.py calls it after the daily's connect())."""
-    game_changed.connect(on_game_changed, sender=Game, dispatch_uid="games.boards")
-    result_changed.connect(on_result_changed, sender=DailyResult, dispatch_uid="games.boards.results")
 
 
 def today() -> dt.date:

@@ -29,7 +29,6 @@ from games.daily.models import DailyChallenge
 from games.engine import parse_day, parse_deal, verify
 from games.play import policies, services
 from games.play.models import Deal, Game
-from games.play.signals import game_changed
 
 logger = logging.getLogger(__name__)
 
@@ -275,54 +274,32 @@ def start_ranked_game(user) -> tuple[Game, bool]:
     return game, True
 
 
-def is_implausible(game: Game) -> bool:
-    """Won faster than a person can play: under DAILY_MIN_MS_PER_MOVE per player action on average."""
-    return game.elapsed_ms is not None and game.elapsed_ms < game.ply * settings.DAILY_MIN_MS_PER_MOVE
+def ranks(game: Game) -> bool:
+    """Whether a won ranked game belongs on its day's leaderboard: not held by a review (games.fairplay)."""
+    return game.status == Game.Status.WON and game.review in (Game.Review.NONE, Game.Review.CLEARED)
 
 
-def on_game_changed(sender, *, game: Game, **kwargs) -> None:
-    """Inside the transaction of every change of a game (games.play.signals.game_changed).
+def is_ranked_win(game: Game) -> bool:
+    """The changes the daily follows (games.play.follow_ups): a ranked game won. No query for the rest."""
+    return game.daily_id is not None and game.status == Game.Status.WON
 
-    When a ranked game is won: a win implausibly fast for its moves is flagged for review and not
-    ranked; any other goes on the leaderboard. Does nothing (and no query) for anything else.
-    """
-    if game.daily_id is None or game.status != Game.Status.WON:
-        return
-    if game.review == Game.Review.NONE and is_implausible(game):
-        game.review = Game.Review.FLAGGED
-        Game.objects.filter(pk=game.pk).update(review=Game.Review.FLAGGED)
-        logger.warning("game %s flagged: %s moves in %s ms", game.pk, game.ply, game.elapsed_ms)
-        return
-    if game.review in (Game.Review.NONE, Game.Review.CLEARED):
+
+def rank_win(game: Game) -> None:
+    """A ranked game won: on its day's leaderboard, unless fair play's review, which runs first, held it."""
+    if ranks(game):
         leaderboard.add_result(game)
 
 
-@transaction.atomic
-def clear_review(game: Game) -> Game:
-    """Admin verdict: the flagged game is fair; it is ranked from now on. Only a won ranked game can
-    be cleared: cleared while still playing, its win would skip the check for bot speed."""
-    game = Game.objects.select_for_update().get(pk=game.pk)
-    if game.daily_id is None or game.status != Game.Status.WON:
-        raise ServiceError("invalid_request", f"game {game.pk} is not a won ranked game: there is nothing to clear")
-    game.review = Game.Review.CLEARED
-    game.save(update_fields=["review"])
-    if game.daily_id is not None and game.status == Game.Status.WON:
+def is_ranked(game: Game) -> bool:
+    return game.daily_id is not None
+
+
+def follow_verdict(game: Game) -> None:
+    """A verdict on a ranked result (games.fairplay): on or off its day's leaderboard with its review state."""
+    if ranks(game):
         leaderboard.add_result(game)
-    return game
-
-
-@transaction.atomic
-def reject_review(game: Game) -> Game:
-    """Admin verdict: the game is not a fair result; it leaves (or never enters) the leaderboard. Only a
-    ranked game can be rejected (a casual one is on no leaderboard); one still playing may be, as a
-    bot can be caught before it wins."""
-    game = Game.objects.select_for_update().get(pk=game.pk)
-    if game.daily_id is None:
-        raise ServiceError("invalid_request", f"game {game.pk} is not a ranked game: there is nothing to reject")
-    game.review = Game.Review.REJECTED
-    game.save(update_fields=["review"])
-    leaderboard.remove_result(game)
-    return game
+    else:
+        leaderboard.remove_result(game)
 
 
 # --- what the daily adds to every game (games.play.policies), and its end of day ---------------------------
@@ -361,9 +338,14 @@ def hidden_ranked_games(viewer) -> Q:
     return Q(daily_id__gte=today())
 
 
-def no_hints_in_ranked_games(game: Game, player) -> None:
-    if game.daily_id is not None:
+def no_help_in_ranked_play(deal_id: str, player, game) -> None:
+    """No hints in a ranked game, nor any help on the deal of a ranked daily the player has not finished."""
+    if game is not None and game.daily_id is not None:
         raise ServiceError("forbidden", "no hints in ranked games", status=403)
+    if getattr(player, "is_authenticated", False) and Game.objects.filter(
+        player=player, deal_id=deal_id, daily__isnull=False, status=Game.Status.PLAYING
+    ).exists():
+        raise ServiceError("forbidden", "no help on the deal of your ranked daily while you play it", status=403)
 
 
 #: Days back the sweeper looks for ranked games left playing, the first time it looks in a day.
@@ -397,5 +379,4 @@ def connect() -> None:
     policies.add_deadline_rule(day_deadline)
     policies.add_expiry_rule(past_day_games)
     policies.add_hiding_rule(hidden_ranked_games)
-    policies.add_hint_guard(no_hints_in_ranked_games)
-    game_changed.connect(on_game_changed, sender=Game, dispatch_uid="games.daily")
+    policies.add_help_guard(no_help_in_ranked_play)

@@ -10,15 +10,14 @@ from games.play.models import Game
 
 
 class ReviewCase(models.Model):
-    """A result in the moderators' queue: the signals it crossed, the reports against it, the verdict.
+    """A result in the moderators' queue: the reports against it and the verdict (the signals it crossed
+    are the game's `review_reasons`).
 
     One per game. The game's own `review` is the state the boards read (`flagged` keeps it off the
     people's boards); a case opened by reports alone leaves the game on its boards until a moderator
     rejects it, so that a report cannot be used to take an honest result down."""
 
     game = models.OneToOneField(Game, primary_key=True, on_delete=models.CASCADE, related_name="review_case")
-    # The signals the result crossed when it ended: [{signal, value, threshold}], empty when reported only.
-    reasons = models.JSONField(default=list, blank=True)
     opened_at = models.DateTimeField()
     # Open while decided_at is null: the queue. A report on a decided case opens it again.
     decided_at = models.DateTimeField(null=True, blank=True)

@@ -23,6 +23,11 @@ class Migration(migrations.Migration):
             name='hints',
             field=models.PositiveIntegerField(default=0),
         ),
+        migrations.AddField(
+            model_name='game',
+            name='review_reasons',
+            field=models.JSONField(blank=True, default=list),
+        ),
         migrations.CreateModel(
             name='Report',
             fields=[
@@ -40,7 +45,6 @@ class Migration(migrations.Migration):
             name='ReviewCase',
             fields=[
                 ('game', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='review_case', serialize=False, to='games.game')),
-                ('reasons', models.JSONField(blank=True, default=list)),
                 ('opened_at', models.DateTimeField()),
                 ('decided_at', models.DateTimeField(blank=True, null=True)),
                 ('note', models.CharField(blank=True, max_length=500)),

@@ -22,17 +22,26 @@ def cache_key(deal_id: str) -> str:
     return f"deal-facts:{deal_id}"
 
 
+def _cached(key: str) -> dict | None:
+    try:
+        return cache.get(key)
+    except Exception as exc:  # the cache (Redis) is away: as if nothing were known
+        logger.warning("deal facts cache unavailable: %s: %s", type(exc).__name__, exc)
+        return None
+
+
+def known_facts(deal_id: str) -> dict | None:
+    """The facts of a deal if they were settled already (the cache only: nothing is solved here)."""
+    return _cached(cache_key(deal_id))
+
+
 def solver_facts(deal_id: str, board: Board) -> dict:
     """`{result, solvable, par, par_line, reason}` of a deal under safe autoplay: from the cache, or solved
     now within DEAL_FACTS_BUDGET seconds in a hint worker (at most HINT_CONCURRENCY solves at a time;
     a request that finds them all busy gets 429). `solvable` is None, with the reason, when the budget ran
     out first. Writes only the cache, never the database."""
     key = cache_key(deal_id)
-    try:
-        found = cache.get(key)
-    except Exception as exc:  # the cache (Redis) is away: solve without it
-        logger.warning("deal facts cache unavailable: %s: %s", type(exc).__name__, exc)
-        found = None
+    found = _cached(key)  # the cache away: solve without it
     if found is not None:
         return found
     slots = hints.solver_slots()

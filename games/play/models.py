@@ -72,6 +72,8 @@ class Game(models.Model):
     clock_from = models.DateTimeField(null=True, blank=True)
     clock_until = models.DateTimeField(null=True, blank=True)
     review = models.CharField(max_length=8, choices=Review.choices, default=Review.NONE, blank=True)
+    # The fair-play signals the result crossed when it was won (games.fairplay): [{signal, value, threshold}].
+    review_reasons = models.JSONField(default=list, blank=True)
     # Hints given on this game (games.play.hints): one of the fair-play signals of a result.
     hints = models.PositiveIntegerField(default=0)
 

@@ -55,6 +55,12 @@ class StateField(serializers.JSONField):
     """The position as stored (`Game.state`), written as it is: its shape is StateSerializer's."""
 
 
+class ReviewReasonSerializer(serializers.Serializer):
+    signal = serializers.CharField(help_text="the signal's name (GET /api/fair-play/)")
+    value = serializers.FloatField(help_text="what the game measured")
+    threshold = serializers.FloatField(help_text="the published threshold it crossed")
+
+
 class GameSerializer(serializers.Serializer):
     """The spec's game object: the one definition of its shape, for REST answers, socket frames and
     pushes alike, and the OpenAPI schema.
@@ -82,8 +88,12 @@ class GameSerializer(serializers.Serializer):
         "has it open); a ranked daily's or a race's time on the server's clock, from the board's first showing"
     )
     review = serializers.SerializerMethodField(
-        help_text="a ranked daily's review: `none`; `flagged` when won faster than the published ranking floor (held "
-        "for review, not ranked meanwhile); `cleared` (ranked) or `rejected` (never ranked) once reviewed"
+        help_text="a won result's fair-play review (docs/fair-play.md): `none`; `flagged` when it crossed a published "
+        "signal or a moderator holds it (off the people's boards, and hidden from others, until cleared); "
+        "`cleared` (ranked) or `rejected` (never ranked) once a moderator looked"
+    )
+    review_reasons = ReviewReasonSerializer(
+        many=True, help_text="the signals a flagged result crossed, as GET /api/fair-play/ publishes them; empty otherwise"
     )
     clock_running = serializers.SerializerMethodField(
         help_text="whether `elapsed_ms` is counting now: false before a casual game's first action, while no page "
@@ -126,6 +136,13 @@ class ActionSerializer(serializers.Serializer):
         allow_null=True,
         help_text="the game's clock at the action (its `elapsed_ms` then): a casual game's play time; null for actions stored before it was kept",
     )
+    via = serializers.SerializerMethodField(
+        help_text="how the action came: `web` (the site's own pages) or `api` (a token or an app); null for actions stored before it was kept"
+    )
+
+    @extend_schema_field(serializers.ChoiceField(choices=["web", "api"], allow_null=True))
+    def get_via(self, action) -> str | None:
+        return action.via or None
 
     def to_representation(self, action) -> dict:
         return dict(super().to_representation(action))

@@ -134,19 +134,21 @@ def guard_deal(deal) -> None:
         guard(deal)
 
 
-# --- hints ----------------------------------------------------------------------------------------------
+# --- help ----------------------------------------------------------------------------------------------
 
-#: Refuses (raises ServiceError) a hint on a game its player asks about (a ranked game, a race's deal).
-HintGuard = Callable[[object, object], None]
+#: Refuses (raises ServiceError 403 forbidden) the solver's help on a deal to a player (a visitor is
+#: AnonymousUser): hints, the deal's par line. `game` is the game a hint is asked on, else None. SPEC 11:
+#: no help where it would rank (a racer's deal, an unfinished ranked daily's).
+HelpGuard = Callable[[str, object, object], None]
 
-_hint_guards: list[HintGuard] = []
-
-
-def add_hint_guard(guard: HintGuard) -> None:
-    if guard not in _hint_guards:
-        _hint_guards.append(guard)
+_help_guards: list[HelpGuard] = []
 
 
-def guard_hint(game, player) -> None:
-    for guard in _hint_guards:
-        guard(game, player)
+def add_help_guard(guard: HelpGuard) -> None:
+    if guard not in _help_guards:
+        _help_guards.append(guard)
+
+
+def guard_help(deal_id: str, player, game=None) -> None:
+    for guard in _help_guards:
+        guard(deal_id, player, game)

@@ -3,9 +3,10 @@
 REST views, websocket consumers, races, dailies, the admin and management commands all call these
 functions. An action reads the game, checks who acts, the ply, the game's time (games.play.policies) and the
 move (the engine), then writes the new snapshot only if the game's version is still the one it read,
-and appends the Action. Inside the same transaction it announces the change (games.play.signals), so races
-and dailies update with it; after commit the new state is published on the channel layer (best effort:
-clients resync from the database when they see a gap in `version`).
+and appends the Action. Inside the same transaction the domains above play follow the change in their
+fixed order (games.play.follow_ups: fair play's review, the daily, the boards, races); after commit the
+new state is published on the channel layer (best effort: clients resync from the database when they
+see a gap in `version`).
 
 Two requests on the same game at once: the second one's version check finds the game changed, and it
 answers from the game as it now is (the same answer as a resend, or `ply_conflict`). No row lock is
@@ -19,6 +20,7 @@ import logging
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.closing import lock_open_account
@@ -26,10 +28,9 @@ from freecell_site.errors import ServiceError
 from games import events
 from games.engine import Board, DealId, EngineError, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
-from games.play import hints, lines, policies, ratelimit
+from games.play import follow_ups, hints, lines, policies, ratelimit
 from games.play.models import Action, Deal, Game
 from games.play.payloads import action_payload, game_payload
-from games.play.signals import game_changed
 
 logger = logging.getLogger(__name__)
 
@@ -262,15 +263,15 @@ def _write(game: Game, fields: tuple[str, ...], read_version: int) -> bool:
 
 
 def _announce(game: Game) -> dict:
-    """Inside the change's transaction: the domains above play react; after commit: the push. Returns
+    """Inside the change's transaction: the domains above play follow it; after commit: the push. Returns
     the game object the push carries."""
-    game_changed.send(sender=Game, game=game)
+    follow_ups.after_change(game)
     payload = game_payload(game)
     transaction.on_commit(lambda: events.publish_game(payload))
     return payload
 
 
-def _act(game_id, user, *, kind: str, ply, client_id: str, move: str | None = None) -> Outcome:
+def _act(game_id, user, *, kind: str, ply, client_id: str, via: str, move: str | None = None) -> Outcome:
     """One player action (a move or an undo). A game changed by another request between the read and
     the write is read again and the action answered against it: a resend of what that request did, a
     `ply_conflict`, or, rarely, the action applied to the new position when the client's ply still
@@ -279,7 +280,7 @@ def _act(game_id, user, *, kind: str, ply, client_id: str, move: str | None = No
         ratelimit.check_actions(user.pk)
     for _ in range(ATTEMPTS):
         with transaction.atomic():
-            outcome = _try_act(game_id, user, kind=kind, ply=ply, client_id=client_id, move=move)
+            outcome = _try_act(game_id, user, kind=kind, ply=ply, client_id=client_id, via=via, move=move)
         if outcome is not None:
             return outcome
     raise _busy(game_id)
@@ -293,7 +294,7 @@ def _busy(game_id) -> ServiceError:
     return ServiceError("server_busy", f"game {game_id} keeps changing: try again", status=503, extra={"retry_after": 1})
 
 
-def _try_act(game_id, user, *, kind: str, ply, client_id: str, move: str | None) -> Outcome | None:
+def _try_act(game_id, user, *, kind: str, ply, client_id: str, via: str, move: str | None) -> Outcome | None:
     game = read_game(game_id)
     _check_player(game, user)
     if kind == Action.Kind.MOVE and not isinstance(move, str):
@@ -317,7 +318,7 @@ def _try_act(game_id, user, *, kind: str, ply, client_id: str, move: str | None)
         game.line = lines.without_last(game.line)
         board = board_of(game)
         game.undos += 1
-    action = Action(game=game, index=game.ply, kind=kind, notation=notation, autoplay=autoplay, client_id=client_id[:64])
+    action = Action(game=game, index=game.ply, kind=kind, notation=notation, autoplay=autoplay, client_id=client_id[:64], via=via)
     action.created_at = timezone.now()
     game.ply += 1
     game.version += 1
@@ -336,14 +337,15 @@ def _try_act(game_id, user, *, kind: str, ply, client_id: str, move: str | None)
 # --- the actions --------------------------------------------------------------------------------
 
 
-def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "") -> Outcome:
-    """Plays one move in the spec's notation; raises ServiceError or an EngineError."""
-    return _act(game_id, user, kind=Action.Kind.MOVE, ply=ply, client_id=client_id, move=move)
+def play_move(*, game_id: int, user, move: str, ply: int, client_id: str = "", via: str = Action.Via.API) -> Outcome:
+    """Plays one move in the spec's notation; raises ServiceError or an EngineError. `via`: how it came
+    (`web` from the site's own pages, `api` from a token or an app), stored with the action."""
+    return _act(game_id, user, kind=Action.Kind.MOVE, ply=ply, client_id=client_id, via=via, move=move)
 
 
-def undo(*, game_id: int, user, ply: int, client_id: str = "") -> Outcome:
+def undo(*, game_id: int, user, ply: int, client_id: str = "", via: str = Action.Via.API) -> Outcome:
     """Takes back the last move and the autoplay it triggered; counts as a player action."""
-    return _act(game_id, user, kind=Action.Kind.UNDO, ply=ply, client_id=client_id)
+    return _act(game_id, user, kind=Action.Kind.UNDO, ply=ply, client_id=client_id, via=via)
 
 
 def resign(*, game_id: int, user) -> Outcome:
@@ -477,13 +479,17 @@ def pause_clock(*, game_id: int, user) -> bool | None:
 
 def hint_for(*, game_id, user) -> dict:
     """A hint for the player of a casual game still being played (games.play.hints); the domains above play
-    refuse theirs (games.play.policies.guard_hint: no hints in ranked games, nor on a race's deal)."""
+    refuse theirs (games.play.policies.guard_help: no hints in ranked games, nor on the deal of a race or a
+    ranked daily the player has not finished)."""
     game = read_game(game_id)
     if not policies.can_view_game(user, game):  # a game hidden from the caller does not exist for them
         raise ServiceError("not_found", f"no game {game_id}", status=404)
     if not getattr(user, "is_authenticated", False) or user.pk != game.player_id:
         raise ServiceError("forbidden", "only the game's player can ask for a hint", status=403)
-    policies.guard_hint(game, user)
+    policies.guard_help(game.deal_id, user, game)
     if game.status != Game.Status.PLAYING:
         raise ServiceError("game_over", f"the game is over ({game.status})", status=409)
-    return hints.hint(board_of(game), game.autoplay, user.pk)
+    hint = hints.hint(board_of(game), game.autoplay, user.pk)
+    # Counted once given (a fair-play signal of the result); the game's version and pushes stay as they are.
+    Game.objects.filter(pk=game.pk).update(hints=F("hints") + 1)
+    return hint

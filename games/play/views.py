@@ -27,10 +27,10 @@ from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
 from games.daily import services as daily
 from games.engine import Board, parse_deal, random_deal, verify
-from games.play import lines, selectors, services
+from games.play import lines, policies, selectors, services
 from games.play import serializers as s
 from games.play.facts import solver_facts
-from games.play.models import Game
+from games.play.models import Action, Game
 from games.play.payloads import action_payload, game_detail, game_payload
 
 ERRORS = {
@@ -110,7 +110,8 @@ class DealFactsView(APIView):
         description=(
             "Whether the deal can be won and its par (the move count of the best line the solver found, under safe "
             "autoplay, as ranked games count), for `ms:N` and `seed:S` deals and past dailies. A daily's deal is "
-            "secret during its day (404, as `GET /api/deals/{deal}/`). The solver has a budget "
+            "secret during its day (404, as `GET /api/deals/{deal}/`). No help where it would rank: 403 `forbidden` "
+            "to a player in a race on the deal that is not over, and to a visitor while a race on it is under way. The solver has a budget "
             "(`DEAL_FACTS_BUDGET` seconds, twice): past it the answer is `solvable: null` with a `reason`, "
             "and is tried again a few minutes later. Answers are cached; 429 when the solver is busy."
         ),
@@ -139,6 +140,8 @@ class DealFactsView(APIView):
             # a daily is proven solvable before anyone sees it; its par was found then
             facts = {"solvable": True, "par": found.par, "par_line": found.par_line or None, "result": "solved", "reason": None, "source": "daily"}
         else:
+            # No help where it would rank (SPEC 11): not to a racer on this deal, nor to a visitor while a race on it runs.
+            policies.guard_help(str(deal_id), request.user)
             facts = {**solver_facts(str(deal_id), selectors.board_of_deal_id(deal_id)), "source": "solver"}
         return Response(s.DealFactsSerializer({"deal": str(deal_id), "autoplay": "safe", **facts}).data)
 
@@ -242,6 +245,11 @@ class LegalMovesView(APIView):
         return Response(s.LegalMovesSerializer(selectors.legal_moves(visible_game(request, game_id))).data)
 
 
+def via_of(request) -> str:
+    """How an action came (SPEC 11): `api` with a token (DRF's `request.auth`), `web` on the site's session."""
+    return Action.Via.API if request.auth is not None else Action.Via.WEB
+
+
 # A player's action over REST: the body read strictly, then play's service, then its answer. (A
 # comment, not a docstring: drf-spectacular would make it every action's description.)
 class _ActionView(APIView):
@@ -257,7 +265,7 @@ class _ActionView(APIView):
     def post(self, request, game_id: int):
         body = self.body(data=request.data)
         body.is_valid(raise_exception=True)
-        return Response(self.act(game_id=game_id, user=request.user, **body.validated_data).payload())
+        return Response(self.act(game_id=game_id, user=request.user, via=via_of(request), **body.validated_data).payload())
 
 
 ACTION_ERRORS = errors(400, 401, 403, 404, 409, 422, 429)

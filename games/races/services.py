@@ -35,7 +35,6 @@ from games.play import policies, services
 from games.play.integrity import replayed
 from games.play.models import Deal, Game
 from games.play.payloads import deal_label
-from games.play.signals import game_changed
 from games.races.models import Race, RaceEntry, RaceInvite
 from games.races.payloads import Ghost, RaceNow, Racer, race_object, racer_object
 
@@ -650,13 +649,20 @@ def _finish(race: Race) -> None:
     race.finished_at = timezone.now()
 
 
-def on_game_changed(sender, *, game: Game, **kwargs) -> None:
-    """Inside the transaction of every change of a game (games.play.signals.game_changed): pushes the racer's
-    progress, ranks a finisher, and ends the race when every racer has finished or resigned."""
+def in_a_race(game: Game) -> bool:
+    """The changes races follow (games.play.follow_ups): a racer's game. No query: the entry is read with
+    the game (READ_WITH)."""
     try:
-        entry = game.race_entry  # read with the locked game by services (no query for the many games in no race)
+        game.race_entry  # noqa: B018 (read with the game: a racer's, or none)
     except RaceEntry.DoesNotExist:
-        return
+        return False
+    return True
+
+
+def follow_game(game: Game) -> None:
+    """Inside the transaction of every change of a racer's game: pushes the racer's progress, ranks a
+    finisher, and ends the race when every racer has finished or resigned."""
+    entry = game.race_entry
     if game.status == Game.Status.PLAYING and entry.race.status == Race.Status.RUNNING and entry.race.ghost_of_id is None:
         _publish_progress(entry, game)
         return
@@ -829,12 +835,19 @@ def hidden_racing_games(viewer) -> Q:
     return Q(race_entry__race__status=Race.Status.COUNTDOWN) | running
 
 
-def no_hints_on_a_race_deal(game: Game, player) -> None:
-    """No hints in a racer's game, nor in a casual game of the deal of a race the player is in and that
-    is not over: the same board, so its hints would be the race's."""
-    racing = Q(player=player, race__deal_id=game.deal_id) & ~Q(race__status=Race.Status.FINISHED)
-    if RaceEntry.objects.filter(Q(game=game) | racing).exists():
-        raise ServiceError("forbidden", "no hints in races: every racer plays on their own", status=403)
+def no_help_on_a_race_deal(deal_id: str, player, game) -> None:
+    """No hints in a racer's game, and no help (hints, par line) on the deal of a race the player is in and
+    that is not over: the same board, so its help would be the race's. A visitor may be a racer who left
+    their token out: the par line of a deal is refused to visitors while a race on it is under way."""
+    unfinished = ~Q(race__status=Race.Status.FINISHED)
+    if not getattr(player, "is_authenticated", False):
+        started = (Race.Status.COUNTDOWN, Race.Status.RUNNING)
+        refused = game is None and Race.objects.filter(deal_id=deal_id, status__in=started).exists()
+    else:
+        racing = Q(player=player, race__deal_id=deal_id) & unfinished
+        refused = RaceEntry.objects.filter(Q(game=game) | racing if game is not None else racing).exists()
+    if refused:
+        raise ServiceError("forbidden", "no help in races: every racer plays on their own", status=403)
 
 
 def refuse_closing_in_countdown(sender, *, user, **kwargs) -> None:
@@ -862,7 +875,6 @@ def connect() -> None:
     policies.add_deadline_rule(time_limit)
     policies.add_expiry_rule(past_limit_games)
     policies.add_hiding_rule(hidden_racing_games)
-    policies.add_hint_guard(no_hints_on_a_race_deal)
-    game_changed.connect(on_game_changed, sender=Game, dispatch_uid="games.races")
+    policies.add_help_guard(no_help_on_a_race_deal)
     account_closing.connect(refuse_closing_in_countdown, dispatch_uid="games.races.services.closing")
     account_closed.connect(leave_races_of_closed, dispatch_uid="games.races.services.closed")

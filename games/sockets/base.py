@@ -32,6 +32,7 @@ from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, ServiceErr
 from games import events
 from games.engine import EngineError
 from games.play import selectors, services
+from games.play.models import Action
 from games.play.payloads import game_payload
 from games.sockets import bus, limits
 from games.sockets.budget import Budget
@@ -424,6 +425,11 @@ class Socket(AsyncWebsocketConsumer):
         await self.close_with(None, "authentication_failed", "signed out: this socket's session or token has ended; connect again", 4401)
         return False
 
+    @property
+    def via(self) -> str:
+        """How this socket's actions come (SPEC 11): `api` when it signed in with a token, `web` on the site's session."""
+        return Action.Via.API if self.token is not None else Action.Via.WEB
+
     def check_scope(self, kind: str) -> None:
         """Refuses a frame that the socket's token lacks the scope for (`missing_scope`, as REST's 403)."""
         scope = self.frame_scopes.get(kind)
@@ -466,13 +472,13 @@ class Socket(AsyncWebsocketConsumer):
             raise BadFrame("move needs a move in the spec's notation, such as 3a")
         check_ply_and_client(ply, client_id)
         self.check_rate()
-        self.queue_action(frame_id, play, user=self.user, move=move, ply=ply, client_id=client_id)
+        self.queue_action(frame_id, play, user=self.user, move=move, ply=ply, client_id=client_id, via=self.via)
 
     async def frame_undo(self, frame, frame_id):
         ply, client_id = frame.get("ply"), frame.get("client_id", "")
         check_ply_and_client(ply, client_id)
         self.check_rate()
-        self.queue_action(frame_id, undo, user=self.user, ply=ply, client_id=client_id)
+        self.queue_action(frame_id, undo, user=self.user, ply=ply, client_id=client_id, via=self.via)
 
     # Moves, undos and resigns of this socket still to be answered, and the last of them.
     actions_on_the_way = 0

@@ -104,6 +104,7 @@ def site(tmp_path_factory):
         DEBUG="1",
         PYTHONUNBUFFERED="1",
         LOG_LEVEL="WARNING",
+        FAIR_PLAY_REVIEW=os.environ.get("SITE_FAIR_PLAY_REVIEW", "0"),  # scripted play is a machine's
     )
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=180)
     port = free_port()
