@@ -169,6 +169,8 @@ class ProfileSerializer(serializers.Serializer):
     bio = StrictCharField(max_length=280, required=False, allow_blank=True)
     settings = TableSettingsField(required=False, help_text="the table's look; a PATCH changes the settings it names")
     date_joined = serializers.DateTimeField(read_only=True)
+    bot = serializers.BooleanField(read_only=True, help_text="a bot account (POST /api/account/bot/ makes one, for good)")
+    marked = serializers.BooleanField(read_only=True, help_text="marked by a moderator: your results are off the boards")
 
     def validate_display_name(self, value: str) -> str:
         # The profile shows the display name in large type under the username: "alice" there would
@@ -213,6 +215,8 @@ class PublicProfileSerializer(serializers.Serializer):
     display_name = serializers.CharField()
     bio = serializers.CharField()
     date_joined = serializers.DateTimeField()
+    bot = serializers.BooleanField(help_text="a bot account: its results rank on the bots' boards only (`?players=bots`)")
+    marked = serializers.BooleanField(help_text="marked by a moderator: every result of the account is off the boards")
     is_friend = serializers.BooleanField()
     friendship = serializers.ChoiceField(
         choices=["none", "friends", "request_sent", "request_received"],

@@ -215,6 +215,8 @@ def profile_of(user: User) -> dict:
         "bio": profile.bio,
         "settings": selectors.settings_of(profile.settings),
         "date_joined": user.date_joined,
+        "bot": profile.bot,
+        "marked": profile.marked,
     }
 
 
@@ -338,6 +340,8 @@ class UserView(APIView):
                 "display_name": profile.display_name,
                 "bio": profile.bio,
                 "date_joined": user.date_joined,
+                "bot": profile.bot,
+                "marked": profile.marked,
                 "is_friend": friendship == "friends",
                 "friendship": friendship,
                 "stats": player_statistics(user),

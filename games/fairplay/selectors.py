@@ -43,6 +43,22 @@ def case_line(game: Game, reports: int | None = None, opened_at=None) -> dict:
     }
 
 
+def review_of(game_id: int, viewer) -> dict | None:
+    """A result's review as its player (or a moderator) reads it; None for anyone else."""
+    game = Game.objects.filter(pk=game_id).only("pk", "player_id", "review", "review_reasons").first()
+    if game is None or not (viewer.is_staff or viewer.pk == game.player_id):
+        return None
+    found = ReviewCase.objects.filter(game_id=game_id).first()
+    return {
+        "game": game.pk,
+        "review": review_state(game),
+        "reasons": game.review_reasons,
+        "note": found.note if found is not None and not found.open else "",
+        "decided_at": found.decided_at if found is not None else None,
+        "in_queue": found is not None and found.open,
+    }
+
+
 def queue(*, limit: int = 200) -> dict:
     """Open cases, oldest first: flagged by a signal, or reported."""
     cases = (

@@ -8,12 +8,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import TokenScopes
-from accounts.scopes import ACCOUNT, PLAY
+from accounts.scopes import ACCOUNT, PLAY, READ
 from accounts.selectors import player_named
 from freecell_site.errors import ServiceError
 from freecell_site.fields import StrictCharField, StrictChoiceField
 from freecell_site.throttling import ScopedRateThrottle
 from games.fairplay import selectors, services
+from games.play.payloads import REVIEW_STATES, ReviewReasonSerializer
 from games.play.serializers import ErrorSerializer
 
 POLICY = (
@@ -195,9 +196,41 @@ class QueueView(APIView):
         return Response(QueueSerializer(selectors.queue()).data)
 
 
+class ReviewStateSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    review = serializers.ChoiceField(choices=REVIEW_STATES)
+    reasons = ReviewReasonSerializer(many=True)
+    note = serializers.CharField(help_text="the moderator's note, once decided")
+    decided_at = serializers.DateTimeField(allow_null=True)
+    in_queue = serializers.BooleanField(help_text="whether a moderator has still to look (flagged or reported)")
+
+
+class StaffOrGet(permissions.BasePermission):
+    """Reads of a result's review are its player's and the moderators' (the view checks which); verdicts are staff's."""
+
+    message = "only moderators (staff) may do this"
+
+    def has_permission(self, request, view):
+        return request.method == "GET" or bool(request.user and request.user.is_staff)
+
+
 class VerdictView(APIView):
-    permission_classes = [permissions.IsAuthenticated, StaffOnly, TokenScopes]
-    scopes = {"POST": ACCOUNT}
+    permission_classes = [permissions.IsAuthenticated, StaffOrGet, TokenScopes]
+    scopes = {"GET": READ, "POST": ACCOUNT}
+
+    @extend_schema(
+        responses={200: ReviewStateSerializer, 401: _error("not_authenticated"), 404: _error("not_found: not your game")},
+        summary="Your result's review",
+        description="The review state of one of your results: the signals it crossed, whether a moderator has still to look, "
+        "and the moderator's note once decided. Moderators read any result's.",
+        examples=[OpenApiExample("flagged", value={"game": 4512, "review": "flagged", "in_queue": True, "note": "", "decided_at": None,
+                                                   "reasons": [{"signal": "steadiness", "value": 0.04, "threshold": 0.35}]}, response_only=True)],
+    )
+    def get(self, request, game_id: int):
+        found = selectors.review_of(game_id, request.user)
+        if found is None:
+            raise ServiceError("not_found", f"no game {game_id} of yours", status=404)
+        return Response(ReviewStateSerializer(found).data)
 
     @extend_schema(
         request=VerdictRequestSerializer,

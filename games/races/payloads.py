@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from rest_framework import serializers
 
+from games.play.payloads import REVIEW_STATES
+
 
 @dataclass(frozen=True)
 class Racer:
@@ -15,13 +17,14 @@ class Racer:
 
     username: str
     game: int | None
-    moves: int
+    moves: int | None  # None for a result held by fair play
     cards_home: int
     status: str
     rank: int | None
     elapsed_ms: int | None
     ghost: bool
     out_of_time: bool
+    review: str
 
 
 @dataclass(frozen=True)
@@ -57,13 +60,16 @@ class RaceNow:
 class RacerSerializer(serializers.Serializer):
     username = serializers.CharField()
     game = serializers.IntegerField(allow_null=True, help_text="the racer's game; null until the start instant (always null for a ghost)")
-    moves = serializers.IntegerField(help_text="player actions so far, undos included")
+    moves = serializers.IntegerField(
+        allow_null=True, help_text="player actions so far, undos included; null for a win held for review (`review` flagged or rejected)"
+    )
     cards_home = serializers.IntegerField(min_value=0, max_value=52)
     status = serializers.ChoiceField(choices=["waiting", "playing", "won", "resigned"])
     rank = serializers.IntegerField(allow_null=True, help_text="finish position by server time to win; null until won")
     elapsed_ms = serializers.IntegerField(allow_null=True, help_text="time to win (or to resign) from the start instant")
     ghost = serializers.BooleanField(help_text="a recorded game replayed at its recorded pace")
     out_of_time = serializers.BooleanField(help_text="resigned by the race's time limit rather than by the racer")
+    review = serializers.ChoiceField(choices=REVIEW_STATES, help_text="the racer's result's fair-play review (docs/fair-play.md)")
 
 
 class GhostSerializer(serializers.Serializer):

@@ -34,7 +34,7 @@ from games.engine import parse_deal, random_deal
 from games.play import policies, services
 from games.play.integrity import replayed
 from games.play.models import Deal, Game
-from games.play.payloads import deal_label
+from games.play.payloads import deal_label, review_state
 from games.races.models import Race, RaceEntry, RaceInvite
 from games.races.payloads import Ghost, RaceNow, Racer, race_object, racer_object
 
@@ -190,15 +190,18 @@ def _racer(entry: RaceEntry, limit: dt.datetime | None, *, time_is_up: bool = Fa
         # Past the limit before the sweeper has resigned it: shown as the sweeper will store it.
         status, finished_at = Game.Status.RESIGNED, limit
         elapsed = max(0, int((limit - game.created_at).total_seconds() * 1000))
+    # A result held by fair play shows neither its moves nor its time, to anyone, until it is cleared.
+    held = bool(game and game.review in (Game.Review.FLAGGED, Game.Review.REJECTED))
     return Racer(
         username=entry.player.username,
         game=game.pk if game else None,
-        moves=game.ply if game else 0,
+        moves=None if held else (game.ply if game else 0),
         cards_home=game.cards_home if game else 0,
         status=status,
         rank=entry.rank,
-        elapsed_ms=elapsed,
+        elapsed_ms=None if held else elapsed,
         ghost=False,
+        review=review_state(game) if game else "none",
         # resigned by the time limit, not by the player (the page says "out of time")
         out_of_time=bool(game and status == Game.Status.RESIGNED and limit and finished_at >= limit),
     )
@@ -216,6 +219,7 @@ def _ghost_racer(status: str, step: int, timeline: GhostTimeline, rank: int | No
         rank=rank if finished else None,
         elapsed_ms=timeline.elapsed_ms if finished else None,
         ghost=True,
+        review="none",
         out_of_time=bool(not finished and out_of_time),
     )
 
