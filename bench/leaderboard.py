@@ -114,7 +114,7 @@ def load(rows: int, friends: int) -> None:
         print(f"  {rows + flagged:,} players ({time.perf_counter() - started:.0f} s)", flush=True)
         c.execute(LOAD_GAMES.replace("{rows}", str(rows)))
         print(f"  {rows + flagged:,} won ranked games ({flagged:,} of them flagged for review) ({time.perf_counter() - started:.0f} s)", flush=True)
-        # The results table and its tallies, exactly what games.daily.on_game_changed keeps per win.
+        # The results table and its tallies, exactly what games.daily.services.rank_win keeps per win.
         c.execute(
             "INSERT INTO games_dailyresult (game_id, daily_id, player_id, moves, undos, elapsed_ms, finished_at) "
             "SELECT id, daily_id, player_id, ply, undos, elapsed_ms, finished_at FROM games_game "

@@ -1,4 +1,4 @@
-"""The daily's stored data: one challenge per UTC date, its ranked results and their tallies."""
+"""The daily's stored data: one challenge per UTC date, its ranked results and their tallies (people's and bots' apart)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class DailyChallenge(models.Model):
 class DailyResult(models.Model):
     """A ranked result on a daily's leaderboard: a won ranked game that is not held for review.
 
-    Written in the winning move's transaction (games.daily.on_game_changed); a narrow table with its
+    Written in the winning move's transaction (games.daily.services.rank_win); a narrow table with its
     own ranking index, so leaderboards never read the wide Game rows.
     """
 
@@ -39,6 +39,9 @@ class DailyResult(models.Model):
     undos = models.PositiveIntegerField(default=0)
     elapsed_ms = models.PositiveBigIntegerField()
     finished_at = models.DateTimeField()
+    # A bot's result ranks on the day's board of bots, never on the people's (SPEC 11): the player's
+    # Profile.bot, which never changes once they have a result.
+    bot = models.BooleanField(default=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["daily", "player"], name="one_result_per_daily")]
@@ -46,7 +49,7 @@ class DailyResult(models.Model):
             # The spec's ranking order: fewest moves, then shortest time, then earliest finish; undos
             # and player after the order, so a page of the board is read from the index alone.
             models.Index(
-                fields=["daily", "moves", "elapsed_ms", "finished_at", "game", "undos", "player"], name="daily_result_board"
+                fields=["daily", "bot", "moves", "elapsed_ms", "finished_at", "game", "undos", "player"], name="daily_result_board"
             ),
         ]
 
@@ -59,13 +62,14 @@ class DailyMovesTally(models.Model):
     fewer moves plus the position within its own move count, instead of a count over all better rows."""
 
     daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="+")
+    bot = models.BooleanField(default=False)
     moves = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["daily", "moves"], name="one_tally_per_move_count")]
+        constraints = [models.UniqueConstraint(fields=["daily", "bot", "moves"], name="one_tally_per_move_count")]
         # Sums of counts read from the index alone.
-        indexes = [models.Index(fields=["daily", "moves", "count"], name="daily_moves_tally_sum")]
+        indexes = [models.Index(fields=["daily", "bot", "moves", "count"], name="daily_moves_tally_sum")]
 
     def __str__(self) -> str:
         return f"daily:{self.daily_id} {self.moves} moves: {self.count}"
@@ -76,13 +80,14 @@ class DailySpanTally(models.Model):
     count, so that a rank inside a crowded move count only counts the rows of its own span."""
 
     daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="+")
+    bot = models.BooleanField(default=False)
     moves = models.PositiveIntegerField()
     span = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["daily", "moves", "span"], name="one_tally_per_span")]
-        indexes = [models.Index(fields=["daily", "moves", "span", "count"], name="daily_span_tally_sum")]
+        constraints = [models.UniqueConstraint(fields=["daily", "bot", "moves", "span"], name="one_tally_per_span")]
+        indexes = [models.Index(fields=["daily", "bot", "moves", "span", "count"], name="daily_span_tally_sum")]
 
     def __str__(self) -> str:
         return f"daily:{self.daily_id} {self.moves} moves, span {self.span}: {self.count}"
