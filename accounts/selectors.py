@@ -1,5 +1,5 @@
-"""Reads about players: a player by the name someone typed, friends lists and friendship checks, table
-settings, personal access tokens."""
+"""Reads about players: a player by the name someone typed, whether an account is a bot, friends lists
+and friendship checks, table settings, personal access tokens."""
 
 from __future__ import annotations
 
@@ -37,6 +37,12 @@ def players_starting_with(prefix: str):
     else:
         found = User.objects.filter(username__startswith=prefix)
     return found.filter(is_active=True).select_related("profile").order_by("username", "id")
+
+
+def is_bot(user_id: int) -> bool:
+    """Whether the player's account is a bot (SPEC 11): its results rank on the bots' boards. An account
+    without a profile is a person's."""
+    return Profile.objects.filter(user_id=user_id, bot=True).exists()
 
 
 def friend_ids(user) -> set[int]:

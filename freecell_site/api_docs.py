@@ -284,6 +284,7 @@ ENTRY = {
     "elapsed_ms": 600012,
     "finished_at": "2026-12-03T13:53:08.193005Z",
     "game": 2,
+    "bot": False,
 }
 FRIENDS = {
     "friends": [{"username": "bob", "since": "2026-12-03T13:53:08.285824Z"}],
@@ -685,12 +686,14 @@ DOCS: dict[tuple[str, str], Doc] = {
     ),
     ("/api/daily/{date}/leaderboard/", "get"): Doc(
         "The day's ranked wins: fewest moves, then shortest time, then earliest finish; paged. `me` is"
-        " your entry (or null); `?scope=friends` ranks you and your friends only. Wins held for review"
+        " your entry (or null); `?scope=friends` ranks you and your friends only. People rank among people"
+        " (the default), bots among bots (`?players=bots`); each entry says `bot`. Wins held for review"
         " are not listed until cleared.",
         {
             200: {
                 "date": "2026-12-03",
                 "scope": "all",
+                "players": "people",
                 "par": 1,
                 "count": 2,
                 "page": 1,
@@ -714,10 +717,12 @@ DOCS: dict[tuple[str, str], Doc] = {
         },
     ),
     ("/api/daily/{date}/histogram/", "get"): Doc(
-        "How many players won the day's daily in each number of moves; `me` is your count.",
+        "How many players won the day's daily in each number of moves; `me` is your count. People's wins"
+        " (the default) or bots' (`?players=bots`).",
         {
             200: {
                 "date": "2026-12-03",
+                "players": "people",
                 "par": 1,
                 "total": 2,
                 "buckets": [{"moves": 3, "count": 1}, {"moves": 5, "count": 1}],

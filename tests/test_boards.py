@@ -216,11 +216,11 @@ def test_streaks_count_consecutive_days_won_and_stay_current_through_today(db, a
     assert streaks(anon_client) == [(1, "alice", 3, 3), (2, "bob", 0, 1), (2, "charlie", 0, 1)]
     win_days((d[4], [bob]), (d[5], [bob]))  # bob: d0, then d4 d5; alice's last win is three days ago
     assert streaks(anon_client) == [(1, "bob", 2, 2), (2, "alice", 0, 3), (3, "charlie", 0, 1)]
-    for page, line in ((1, [1, "bob", 2, 2]), (2, [2, "alice", 0, 3]), (3, [3, "charlie", 0, 1])):  # living, then the others
+    for page, line in ((1, [1, "bob", 2, 2, False]), (2, [2, "alice", 0, 3, False]), (3, [3, "charlie", 0, 1, False])):  # living, then the others
         entries = anon_client.get(f"/api/ladder/streaks/?page={page}&page_size=1").json()["entries"]
         assert [list(e.values()) for e in entries] == [line]
     me = client_for(charlie).get("/api/ladder/streaks/").json()["me"]
-    assert me == {"rank": 3, "username": "charlie", "current": 0, "longest": 1}
+    assert me == {"rank": 3, "username": "charlie", "current": 0, "longest": 1, "bot": False}
     friends = client_for(bob).get("/api/ladder/streaks/?scope=friends").json()
     assert [(e["rank"], e["username"]) for e in friends["entries"]] == [(1, "bob"), (2, "alice")] and friends["me"]["rank"] == 1
 
@@ -232,7 +232,7 @@ def test_a_stale_streak_reads_as_zero_without_writing(db, alice, clock, anon_cli
     clock.set(DAY + dt.timedelta(days=5))
     before = board_tables()
     body = client_for(alice).get("/api/ladder/streaks/").json()
-    assert body["me"] == {"rank": 1, "username": "alice", "current": 0, "longest": 1}
+    assert body["me"] == {"rank": 1, "username": "alice", "current": 0, "longest": 1, "bot": False}
     assert board_tables() == before and Streak.objects.get(player=alice).current == 1
 
 

@@ -1,4 +1,8 @@
-"""The boards' stored data: deal records, the month's ladder, streaks, and the tallies their ranks sum."""
+"""The boards' stored data: deal records, the month's ladder, streaks, and the tallies their ranks sum.
+
+Every board is two: people's and bots' (SPEC 11). Each row carries its player's `bot` (which never
+changes while the player has rows), next to the board's own key in the tallies and ranking indexes.
+"""
 
 from __future__ import annotations
 
@@ -23,13 +27,15 @@ class DealRecord(models.Model):
     undos = models.PositiveIntegerField(default=0)
     elapsed_ms = models.PositiveBigIntegerField()
     finished_at = models.DateTimeField()
+    bot = models.BooleanField(default=False, help_text="a bot's line: on the deal's board of bots, not of people")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["deal", "autoplay", "player"], name="one_record_per_player")]
         indexes = [
-            # The spec's order (moves, time, finish, then the game for one place each), read from the index.
+            # The spec's order (moves, time, finish, then the game for one place each), read from the index;
+            # people and bots are two boards of the deal, each a range of it.
             models.Index(
-                fields=["deal", "autoplay", "moves", "elapsed_ms", "finished_at", "game", "undos", "player"],
+                fields=["deal", "autoplay", "bot", "moves", "elapsed_ms", "finished_at", "game", "undos", "player"],
                 name="deal_record_board",
             ),
         ]
@@ -44,12 +50,13 @@ class RecordTally(models.Model):
 
     deal = models.CharField(max_length=40)
     autoplay = models.CharField(max_length=4, choices=Game.Autoplay.choices)
+    bot = models.BooleanField(default=False)
     moves = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["deal", "autoplay", "moves"], name="one_record_tally")]
-        indexes = [models.Index(fields=["deal", "autoplay", "moves", "count"], name="record_tally_sum")]
+        constraints = [models.UniqueConstraint(fields=["deal", "autoplay", "bot", "moves"], name="one_record_tally")]
+        indexes = [models.Index(fields=["deal", "autoplay", "bot", "moves", "count"], name="record_tally_sum")]
 
     def __str__(self) -> str:
         return f"{self.deal} ({self.autoplay}) {self.moves} moves: {self.count}"
@@ -81,11 +88,12 @@ class LadderEntry(models.Model):
     points = models.PositiveIntegerField(default=0)
     played = models.PositiveIntegerField(default=0, help_text="ranked dailies started in the month")
     won = models.PositiveIntegerField(default=0, help_text="ranked dailies won in the month")
+    bot = models.BooleanField(default=False, help_text="a bot's line: on the month's ladder of bots, not of people")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["month", "player"], name="one_ladder_entry")]
         indexes = [
-            models.Index(fields=["month", "-points", "-won", "player", "played"], name="ladder_board"),
+            models.Index(fields=["month", "bot", "-points", "-won", "player", "played"], name="ladder_board"),
         ]
 
     def __str__(self) -> str:
@@ -96,12 +104,13 @@ class LadderTally(models.Model):
     """How many players of a month's ladder have each number of points."""
 
     month = models.DateField()
+    bot = models.BooleanField(default=False)
     points = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["month", "points"], name="one_ladder_tally")]
-        indexes = [models.Index(fields=["month", "points", "count"], name="ladder_tally_sum")]
+        constraints = [models.UniqueConstraint(fields=["month", "bot", "points"], name="one_ladder_tally")]
+        indexes = [models.Index(fields=["month", "bot", "points", "count"], name="ladder_tally_sum")]
 
     def __str__(self) -> str:
         return f"{self.month:%Y-%m} {self.points} points: {self.count}"
@@ -116,13 +125,14 @@ class Streak(models.Model):
     last_day = models.DateField()
     current = models.PositiveIntegerField()
     longest = models.PositiveIntegerField()
+    bot = models.BooleanField(default=False, help_text="a bot's streak: on the bots' board, not the people's")
 
     class Meta:
         indexes = [
-            # The living streaks of a day, best first.
-            models.Index(fields=["last_day", "-current", "-longest", "player"], name="streak_alive"),
+            # The living streaks of a day, best first (people's and bots' apart).
+            models.Index(fields=["bot", "last_day", "-current", "-longest", "player"], name="streak_alive"),
             # Everyone by longest streak.
-            models.Index(fields=["-longest", "player", "last_day"], name="streak_longest"),
+            models.Index(fields=["bot", "-longest", "player", "last_day"], name="streak_longest"),
         ]
 
     def __str__(self) -> str:
@@ -133,24 +143,29 @@ class StreakTally(models.Model):
     """How many players have each (last_day, current, longest): the living streaks' ranks sum the counts
     of yesterday's and today's rows."""
 
+    bot = models.BooleanField(default=False)
     last_day = models.DateField()
     current = models.PositiveIntegerField()
     longest = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["last_day", "current", "longest"], name="one_streak_tally")]
-        indexes = [models.Index(fields=["last_day", "current", "longest", "count"], name="streak_tally_sum")]
+        constraints = [models.UniqueConstraint(fields=["bot", "last_day", "current", "longest"], name="one_streak_tally")]
+        indexes = [models.Index(fields=["bot", "last_day", "current", "longest", "count"], name="streak_tally_sum")]
 
     def __str__(self) -> str:
         return f"{self.last_day} {self.current}/{self.longest}: {self.count}"
 
 
 class LongestTally(models.Model):
-    """How many players have each longest streak (every player with a streak)."""
+    """How many players have each longest streak (every player with a streak), people and bots apart."""
 
-    longest = models.PositiveIntegerField(primary_key=True)
+    bot = models.BooleanField(default=False)
+    longest = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["bot", "longest"], name="one_longest_tally")]
 
     def __str__(self) -> str:
         return f"longest {self.longest}: {self.count}"

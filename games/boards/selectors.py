@@ -7,6 +7,10 @@ of a few hundred rows plus, for the deal records, a count inside the player's ow
 - The ladder: by points; equal points share a rank (listed by wins, then by who joined first).
 - Streaks: by current streak, then longest; equal pairs share a rank. A current streak is alive while
   its last won day is today or yesterday; older, it reads as 0 (nothing is stored for that).
+
+Every board is people's, or with `bots=True` bots' (SPEC 11): each read filters on the rows' `bot`,
+which comes right after the board's own key in its tallies and ranking index, and ranks count only
+their own board's rows.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ class RecordLine:
     elapsed_ms: int
     finished_at: dt.datetime
     game: int
+    bot: bool
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ class LadderLine:
     points: int
     played: int
     won: int
+    bot: bool
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,7 @@ class StreakLine:
     username: str
     current: int
     longest: int
+    bot: bool
 
 
 def _signed_in(user) -> bool:
@@ -110,25 +117,25 @@ def board_deal(text: str) -> str:
 
 
 RECORD_ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
-RECORD_FIELDS = ("player__username", "moves", "undos", "elapsed_ms", "finished_at", "game_id")
+RECORD_FIELDS = ("player__username", "moves", "undos", "elapsed_ms", "finished_at", "game_id", "bot")
 
 
-def _records(deal: str, autoplay: str):
-    return DealRecord.objects.filter(deal=deal, autoplay=autoplay).order_by(*RECORD_ORDER)
+def _records(deal: str, autoplay: str, bots: bool):
+    return DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bots).order_by(*RECORD_ORDER)
 
 
-def record_count(deal: str, autoplay: str) -> int:
-    return RecordTally.objects.filter(deal=deal, autoplay=autoplay).aggregate(n=Sum("count"))["n"] or 0
+def record_count(deal: str, autoplay: str, *, bots: bool = False) -> int:
+    return RecordTally.objects.filter(deal=deal, autoplay=autoplay, bot=bots).aggregate(n=Sum("count"))["n"] or 0
 
 
-def record_page(deal: str, autoplay: str, *, offset: int, limit: int) -> list[RecordLine]:
-    rows = _records(deal, autoplay).values_list(*RECORD_FIELDS)[offset : offset + limit]
+def record_page(deal: str, autoplay: str, *, offset: int, limit: int, bots: bool = False) -> list[RecordLine]:
+    rows = _records(deal, autoplay, bots).values_list(*RECORD_FIELDS)[offset : offset + limit]
     return [RecordLine(offset + 1 + i, *row) for i, row in enumerate(rows)]
 
 
-def record_of(deal: str, autoplay: str) -> RecordLine | None:
-    """The deal's record: the first line of its board."""
-    page = record_page(deal, autoplay, offset=0, limit=1)
+def record_of(deal: str, autoplay: str, *, bots: bool = False) -> RecordLine | None:
+    """The deal's record among people (or bots): the first line of that board."""
+    page = record_page(deal, autoplay, offset=0, limit=1, bots=bots)
     return page[0] if page else None
 
 
@@ -136,40 +143,42 @@ def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _record_rank(deal: str, autoplay: str, moves: int, elapsed: int, finished: dt.datetime, game: int) -> int:
+def _record_rank(deal: str, autoplay: str, bots: bool, moves: int, elapsed: int, finished: dt.datetime, game: int) -> int:
     """1 + the lines ahead: the tally of fewer moves, then a range of the ranking index inside the
     line's own move count (a row comparison: PostgreSQL and SQLite read it as one index range)."""
+    board = "deal = %s AND autoplay = %s AND bot = %s"
     sql = f"""
-SELECT COALESCE((SELECT SUM(t.count) FROM {_table(RecordTally)} t WHERE t.deal = %s AND t.autoplay = %s AND t.moves < %s), 0)
-     + (SELECT COUNT(*) FROM {_table(DealRecord)} o WHERE o.deal = %s AND o.autoplay = %s AND o.moves = %s
-        AND (o.elapsed_ms, o.finished_at, o.game_id) < (%s, %s, %s))
+SELECT COALESCE((SELECT SUM(count) FROM {_table(RecordTally)} WHERE {board} AND moves < %s), 0)
+     + (SELECT COUNT(*) FROM {_table(DealRecord)} WHERE {board} AND moves = %s
+        AND (elapsed_ms, finished_at, game_id) < (%s, %s, %s))
 """
     finished = connection.ops.adapt_datetimefield_value(finished)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [deal, autoplay, moves, deal, autoplay, moves, elapsed, finished, game])
+        cursor.execute(sql, [deal, autoplay, bots, moves, deal, autoplay, bots, moves, elapsed, finished, game])
         return int(cursor.fetchone()[0]) + 1
 
 
-def record_line_of(deal: str, autoplay: str, user) -> RecordLine | None:
-    """The user's best on the deal's board with its rank, or None."""
+def record_line_of(deal: str, autoplay: str, user, *, bots: bool = False) -> RecordLine | None:
+    """The user's best on the deal's board of people (or bots) with its rank, or None (a player of the
+    other kind has no line there)."""
     if not _signed_in(user):
         return None
-    row = DealRecord.objects.filter(deal=deal, autoplay=autoplay, player=user).values_list(*RECORD_FIELDS).first()
+    row = DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bots, player=user).values_list(*RECORD_FIELDS).first()
     if row is None:
         return None
-    _name, moves, _undos, elapsed, finished, game = row
-    return RecordLine(_record_rank(deal, autoplay, moves, elapsed, finished, game), *row)
+    _name, moves, _undos, elapsed, finished, game, _bot = row
+    return RecordLine(_record_rank(deal, autoplay, bots, moves, elapsed, finished, game), *row)
 
 
-def record_friends(deal: str, autoplay: str, user) -> list[RecordLine]:
-    rows = _records(deal, autoplay).filter(player_id__in=_circle(user)).values_list(*RECORD_FIELDS)
+def record_friends(deal: str, autoplay: str, user, *, bots: bool = False) -> list[RecordLine]:
+    rows = _records(deal, autoplay, bots).filter(player_id__in=_circle(user)).values_list(*RECORD_FIELDS)
     return [RecordLine(1 + i, *row) for i, row in enumerate(rows)]
 
 
 # --- the month's ladder ---------------------------------------------------------------------------
 
 LADDER_ORDER = ("-points", "-won", "player_id")
-LADDER_FIELDS = ("player__username", "points", "played", "won")
+LADDER_FIELDS = ("player__username", "points", "played", "won", "bot")
 
 
 def parse_month(text: str) -> dt.date:
@@ -182,16 +191,16 @@ def parse_month(text: str) -> dt.date:
         raise ServiceError("invalid_request", f"{text!r} is not a month: write it as YYYY-MM") from None
 
 
-def _ladder(month: dt.date):
-    return LadderEntry.objects.filter(month=month).order_by(*LADDER_ORDER)
+def _ladder(month: dt.date, bots: bool):
+    return LadderEntry.objects.filter(month=month, bot=bots).order_by(*LADDER_ORDER)
 
 
-def _points_above(month: dt.date, points: int) -> int:
-    return LadderTally.objects.filter(month=month, points__gt=points).aggregate(n=Sum("count"))["n"] or 0
+def _points_above(month: dt.date, bots: bool, points: int) -> int:
+    return LadderTally.objects.filter(month=month, bot=bots, points__gt=points).aggregate(n=Sum("count"))["n"] or 0
 
 
-def ladder_count(month: dt.date) -> int:
-    return LadderTally.objects.filter(month=month).aggregate(n=Sum("count"))["n"] or 0
+def ladder_count(month: dt.date, *, bots: bool = False) -> int:
+    return LadderTally.objects.filter(month=month, bot=bots).aggregate(n=Sum("count"))["n"] or 0
 
 
 def _ladder_lines(rows: list[tuple], first_rank: int, position: int) -> list[LadderLine]:
@@ -199,31 +208,31 @@ def _ladder_lines(rows: list[tuple], first_rank: int, position: int) -> list[Lad
     return [LadderLine(rank, *row) for rank, row in zip(ranks, rows, strict=True)]
 
 
-def ladder_page(month: dt.date, *, offset: int, limit: int) -> list[LadderLine]:
-    rows = list(_ladder(month).values_list(*LADDER_FIELDS)[offset : offset + limit])
+def ladder_page(month: dt.date, *, offset: int, limit: int, bots: bool = False) -> list[LadderLine]:
+    rows = list(_ladder(month, bots).values_list(*LADDER_FIELDS)[offset : offset + limit])
     if not rows:
         return []
-    first_rank = 1 if offset == 0 else _points_above(month, rows[0][1]) + 1
+    first_rank = 1 if offset == 0 else _points_above(month, bots, rows[0][1]) + 1
     return _ladder_lines(rows, first_rank, offset + 1)
 
 
-def ladder_line_of(month: dt.date, user) -> LadderLine | None:
+def ladder_line_of(month: dt.date, user, *, bots: bool = False) -> LadderLine | None:
     if not _signed_in(user):
         return None
-    row = LadderEntry.objects.filter(month=month, player=user).values_list(*LADDER_FIELDS).first()
+    row = LadderEntry.objects.filter(month=month, bot=bots, player=user).values_list(*LADDER_FIELDS).first()
     if row is None:
         return None
-    return LadderLine(_points_above(month, row[1]) + 1, *row)
+    return LadderLine(_points_above(month, bots, row[1]) + 1, *row)
 
 
-def ladder_friends(month: dt.date, user) -> list[LadderLine]:
-    rows = list(_ladder(month).filter(player_id__in=_circle(user)).values_list(*LADDER_FIELDS))
+def ladder_friends(month: dt.date, user, *, bots: bool = False) -> list[LadderLine]:
+    rows = list(_ladder(month, bots).filter(player_id__in=_circle(user)).values_list(*LADDER_FIELDS))
     return _ladder_lines(rows, 1, 1)
 
 
 # --- streaks --------------------------------------------------------------------------------------
 
-STREAK_FIELDS = ("player__username", "current", "longest", "last_day", "player_id")
+STREAK_FIELDS = ("player__username", "current", "longest", "last_day", "player_id", "bot")
 
 
 def _alive_days() -> tuple[dt.date, dt.date]:
@@ -234,7 +243,7 @@ def _alive_days() -> tuple[dt.date, dt.date]:
 
 def _effective(row) -> tuple[int, int]:
     """(current as of now, longest) of a Streak row read with STREAK_FIELDS."""
-    _name, current, longest, last_day, _player = row
+    _name, current, longest, last_day, _player, _bot = row
     return (current if last_day >= _alive_days()[0] else 0, longest)
 
 
@@ -242,38 +251,42 @@ def _sum(model, where: str) -> str:
     return f"(SELECT COALESCE(SUM(count), 0) FROM {_table(model)} WHERE {where})"
 
 
-def _streak_rank(current: int, longest: int) -> int:
-    """1 + the players ahead of (current, longest), in one statement over the tallies only: a living
-    streak is behind the living ones with more current days (or as many and a longer best); a stale
-    one behind every living streak and the stale ones with a longer best."""
-    alive = "last_day IN (%s, %s)"
-    days = [connection.ops.adapt_datefield_value(day) for day in _alive_days()]
+def _streak_rank(bots: bool, current: int, longest: int) -> int:
+    """1 + the players of the board ahead of (current, longest), in one statement over the tallies
+    only: a living streak is behind the living ones with more current days (or as many and a longer
+    best); a stale one behind every living streak and the stale ones with a longer best."""
+    alive = "bot = %s AND last_day IN (%s, %s)"
+    living = [bots, *(connection.ops.adapt_datefield_value(day) for day in _alive_days())]
     if current > 0:
         sql = "SELECT " + _sum(StreakTally, f"{alive} AND (current > %s OR (current = %s AND longest > %s))")
-        params = [*days, current, current, longest]
+        params = [*living, current, current, longest]
     else:
-        sql = f"SELECT {_sum(StreakTally, alive)} + {_sum(LongestTally, 'longest > %s')} - {_sum(StreakTally, f'{alive} AND longest > %s')}"
-        params = [*days, longest, *days, longest]
+        longer = _sum(LongestTally, "bot = %s AND longest > %s")
+        sql = f"SELECT {_sum(StreakTally, alive)} + {longer} - {_sum(StreakTally, f'{alive} AND longest > %s')}"
+        params = [*living, bots, longest, *living, longest]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return int(cursor.fetchone()[0]) + 1
 
 
-def streak_count() -> int:
-    return LongestTally.objects.aggregate(n=Sum("count"))["n"] or 0
+def streak_count(*, bots: bool = False) -> int:
+    return LongestTally.objects.filter(bot=bots).aggregate(n=Sum("count"))["n"] or 0
 
 
 def _streak_lines(rows: list[tuple], first_rank: int, position: int) -> list[StreakLine]:
     ranks = _shared_ranks(rows, _effective, first_rank, position)
-    return [StreakLine(rank, row[0], *_effective(row)) for rank, row in zip(ranks, rows, strict=True)]
+    return [StreakLine(rank, row[0], *_effective(row), bool(row[5])) for rank, row in zip(ranks, rows, strict=True)]
 
 
 def _living_sql() -> str:
     """The best `n` living streaks from `offset`: each living day's best read from its own index, merged."""
     table, users = _table(Streak), _table(User)
-    best_of_day = f"SELECT * FROM (SELECT player_id, current, longest, last_day FROM {table} WHERE last_day = %s ORDER BY current DESC, longest DESC, player_id LIMIT %s) d"
+    best_of_day = (
+        f"SELECT * FROM (SELECT player_id, current, longest, last_day, bot FROM {table} WHERE bot = %s AND last_day = %s "
+        "ORDER BY current DESC, longest DESC, player_id LIMIT %s) d"
+    )
     return f"""
-SELECT u.username, a.current, a.longest, a.last_day, a.player_id
+SELECT u.username, a.current, a.longest, a.last_day, a.player_id, a.bot
 FROM ({best_of_day}1 UNION ALL {best_of_day}2) a JOIN {users} u ON u.id = a.player_id
 ORDER BY a.current DESC, a.longest DESC, a.player_id LIMIT %s OFFSET %s
 """
@@ -283,36 +296,36 @@ def _as_date(value) -> dt.date:
     return value if isinstance(value, dt.date) else dt.date.fromisoformat(value)  # SQLite answers text
 
 
-def streak_page(*, offset: int, limit: int) -> list[StreakLine]:
+def streak_page(*, offset: int, limit: int, bots: bool = False) -> list[StreakLine]:
     """Living streaks first, then every other player by longest streak."""
     yesterday, current = (connection.ops.adapt_datefield_value(day) for day in _alive_days())
     with connection.cursor() as cursor:
-        cursor.execute(_living_sql(), [yesterday, offset + limit, current, offset + limit, limit, offset])
-        rows = [(name, now, best, _as_date(day), player) for name, now, best, day, player in cursor.fetchall()]
+        cursor.execute(_living_sql(), [bots, yesterday, offset + limit, bots, current, offset + limit, limit, offset])
+        rows = [(name, now, best, _as_date(day), player, bot) for name, now, best, day, player, bot in cursor.fetchall()]
     if len(rows) < limit:
-        living = _sum_living()
-        stale = Streak.objects.filter(last_day__lt=_alive_days()[0]).order_by("-longest", "player_id").values_list(*STREAK_FIELDS)
+        living = _sum_living(bots)
+        stale = Streak.objects.filter(bot=bots, last_day__lt=_alive_days()[0]).order_by("-longest", "player_id")
         skip = max(0, offset - living)
-        rows += list(stale[skip : skip + limit - len(rows)])
+        rows += list(stale.values_list(*STREAK_FIELDS)[skip : skip + limit - len(rows)])
     if not rows:
         return []
-    return _streak_lines(rows, 1 if offset == 0 else _streak_rank(*_effective(rows[0])), offset + 1)
+    return _streak_lines(rows, 1 if offset == 0 else _streak_rank(bots, *_effective(rows[0])), offset + 1)
 
 
-def _sum_living() -> int:
-    return StreakTally.objects.filter(last_day__in=_alive_days()).aggregate(n=Sum("count"))["n"] or 0
+def _sum_living(bots: bool) -> int:
+    return StreakTally.objects.filter(bot=bots, last_day__in=_alive_days()).aggregate(n=Sum("count"))["n"] or 0
 
 
-def streak_line_of(user) -> StreakLine | None:
+def streak_line_of(user, *, bots: bool = False) -> StreakLine | None:
     if not _signed_in(user):
         return None
-    row = Streak.objects.filter(player=user).values_list(*STREAK_FIELDS).first()
+    row = Streak.objects.filter(bot=bots, player=user).values_list(*STREAK_FIELDS).first()
     if row is None:
         return None
-    return StreakLine(_streak_rank(*_effective(row)), row[0], *_effective(row))
+    return _streak_lines([row], _streak_rank(bots, *_effective(row)), 1)[0]
 
 
-def streak_friends(user) -> list[StreakLine]:
-    rows = list(Streak.objects.filter(player_id__in=_circle(user)).values_list(*STREAK_FIELDS))
+def streak_friends(user, *, bots: bool = False) -> list[StreakLine]:
+    rows = list(Streak.objects.filter(bot=bots, player_id__in=_circle(user)).values_list(*STREAK_FIELDS))
     rows.sort(key=lambda row: (-_effective(row)[0], -row[2], row[4]))
     return _streak_lines(rows, 1, 1)

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from games.daily.leaderboard import PLAYERS
+
+#: What every board line says of its player (SPEC 11).
+BOT = "a bot account's line (on the bots' board only)"
+
 
 class PageSerializer(serializers.Serializer):
     """What every board answer carries about its page and scope."""
 
     scope = serializers.ChoiceField(choices=["all", "friends"])
+    players = serializers.ChoiceField(choices=list(PLAYERS), help_text="whose board this is: people's or bots'")
     count = serializers.IntegerField(help_text="players on the board in this scope")
     page = serializers.IntegerField()
     page_size = serializers.IntegerField()
@@ -24,12 +30,16 @@ class RecordEntrySerializer(serializers.Serializer):
     elapsed_ms = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
     game = serializers.IntegerField(help_text="the game's id: its replay is /replay/<game>/")
+    bot = serializers.BooleanField(help_text=BOT)
 
 
 class RecordsSerializer(PageSerializer):
     deal = serializers.CharField(help_text="the deal asked for, as asked (ms:N, seed:S, daily:DATE)")
     autoplay = serializers.ChoiceField(choices=["none", "safe"])
-    record = RecordEntrySerializer(allow_null=True, help_text="the record to beat (the board's first line, whatever the scope and page); null if nobody won it")
+    record = RecordEntrySerializer(
+        allow_null=True,
+        help_text="the record to beat (the first line of this board of people or bots, whatever the scope and page); null if none won it",
+    )
     entries = RecordEntrySerializer(many=True)
     me = RecordEntrySerializer(allow_null=True, help_text="the caller's best and rank in this scope; null if none")
 
@@ -40,6 +50,7 @@ class LadderEntrySerializer(serializers.Serializer):
     points = serializers.IntegerField()
     played = serializers.IntegerField(help_text="ranked dailies of the month started")
     won = serializers.IntegerField(help_text="ranked dailies of the month won (and not held for review)")
+    bot = serializers.BooleanField(help_text=BOT)
 
 
 class LadderSerializer(PageSerializer):
@@ -54,6 +65,7 @@ class StreakEntrySerializer(serializers.Serializer):
     username = serializers.CharField()
     current = serializers.IntegerField(help_text="consecutive UTC days with a ranked daily won, up to today or yesterday; else 0")
     longest = serializers.IntegerField(help_text="the longest such run ever")
+    bot = serializers.BooleanField(help_text=BOT)
 
 
 class StreaksSerializer(PageSerializer):

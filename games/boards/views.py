@@ -16,6 +16,7 @@ from freecell_site.pagination import PAGING, page_bounds, page_links
 from games.boards import selectors
 from games.boards.serializers import LadderSerializer, RecordsSerializer, StreaksSerializer
 from games.boards.services import POINTS_RULE
+from games.daily.views import PLAYERS, players_asked
 from games.play.serializers import ErrorSerializer
 
 STREAK_ORDER = (
@@ -25,7 +26,7 @@ STREAK_ORDER = (
 
 SCOPE = OpenApiParameter("scope", OpenApiTypes.STR, enum=["all", "friends"], description="friends: you and your accepted friends (sign-in needed)")
 ERRORS = {
-    400: OpenApiResponse(ErrorSerializer, description="invalid_request (a bad page, page_size, scope, autoplay or month) or invalid_deal"),
+    400: OpenApiResponse(ErrorSerializer, description="invalid_request (a bad page, page_size, scope, players, autoplay or month) or invalid_deal"),
     401: OpenApiResponse(ErrorSerializer, description="not_authenticated: the friends scope needs a sign-in"),
     404: OpenApiResponse(ErrorSerializer, description="not_found: a page past the last, or a daily's deal whose day is not over"),
 }
@@ -40,25 +41,35 @@ def _scope(request) -> str:
     return scope
 
 
-def _board(request, *, scope: str, friends, count, page, mine) -> dict:
-    """The page, entries and `me` of a board: the friends board is ranked among its players (a short
-    list, read whole); the whole board is read one page at a time with ranks from its tallies."""
+def _board(request, *, friends, count, page, mine) -> dict:
+    """The page, entries and `me` of a board of people or bots (`?players=`): each reader takes `bots`.
+    The friends board is ranked among its players (a short list, read whole); the whole board is read
+    one page at a time with ranks from its tallies."""
+    scope, players = _scope(request), players_asked(request)
+    bots = players == "bots"
     if scope == "friends":
-        lines = friends()
+        lines = friends(bots=bots)
         total = len(lines)
         number, size = page_bounds(request, total)
         entries = lines[(number - 1) * size : number * size]
         me = next((line for line in lines if line.username == request.user.username), None)
     else:
-        total = count()
+        total = count(bots=bots)
         number, size = page_bounds(request, total)
-        entries = page(offset=(number - 1) * size, limit=size) if total else []
-        me = mine()
+        entries = page(offset=(number - 1) * size, limit=size, bots=bots) if total else []
+        me = mine(bots=bots)
     nxt, prev = page_links(request, number, size, total)
-    return {"scope": scope, "count": total, "page": number, "page_size": size, "next": nxt, "previous": prev, "entries": entries, "me": me}
+    return {
+        "scope": scope, "players": players, "count": total, "page": number, "page_size": size,
+        "next": nxt, "previous": prev, "entries": entries, "me": me,
+    }
 
 
-RECORD_LINE = {"rank": 1, "username": "alice", "moves": 82, "undos": 2, "elapsed_ms": 312400, "finished_at": "2026-12-01T10:15:00Z", "game": 4512}
+PAGE = {"scope": "all", "players": "people", "count": 2, "page": 1, "page_size": 50, "next": None, "previous": None}
+RECORD_LINE = {
+    "rank": 1, "username": "alice", "moves": 82, "undos": 2, "elapsed_ms": 312400, "finished_at": "2026-12-01T10:15:00Z",
+    "game": 4512, "bot": False,
+}
 
 
 class DealRecordsView(APIView):
@@ -70,6 +81,7 @@ class DealRecordsView(APIView):
             OpenApiParameter("deal", OpenApiTypes.STR, OpenApiParameter.PATH, description="ms:N, seed:S, or daily:YYYY-MM-DD once its day is over"),
             OpenApiParameter("autoplay", OpenApiTypes.STR, enum=["none", "safe"], description="which board: games played with this autoplay (default safe)"),
             SCOPE,
+            PLAYERS,
             *PAGING,
         ],
         responses={200: RecordsSerializer, **ERRORS},
@@ -78,14 +90,14 @@ class DealRecordsView(APIView):
             "Each player's best won game of the deal, one line each, ranked by the score (moves, undos included), then "
             "elapsed time, then finish. `record` is the board's first line (the record to beat), whatever the scope and "
             "page; `me` is the caller's best with its rank. Games held for review are not counted. Separate boards per "
-            "autoplay mode. Live: `/ws/deals/<deal>/records/`."
+            "autoplay mode, and for people (the default) and bots (`?players=bots`). Live: `/ws/deals/<deal>/records/`."
         ),
         examples=[
             OpenApiExample(
                 "A deal's board",
                 response_only=True,
                 value={
-                    "scope": "all", "count": 2, "page": 1, "page_size": 50, "next": None, "previous": None,
+                    **PAGE,
                     "deal": "ms:617", "autoplay": "safe", "record": RECORD_LINE,
                     "entries": [RECORD_LINE, {**RECORD_LINE, "rank": 2, "username": "bob", "moves": 90, "game": 4600}],
                     "me": {**RECORD_LINE, "rank": 2, "username": "bob", "moves": 90, "game": 4600},
@@ -101,13 +113,13 @@ class DealRecordsView(APIView):
             raise ValidationError({"autoplay": ["autoplay must be none or safe"]})
         body = _board(
             request,
-            scope=_scope(request),
-            friends=lambda: selectors.record_friends(board, autoplay, request.user),
-            count=lambda: selectors.record_count(board, autoplay),
+            friends=lambda **kind: selectors.record_friends(board, autoplay, request.user, **kind),
+            count=lambda **kind: selectors.record_count(board, autoplay, **kind),
             page=lambda **at: selectors.record_page(board, autoplay, **at),
-            mine=lambda: selectors.record_line_of(board, autoplay, request.user),
+            mine=lambda **kind: selectors.record_line_of(board, autoplay, request.user, **kind),
         )
-        body.update(deal=deal.strip(), autoplay=autoplay, record=selectors.record_of(board, autoplay))
+        record = selectors.record_of(board, autoplay, bots=body["players"] == "bots")
+        body.update(deal=deal.strip(), autoplay=autoplay, record=record)
         return Response(RecordsSerializer(body).data)
 
 
@@ -116,25 +128,26 @@ class LadderView(APIView):
     scopes = {"GET": READ}
 
     @extend_schema(
-        parameters=[OpenApiParameter("month", OpenApiTypes.STR, OpenApiParameter.PATH, description="a UTC month, YYYY-MM"), SCOPE, *PAGING],
+        parameters=[OpenApiParameter("month", OpenApiTypes.STR, OpenApiParameter.PATH, description="a UTC month, YYYY-MM"), SCOPE, PLAYERS, *PAGING],
         responses={200: LadderSerializer, **ERRORS},
         summary="The month's ladder",
         description=(
             "Players ranked over the month's dailies by points. " + POINTS_RULE + " `played` counts the ranked dailies "
-            "of the month started (from the first action), `won` those won. Listed by points, then wins."
+            "of the month started (from the first action), `won` those won. Listed by points, then wins. People rank "
+            "among people (the default), bots among bots (`?players=bots`)."
         ),
         examples=[
             OpenApiExample(
                 "A month",
                 response_only=True,
                 value={
-                    "scope": "all", "count": 2, "page": 1, "page_size": 50, "next": None, "previous": None,
+                    **PAGE,
                     "month": "2026-12", "points_rule": POINTS_RULE,
                     "entries": [
-                        {"rank": 1, "username": "alice", "points": 287, "played": 3, "won": 3},
-                        {"rank": 2, "username": "bob", "points": 95, "played": 2, "won": 1},
+                        {"rank": 1, "username": "alice", "points": 287, "played": 3, "won": 3, "bot": False},
+                        {"rank": 2, "username": "bob", "points": 95, "played": 2, "won": 1, "bot": False},
                     ],
-                    "me": {"rank": 2, "username": "bob", "points": 95, "played": 2, "won": 1},
+                    "me": {"rank": 2, "username": "bob", "points": 95, "played": 2, "won": 1, "bot": False},
                 },
             )
         ],
@@ -144,11 +157,10 @@ class LadderView(APIView):
         first = selectors.parse_month(month)
         body = _board(
             request,
-            scope=_scope(request),
-            friends=lambda: selectors.ladder_friends(first, request.user),
-            count=lambda: selectors.ladder_count(first),
+            friends=lambda **kind: selectors.ladder_friends(first, request.user, **kind),
+            count=lambda **kind: selectors.ladder_count(first, **kind),
             page=lambda **at: selectors.ladder_page(first, **at),
-            mine=lambda: selectors.ladder_line_of(first, request.user),
+            mine=lambda **kind: selectors.ladder_line_of(first, request.user, **kind),
         )
         body.update(month=first.strftime("%Y-%m"), points_rule=POINTS_RULE)
         return Response(LadderSerializer(body).data)
@@ -159,21 +171,24 @@ class StreaksView(APIView):
     scopes = {"GET": READ}
 
     @extend_schema(
-        parameters=[SCOPE, *PAGING],
+        parameters=[SCOPE, PLAYERS, *PAGING],
         responses={200: StreaksSerializer, **ERRORS},
         summary="Daily streaks",
-        description="Current and longest daily streaks of every player who has won a ranked daily. " + STREAK_ORDER,
+        description=(
+            "Current and longest daily streaks of every player who has won a ranked daily: people's (the default) or "
+            "bots' (`?players=bots`). " + STREAK_ORDER
+        ),
         examples=[
             OpenApiExample(
                 "Streaks",
                 response_only=True,
                 value={
-                    "scope": "all", "count": 2, "page": 1, "page_size": 50, "next": None, "previous": None, "order": STREAK_ORDER,
+                    **PAGE, "order": STREAK_ORDER,
                     "entries": [
-                        {"rank": 1, "username": "alice", "current": 12, "longest": 30},
-                        {"rank": 2, "username": "bob", "current": 0, "longest": 4},
+                        {"rank": 1, "username": "alice", "current": 12, "longest": 30, "bot": False},
+                        {"rank": 2, "username": "bob", "current": 0, "longest": 4, "bot": False},
                     ],
-                    "me": {"rank": 2, "username": "bob", "current": 0, "longest": 4},
+                    "me": {"rank": 2, "username": "bob", "current": 0, "longest": 4, "bot": False},
                 },
             )
         ],
@@ -182,11 +197,10 @@ class StreaksView(APIView):
     def get(self, request):
         body = _board(
             request,
-            scope=_scope(request),
-            friends=lambda: selectors.streak_friends(request.user),
+            friends=lambda **kind: selectors.streak_friends(request.user, **kind),
             count=selectors.streak_count,
             page=selectors.streak_page,
-            mine=lambda: selectors.streak_line_of(request.user),
+            mine=lambda **kind: selectors.streak_line_of(request.user, **kind),
         )
         body["order"] = STREAK_ORDER
         return Response(StreaksSerializer(body).data)

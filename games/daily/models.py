@@ -1,4 +1,5 @@
-"""The daily's stored data: one challenge per UTC date, its ranked results and their tallies (people's and bots' apart)."""
+"""The daily's stored data: one challenge per UTC date, its ranked results and their tallies, people's
+and bots' apart."""
 
 from __future__ import annotations
 

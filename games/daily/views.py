@@ -33,7 +33,7 @@ def _err(description: str) -> OpenApiResponse:
     return OpenApiResponse(s.ErrorSerializer, description=description)
 
 
-E400 = {400: _err("invalid_request: a malformed date, page or page_size; bad_filter: an unknown query parameter of a list")}
+E400 = {400: _err("invalid_request: a malformed date, page, page_size, scope or players; bad_filter: an unknown query parameter of a list")}
 E401 = {401: _err("not signed in")}
 E403 = {403: _err("forbidden (for a session: a missing CSRF token)")}
 E404 = {404: _err("not_found: no such daily, a day that has not begun, or no such result")}
@@ -41,6 +41,16 @@ E409 = {409: _err("game_not_finished: the daily game is still being played")}
 E503 = {503: _err("daily_pending (being prepared: retry) or daily_unavailable")}
 
 DATE = OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="a UTC date, YYYY-MM-DD")
+#: Which board of two (SPEC 11), on every board: the daily's and those beyond the day (games/boards/views.py).
+PLAYERS = OpenApiParameter(
+    "players", OpenApiTypes.STR, enum=list(leaderboard.PLAYERS),
+    description="whose board: people's (the default) or bots' (bot accounts rank only among bots)",
+)
+
+
+def players_asked(request) -> str:
+    """`?players=people|bots` of a board (default people); any other value is 400 invalid_request."""
+    return filters.choice(request, "players", leaderboard.PLAYERS, "people")
 
 
 # --- shapes -------------------------------------------------------------------------------------
@@ -72,6 +82,7 @@ class EntrySerializer(serializers.Serializer):
     elapsed_ms = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
     game = serializers.IntegerField(help_text="the game's id (its replay: /replay/<id>/)")
+    bot = serializers.BooleanField(help_text="a bot account's result (on the bots' board only)")
 
 
 class MyEntrySerializer(EntrySerializer):
@@ -84,6 +95,7 @@ class MyEntrySerializer(EntrySerializer):
 class LeaderboardSerializer(serializers.Serializer):
     date = serializers.DateField()
     scope = serializers.ChoiceField(choices=["all", "friends"])
+    players = serializers.ChoiceField(choices=list(leaderboard.PLAYERS), help_text="whose board this is: people's or bots'")
     par = serializers.IntegerField(allow_null=True)
     count = serializers.IntegerField(help_text="ranked results in this scope")
     page = serializers.IntegerField()
@@ -130,10 +142,11 @@ class BucketSerializer(serializers.Serializer):
 
 class HistogramSerializer(serializers.Serializer):
     date = serializers.DateField()
+    players = serializers.ChoiceField(choices=list(leaderboard.PLAYERS), help_text="whose wins: people's or bots'")
     par = serializers.IntegerField(allow_null=True)
     total = serializers.IntegerField(help_text="ranked wins")
     buckets = BucketSerializer(many=True, help_text="winning move counts, fewest first")
-    me = serializers.IntegerField(allow_null=True, help_text="the caller's winning moves, if ranked")
+    me = serializers.IntegerField(allow_null=True, help_text="the caller's winning moves, if ranked among these players")
 
 
 class ShareSerializer(serializers.Serializer):
@@ -262,13 +275,14 @@ class DailyDetailView(APIView):
 
 class LeaderboardView(filters.FilteredList, APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
-    filter_params = ("scope",)
+    filter_params = ("scope", "players")
     scopes = {"GET": READ}
 
     @extend_schema(
         parameters=[
             DATE,
             OpenApiParameter("scope", OpenApiTypes.STR, enum=["all", "friends"], description="friends: you and your friends"),
+            PLAYERS,
             *PAGING,
         ],
         responses={200: LeaderboardSerializer, **E400, **E401, **E404, **E503},
@@ -279,23 +293,27 @@ class LeaderboardView(filters.FilteredList, APIView):
         scope = request.query_params.get("scope") or "all"
         if scope not in ("all", "friends"):
             raise ValidationError({"scope": ["scope must be all or friends"]})
+        players = players_asked(request)
+        bots = players == "bots"
         if scope == "friends":
             if not request.user.is_authenticated:
                 raise ServiceError("not_authenticated", "sign in to see your friends' board", status=401)
-            board = leaderboard.friends_board(found.date, request.user)
+            board = leaderboard.friends_board(found.date, request.user, bots=bots)
             total = len(board)
             page, size = page_bounds(request, total)
             entries = board[(page - 1) * size : page * size]
-            me = leaderboard.my_line(found.date, request.user, next((e for e in board if e.username == request.user.username), None))
+            mine = next((e for e in board if e.username == request.user.username), None)
         else:
-            total = leaderboard.count(found.date)
+            total = leaderboard.count(found.date, bots=bots)
             page, size = page_bounds(request, total)
-            entries = leaderboard.page(found.date, offset=(page - 1) * size, limit=size) if total else []
-            me = leaderboard.my_line(found.date, request.user, leaderboard.entry_of(found.date, request.user))
+            entries = leaderboard.page(found.date, offset=(page - 1) * size, limit=size, bots=bots) if total else []
+            mine = leaderboard.entry_of(found.date, request.user, bots=bots)
+        me = leaderboard.my_line(found.date, request.user, mine, bots=bots)
         nxt, prev = page_links(request, page, size, total)
         body = {
             "date": found.date,
             "scope": scope,
+            "players": players,
             "par": found.par,
             "count": total,
             "page": page,
@@ -312,17 +330,23 @@ class HistogramView(APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
     scopes = {"GET": READ}
 
-    @extend_schema(parameters=[DATE], responses={200: HistogramSerializer, **E400, **E404, **E503}, summary="Winning move counts of a daily", operation_id="daily_histogram")
+    @extend_schema(
+        parameters=[DATE, PLAYERS], responses={200: HistogramSerializer, **E400, **E404, **E503},
+        summary="Winning move counts of a daily", operation_id="daily_histogram",
+    )
     def get(self, request, date: str):
         found = daily.published(daily.parse_date(date))
-        buckets = leaderboard.histogram(found.date)
+        players = players_asked(request)
+        bots = players == "bots"
+        buckets = leaderboard.histogram(found.date, bots=bots)
         mine = leaderboard.result_of(found.date, request.user)
         body = {
             "date": found.date,
+            "players": players,
             "par": found.par,
             "total": sum(n for _m, n in buckets),
             "buckets": [{"moves": m, "count": n} for m, n in buckets],
-            "me": mine.moves if mine else None,
+            "me": mine.moves if mine is not None and mine.bot == bots else None,
         }
         return Response(HistogramSerializer(body).data)
 
