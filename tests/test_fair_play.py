@@ -224,7 +224,10 @@ def test_reports_are_rate_limited(alice, bob, monkeypatch):
 
 def test_a_moderator_clears_or_rejects_with_a_note_the_player_reads(review_on, alice, bob, staff, today_daily):
     flagged = ranked_win(alice)
-    assert client_for(bob).post(f"/api/games/{flagged.pk}/review/", {"verdict": "clear"}, format="json").status_code == 403
+    # a held result does not exist for others; a verdict on a result they may see is forbidden to them
+    assert client_for(bob).post(f"/api/games/{flagged.pk}/review/", {"verdict": "clear"}, format="json").status_code == 404
+    visible = services.create_game(player=alice, deal="ms:1")
+    assert client_for(bob).post(f"/api/games/{visible.pk}/review/", {"verdict": "clear"}, format="json").status_code == 403
     cleared = client_for(staff).post(f"/api/games/{flagged.pk}/review/", {"verdict": "clear", "note": "a fast human"}, format="json")
     assert cleared.status_code == 200 and cleared.json()["review"] == "cleared"
     assert leaderboard_names(today_daily.date) == ["alice"]

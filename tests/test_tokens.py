@@ -435,7 +435,7 @@ def test_migrating_a_database_with_drf_tokens_keeps_their_keys_working(alice):
     """The real migration run: back before 0005, DRF's table with a token in it, then forward."""
     from django.db.migrations.executor import MigrationExecutor
 
-    before, after = [("accounts", "0004_table_settings")], [("accounts", "0005_access_tokens")]
+    before, after = [("accounts", "0004_table_settings")], [("accounts", "0006_bots_and_marks")]
     old_key = "fedcba9876543210fedcba9876543210fedcba98"
     q = connection.ops.quote_name
     executor = MigrationExecutor(connection)

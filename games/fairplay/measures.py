@@ -37,11 +37,12 @@ MIN_GAPS = 10
 SIGNALS: tuple[Signal, ...] = (
     Signal(
         "steadiness",
-        0.35,
+        0.30,
         "below",
         "How much the time between your moves varies: the standard deviation of the natural logarithm of "
-        f"those times, over games of more than {MIN_GAPS} moves. People pause to think, then play a few quick "
-        "moves (a spread of 0.6 to 1.2); a program keeps an even beat (under 0.3, even with some jitter).",
+        f"those times, over games of more than {MIN_GAPS} moves. People look, pause to think, then play a few "
+        "quick moves: a spread of 0.5 to 1 (docs/fair-play.md measures it on models of people's play); a "
+        "program that keeps an even beat stays under 0.15, the network's jitter included.",
     ),
     Signal(
         "first_move_ms",

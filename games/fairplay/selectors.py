@@ -45,7 +45,10 @@ def case_line(game: Game, reports: int | None = None, opened_at=None) -> dict:
 
 def review_of(game_id: int, viewer) -> dict | None:
     """A result's review as its player (or a moderator) reads it; None for anyone else."""
-    game = Game.objects.filter(pk=game_id).only("pk", "player_id", "review", "review_reasons").first()
+    try:
+        game = Game.objects.filter(pk=int(game_id)).only("pk", "player_id", "review", "review_reasons").first()
+    except OverflowError:
+        game = None
     if game is None or not (viewer.is_staff or viewer.pk == game.player_id):
         return None
     found = ReviewCase.objects.filter(game_id=game_id).first()

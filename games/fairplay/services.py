@@ -121,17 +121,36 @@ def on_a_board(game: Game) -> bool:
     return DailyResult.objects.filter(game_id=game.pk).exists() or DealRecord.objects.filter(game_id=game.pk).exists()
 
 
-def report(*, game_id, reporter, reason: str) -> ReviewCase:
-    """A player reports a result that ranks on a board: its case opens (again) for the moderators. The
-    board does not change until a verdict: a report alone cannot take an honest result down."""
-    reason = (reason or "").strip()
-    if not reason:
-        raise ServiceError("invalid_request", "say what looks wrong: reason must not be empty")
-    game = Game.objects.filter(pk=game_id).first() if str(game_id).isdigit() else None
+def game_or_404(game_id) -> Game:
+    try:
+        found = Game.objects.filter(pk=int(game_id)).first()
+    except (ValueError, TypeError, OverflowError):
+        found = None
+    if found is None:
+        raise ServiceError("not_found", f"no game {game_id}", status=404)
+    return found
+
+
+def reportable(game_id, reporter) -> Game:
+    """The result `reporter` may report: a won game of another player that ranks on a board."""
+    try:
+        game = game_or_404(game_id)
+    except ServiceError:
+        game = None
     if game is None or game.status != Game.Status.WON or not on_a_board(game):
         raise ServiceError("not_found", f"no result {game_id} on a board to report", status=404)
     if game.player_id == reporter.pk:
         raise ServiceError("invalid_request", "you cannot report your own result")
+    return game
+
+
+def report(*, game_id, reporter, reason: str) -> ReviewCase:
+    """A player reports a result that ranks on a board: its case opens (again) for the moderators. The
+    board does not change until a verdict: a report alone cannot take an honest result down."""
+    game = reportable(game_id, reporter)
+    reason = (reason or "").strip()
+    if not reason:
+        raise ServiceError("invalid_request", "say what looks wrong: reason must not be empty")
     try:
         with transaction.atomic():
             Report.objects.create(game=game, reporter=reporter, reason=reason[:500], created_at=timezone.now())
@@ -150,10 +169,7 @@ def _decide(case: ReviewCase, *, moderator, note: str) -> None:
 
 
 def _locked_game(game_id) -> Game:
-    game = Game.objects.select_for_update().filter(pk=game_id).first()
-    if game is None:
-        raise ServiceError("not_found", f"no game {game_id}", status=404)
-    return game
+    return Game.objects.select_for_update().get(pk=game_or_404(game_id).pk)
 
 
 @transaction.atomic

@@ -14,6 +14,7 @@ from freecell_site.errors import ServiceError
 from freecell_site.fields import StrictCharField, StrictChoiceField
 from freecell_site.throttling import ScopedRateThrottle
 from games.fairplay import selectors, services
+from games.play import policies
 from games.play.payloads import REVIEW_STATES, ReviewReasonSerializer
 from games.play.serializers import ErrorSerializer
 
@@ -152,6 +153,7 @@ class ReportView(APIView):
         ],
     )
     def post(self, request, game_id: int):
+        services.reportable(game_id, request.user)  # an id that names no result is 404 whatever the body
         body = ReportRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         services.report(game_id=game_id, reporter=request.user, reason=body.validated_data["reason"])
@@ -205,17 +207,9 @@ class ReviewStateSerializer(serializers.Serializer):
     in_queue = serializers.BooleanField(help_text="whether a moderator has still to look (flagged or reported)")
 
 
-class StaffOrGet(permissions.BasePermission):
-    """Reads of a result's review are its player's and the moderators' (the view checks which); verdicts are staff's."""
-
-    message = "only moderators (staff) may do this"
-
-    def has_permission(self, request, view):
-        return request.method == "GET" or bool(request.user and request.user.is_staff)
-
-
 class VerdictView(APIView):
-    permission_classes = [permissions.IsAuthenticated, StaffOrGet, TokenScopes]
+    # Reads are the player's and the moderators'; verdicts the moderators' (checked in post, after the id).
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
     scopes = {"GET": READ, "POST": ACCOUNT}
 
     @extend_schema(
@@ -241,6 +235,12 @@ class VerdictView(APIView):
         examples=[OpenApiExample("reject", value={"verdict": "reject", "note": "a solver's line at an even pace"}, request_only=True)],
     )
     def post(self, request, game_id: int):
+        game = services.game_or_404(game_id)
+        if not request.user.is_staff:
+            # As a move on another's game: a game hidden from the caller does not exist for them.
+            if not policies.can_view_game(request.user, game):
+                raise ServiceError("not_found", f"no game {game_id}", status=404)
+            raise ServiceError("forbidden", StaffOnly.message, status=403)
         body = VerdictRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         decide = services.clear if body.validated_data["verdict"] == "clear" else services.reject
