@@ -191,6 +191,18 @@ API = {
     # bob races too: racers may resign and ask for a rematch, nobody else
     "POST /api/races/{code}/resign/": row(lambda w, r: f"/api/races/{w.running_race.code}/resign/", (401, 200, 200, 403, 403)),
     "POST /api/races/{code}/rematch/": row(lambda w, r: f"/api/races/{w.finished_race.code}/rematch/", (401, 201, 201, 403, 403)),
+    # fair play: the policy is public; alice's won game is reported by others, its review read by her and
+    # staff; verdicts, the queue and marks are staff's; alice has results, so she cannot become a bot
+    "GET /api/fair-play/": row(lambda w, r: "/api/fair-play/", 200),
+    "GET /api/fair-play/queue/": row(lambda w, r: "/api/fair-play/queue/", (401, 403, 403, 403, 200)),
+    "POST /api/games/{game_id}/report/": row(lambda w, r: f"/api/games/{w.won.pk}/report/", (401, 400, 202, 202, 202), lambda w, r: {"reason": "too fast"}),
+    "GET /api/games/{game_id}/review/": row(lambda w, r: f"/api/games/{w.won.pk}/review/", (401, 200, 404, 404, 200)),
+    "POST /api/games/{game_id}/review/": row(
+        lambda w, r: f"/api/games/{w.won.pk}/review/", (401, 403, 403, 403, 200), lambda w, r: {"verdict": "clear", "note": "fair"}
+    ),
+    "POST /api/account/bot/": row(lambda w, r: "/api/account/bot/", (401, 409, 200, 200, 200)),
+    "POST /api/users/{username}/mark/": row(lambda w, r: "/api/users/alice/mark/", (401, 403, 403, 403, 200), lambda w, r: {"note": "engine"}),
+    "DELETE /api/users/{username}/mark/": row(lambda w, r: "/api/users/alice/mark/", (401, 403, 403, 403, 200)),
     # streams (under the test client, WSGI: their first lines, then the end): who sees what as REST
     "GET /api/stream/games/{game_id}/": row(lambda w, r: f"/api/stream/games/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
     "GET /api/stream/races/{code}/": row(lambda w, r: f"/api/stream/races/{w.open_race.code}/", 200),
@@ -228,6 +240,9 @@ PAGES = {
     "races/": row(lambda w, r: "/races/", 302),  # the no-script form's target: on to the race page
     "races/<str:code>/": row(lambda w, r: f"/races/{w.open_race.code}/", 200),
     "u/<str:username>/": row(lambda w, r: "/u/alice/", 200),
+    # The moderators' pages: staff only, not even named to others (the site's 404).
+    "staff/reviews/": row(lambda w, r: "/staff/reviews/", (404, 404, 404, 404, 200)),
+    "staff/reviews/<int:game_id>/": row(lambda w, r: f"/staff/reviews/{w.won.pk}/", (404, 404, 404, 404, 200)),
     "admin/": row(lambda w, r: "/admin/", (302, 302, 302, 302, 200)),
     "admin/login/": row(lambda w, r: "/admin/login/", (200, 200, 200, 200, 302)),  # staff: on to the admin
 }
