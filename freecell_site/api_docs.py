@@ -174,6 +174,7 @@ NEW_GAME = {
     "autoplay": "none",
     "ranked": False,
     "review": "none",
+    "review_reasons": [],
     "state": {
         "columns": MS1_COLUMNS,
         "cells": [None, None, None, None],
@@ -201,7 +202,7 @@ GAME = {
         "foundations": {"C": 0, "D": 0, "H": 0, "S": 0},
     },
 }
-ACTION = {"index": 0, "kind": "move", "move": "5a", "autoplay": [], "at": _T1, "clock_ms": 0}
+ACTION = {"index": 0, "kind": "move", "move": "5a", "autoplay": [], "at": _T1, "clock_ms": 0, "via": "api"}
 MOVED = {**GAME, "action": ACTION, "repeated": False}
 
 RACER = {
@@ -214,6 +215,7 @@ RACER = {
     "elapsed_ms": None,
     "ghost": False,
     "out_of_time": False,
+    "review": "none",
 }
 #: A race alice opened on ms:1 (`POST /api/races/` {"deal": "ms:1", "autoplay": "none"}).
 RACE = {
@@ -298,6 +300,8 @@ PROFILE = {
     "bio": "FreeCell in the morning",
     "settings": {"deck": "classic", "felt": "green"},
     "date_joined": "2026-12-03T13:53:07.769812Z",
+    "bot": False,
+    "marked": False,
 }
 TOKEN = "a386a2da112e5c11e52402a86f192e3f55ec8794"
 MS1_WIN_LINE = (
@@ -418,6 +422,8 @@ DOCS: dict[tuple[str, str], Doc] = {
                 "display_name": "",
                 "bio": "",
                 "date_joined": "2026-12-03T13:53:07.785436Z",
+                "bot": False,
+                "marked": False,
                 "is_friend": True,
                 "friendship": "friends",
                 "stats": {

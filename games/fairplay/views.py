@@ -30,6 +30,14 @@ POLICY = (
 )
 
 
+#: A case of the queue, as the examples show it.
+CASE = {
+    "game": 4512, "player": "bob", "deal": "daily:2026-12-04", "daily": "2026-12-04", "review": "flagged",
+    "reasons": [{"signal": "steadiness", "value": 0.04, "threshold": 0.35}], "reports": 1,
+    "opened_at": "2026-12-04T09:12:00Z", "moves": 27, "undos": 0, "elapsed_ms": 4512,
+}
+
+
 def _error(description: str) -> OpenApiResponse:
     return OpenApiResponse(ErrorSerializer, description=description)
 
@@ -149,7 +157,10 @@ class ReportView(APIView):
         "One report per player and result, a few an hour. The board does not change until a moderator's verdict.",
         examples=[
             OpenApiExample("a report", value={"reason": "27 moves at an even 150 ms a move"}, request_only=True),
-            OpenApiExample("sent", value={"game": 4512, "reported": True, "message": "thank you: the moderators will look at this result"}, response_only=True),
+            OpenApiExample(
+                "sent", value={"game": 4512, "reported": True, "message": "thank you: the moderators will look at this result"},
+                response_only=True, status_codes=["202"],
+            ),
         ],
     )
     def post(self, request, game_id: int):
@@ -193,6 +204,7 @@ class QueueView(APIView):
         responses={200: QueueSerializer, 401: _error("not_authenticated"), 403: _error("forbidden: moderators only")},
         summary="The moderators' review queue",
         description="Open review cases, oldest first: results flagged by a signal or reported by players (staff only).",
+        examples=[OpenApiExample("one case", value={"count": 1, "cases": [CASE]}, response_only=True)],
     )
     def get(self, request):
         return Response(QueueSerializer(selectors.queue()).data)
@@ -232,7 +244,10 @@ class VerdictView(APIView):
         summary="Clear or reject a result",
         description="A moderator's verdict with a note the player reads: `clear` ranks the result on every board it belongs "
         "to; `reject` keeps it off them for good (staff only).",
-        examples=[OpenApiExample("reject", value={"verdict": "reject", "note": "a solver's line at an even pace"}, request_only=True)],
+        examples=[
+            OpenApiExample("reject", value={"verdict": "reject", "note": "a solver's line at an even pace"}, request_only=True),
+            OpenApiExample("rejected", value={**CASE, "review": "rejected"}, response_only=True),
+        ],
     )
     def post(self, request, game_id: int):
         game = services.game_or_404(game_id)
@@ -264,6 +279,10 @@ class MarkView(APIView):
         summary="Mark an account",
         description="Every result of the account leaves every board (rejected), and so will its results to come; its "
         "profile says it is marked (staff only).",
+        examples=[
+            OpenApiExample("mark", value={"note": "solver lines on three dailies"}, request_only=True),
+            OpenApiExample("marked", value={"username": "bob", "marked": True, "results": 3}, response_only=True),
+        ],
     )
     def post(self, request, username: str):
         body = MarkRequestSerializer(data=request.data)
@@ -277,6 +296,7 @@ class MarkView(APIView):
         responses={200: MarkSerializer, 403: _error("forbidden: moderators only"), 404: _error("not_found")},
         summary="Lift an account's mark",
         description="The results the mark rejected rank again (staff only).",
+        examples=[OpenApiExample("lifted", value={"username": "bob", "marked": False, "results": 3}, response_only=True)],
     )
     def delete(self, request, username: str):
         player = self._player(username)
