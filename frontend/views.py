@@ -7,8 +7,10 @@ authenticate, create a game where a page promises one, and embed what makes the 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import secrets
 
+from django.contrib import messages
 from django.contrib.auth import login, logout, password_validation
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
@@ -35,6 +37,8 @@ from frontend.pictures import result_svg
 from games.daily.services import neighbours, parse_date, published, today, was_made
 from games.daily.sharing import SharedResult, format_elapsed, result_path, share_text, shared_result, summary
 from games.engine import EngineError, parse_deal
+from games.fairplay import selectors as fairplay_selectors
+from games.fairplay import services as fairplay
 from games.models import Game
 from games.play import lines, selectors, services
 from games.play.payloads import game_payload, iso
@@ -561,3 +565,127 @@ def replay(request, game_id: int):
         },
     )
 
+
+
+# --- the moderators' pages (fair play, SPEC 11) --------------------------------------------------------
+
+
+def _staff_only(request) -> None:
+    """The moderators' pages are staff's: anyone else gets the site's 404, as if there were none."""
+    if not (request.user.is_authenticated and request.user.is_staff):
+        raise Http404("no such page")
+
+
+@ensure_csrf_cookie
+def staff_reviews(request):
+    """The open review cases, oldest first: results flagged by a signal or reported by players."""
+    _staff_only(request)
+    found = fairplay_selectors.queue()
+    cases = [{**line, "time": format_elapsed(line["elapsed_ms"]) if line["elapsed_ms"] is not None else "—"} for line in found["cases"]]
+    return render(request, "frontend/staff_reviews.html", {"page": "staff", "count": found["count"], "cases": cases})
+
+
+#: The timing chart's drawing: its size, margins and the log scale's floor (a gap under 10 ms draws as 10).
+CHART = {"width": 720, "height": 240, "left": 56, "right": 12, "top": 12, "bottom": 30, "floor_ms": 10}
+#: The signals drawn on the chart as lines across it: their thresholds are times between actions.
+CHART_LINES = {"pace_ms": "pace floor (average)", "first_move_ms": "first move"}
+
+
+def _ms_words(ms: float) -> str:
+    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms:g} ms"
+
+
+def timing_chart(actions: list[dict], signals: list[dict]) -> dict:
+    """An SVG bar chart of each action's gap in ms (the first: from the board shown), on a log scale, with
+    the thresholds of the signals that are times: the geometry, drawn by staff_review.html."""
+    c = CHART
+    plot_w = c["width"] - c["left"] - c["right"]
+    plot_h = c["height"] - c["top"] - c["bottom"]
+    biggest = max([a["gap_ms"] for a in actions] + [s["threshold"] for s in signals if s["signal"] in CHART_LINES] + [1000])
+    low = math.log10(c["floor_ms"])
+    high = math.ceil(math.log10(max(biggest, c["floor_ms"] * 10)))
+
+    def y(ms: float) -> float:
+        share = (math.log10(max(ms, c["floor_ms"])) - low) / (high - low)
+        return round(c["top"] + plot_h * (1 - share), 1)
+
+    bottom = c["top"] + plot_h
+    step = plot_w / max(1, len(actions))
+    bars = []
+    for i, action in enumerate(actions):
+        top = min(y(action["gap_ms"]), bottom - 1)  # a gap at the floor still shows a sliver
+        kind = "undo" if action["kind"] == "undo" else f"move {action['via'] if action['via'] in ('web', 'api') else 'unknown'}"
+        bars.append({
+            "x": round(c["left"] + i * step + step * 0.1, 1),
+            "y": top,
+            "width": round(max(0.6, step * 0.8), 2),
+            "height": round(bottom - top, 1),
+            "kind": kind,
+            "title": f"#{action['index'] + 1} {action['kind']} {action['move']} ({action['via']}): {action['gap_ms']} ms",
+        })
+    grid = [{"y": y(10**power), "label": _ms_words(10**power)} for power in range(int(low), high + 1)]
+    lines = [
+        {"y": y(s["threshold"]), "label": f"{CHART_LINES[s['signal']]} {_ms_words(s['threshold'])}", "signal": s["signal"]}
+        for s in signals
+        if s["signal"] in CHART_LINES
+    ]
+    gaps = sorted(a["gap_ms"] for a in actions)
+    summary = "No actions." if not gaps else (
+        f"Time before each of {len(gaps)} actions, log scale: from {gaps[0]} ms to {gaps[-1]} ms, median {gaps[len(gaps) // 2]} ms"
+        + "".join(f"; {line['label']} marked" for line in lines)
+    )
+    return {**c, "plot_right": c["width"] - c["right"], "bottom_y": bottom, "bars": bars, "grid": grid, "lines": lines, "summary": summary}
+
+
+def _side(signal: dict) -> str:
+    return {"below": "below", "at_or_below": "at or below", "above": "above"}.get(signal["flags_when"], signal["flags_when"])
+
+
+@ensure_csrf_cookie
+@require_http_methods(["GET", "POST"])
+def staff_review(request, game_id: int):
+    """One case as a moderator reads it (games.fairplay.selectors.case): the result, its timing chart, the
+    signals, the reports and the verdict so far; its forms clear or reject the result, and mark or unmark
+    the player's account, each with a note. A POST redirects back here with a message."""
+    _staff_only(request)
+    found = fairplay_selectors.case(game_id)
+    if found is None:
+        raise Http404("no such game")
+    line = found["line"]
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        note = request.POST.get("note", "").strip()[:500]
+        player = player_named(line["player"])
+        try:
+            if action == "clear":
+                fairplay.clear(game_id, moderator=request.user, note=note)
+                messages.success(request, f"Cleared: game {game_id} ranks on its boards.")
+            elif action == "reject":
+                fairplay.reject(game_id, moderator=request.user, note=note)
+                messages.success(request, f"Rejected: game {game_id} is off the boards.")
+            elif action == "mark" and player is not None:
+                taken = fairplay.mark_account(player, moderator=request.user, note=note)
+                messages.success(request, f"Marked {player.username}: {taken} result{'' if taken == 1 else 's'} taken off the boards.")
+            elif action == "unmark" and player is not None:
+                given = fairplay.unmark_account(player, moderator=request.user, note=note)
+                messages.success(request, f"Unmarked {player.username}: {given} result{'' if given == 1 else 's'} back on the boards.")
+            else:
+                messages.error(request, "Nothing done: choose clear, reject, mark or unmark.")
+        except ServiceError as exc:
+            messages.error(request, exc.message)
+        return redirect("page-staff-review", game_id=game_id)
+    signals = [{**s, "side": _side(s), "measured": s["value"] is not None} for s in found["signals"]]
+    context = {
+        "page": "staff",
+        "line": line,
+        "time": format_elapsed(line["elapsed_ms"]) if line["elapsed_ms"] is not None else "—",
+        "case": found["case"],
+        "profile": found["profile"],
+        "par": found["par"],
+        "actions": found["actions"],
+        "signals": signals,
+        "reports": found["reports"],
+        "chart": timing_chart(found["actions"], found["signals"]),
+        "status": Game.objects.filter(pk=game_id).values_list("status", flat=True).first(),
+    }
+    return render(request, "frontend/staff_review.html", context)

@@ -1,8 +1,10 @@
 // A daily's leaderboard: summary, histogram of winning move counts (SVG), the ranked table with the
-// caller's row highlighted, all/friends tabs, pages, and links to the neighbouring days.
+// caller's row highlighted, all/friends tabs, the people / bots switch (bots' lines badged "bot"), a
+// Report link beside another player's result, pages, and links to the neighbouring days.
 
 import { el, formatDate, get, svgEl } from "./api.js";
 import { formatClock } from "./cards.js";
+import { botBadge, playersOf, playersSwitch, reportButton } from "./fairplay.js";
 
 const PAGE_SIZE = 25;
 
@@ -90,16 +92,40 @@ export class Leaderboard {
     this.prev = prev;
     this.next = next;
     this.scope = "all";
+    // People's board or bots' (SPEC 11), from the page's address (`?players=bots`), which keeps it.
+    this.players = playersOf();
     this.page = 1;
     this.detail = null;
   }
 
-  async load() {
-    this.root.replaceChildren(el("p", { class: "muted", text: "Loading the leaderboard…" }));
+  /** The board's query: its scope and, for the bots' board, `players=bots`. */
+  query(extra = {}) {
+    const query = new URLSearchParams(extra);
+    if (this.players === "bots") query.set("players", "bots");
+    return query;
+  }
+
+  setPlayers(players) {
+    this.players = players;
+    this.scope = "all";
+    this.page = 1;
+    const address = new URLSearchParams(location.search);
+    if (players === "bots") address.set("players", "bots");
+    else address.delete("players");
+    const search = address.toString();
+    history.replaceState(null, "", `${location.pathname}${search ? `?${search}` : ""}${location.hash}`);
+    this.load({ keepFocus: true });
+  }
+
+  async load({ keepFocus = false } = {}) {
+    // A reload for the other players keeps its switch (and the focus on it) while the board is read.
+    if (keepFocus && this.switcher) this.tableBox.setAttribute("aria-busy", "true");
+    else this.root.replaceChildren(el("p", { class: "muted", text: "Loading the leaderboard…" }));
+    const histogramQuery = this.query().toString();
     try {
       const [detail, histogram] = await Promise.all([
         get(`/api/daily/${this.date}/`),
-        get(`/api/daily/${this.date}/histogram/`).catch(() => null),
+        get(`/api/daily/${this.date}/histogram/${histogramQuery ? `?${histogramQuery}` : ""}`).catch(() => null),
       ]);
       this.detail = detail;
       this.histogram = histogram;
@@ -107,7 +133,10 @@ export class Leaderboard {
       this.root.replaceChildren(el("p", { class: "errors", role: "alert", text: err.message }));
       return;
     }
+    const focused = document.activeElement;
     this.build();
+    // build() puts the same switch back: the button pressed keeps the focus.
+    if (this.switcher && this.switcher.contains(focused)) focused.focus();
     await this.loadPage();
   }
 
@@ -117,7 +146,9 @@ export class Leaderboard {
     this.summary = el("dl", { class: "stats", "data-testid": "daily-summary" },
       el("div", {}, el("dt", { text: "Par" }), el("dd", { "data-testid": "par", text: d.par ?? "—" })),
       el("div", {}, el("dt", { text: "Players" }), el("dd", { text: d.players })),
-      el("div", {}, el("dt", { text: "Wins ranked" }), el("dd", { text: d.results ?? (h ? h.total : "—") })),
+      // The bots' board counts the bots' wins (its histogram's total); the day's own count is people's.
+      el("div", {}, el("dt", { text: this.players === "bots" ? "Bots' wins ranked" : "Wins ranked" }),
+        el("dd", { text: this.players === "bots" ? (h ? h.total : "—") : d.results ?? (h ? h.total : "—") })),
     );
     this.chart = el("figure", { class: "histogram" },
       // Drawn at about the width it is shown at: a 640-wide drawing shrunk onto a phone had labels
@@ -139,7 +170,10 @@ export class Leaderboard {
       },
     });
     this.tabs = el("div", { class: "tabs", role: "group", "aria-label": "Whose results" }, tab("all", "Everyone"), this.me ? tab("friends", "You and friends") : null);
-    this.tableBox = el("div", { "data-testid": "leaderboard" });
+    // Made once: its buttons (and the focus on the one pressed) outlive the board's redraws.
+    this.switcher = this.switcher || playersSwitch({ value: this.players, label: "People or bots", onChange: (players) => this.setPlayers(players) });
+    this.switcher.set(this.players);
+    this.tableBox = el("div", { "data-testid": "leaderboard", "data-players": this.players });
     this.pager = el("div", { class: "pager" });
     // Links to the neighbouring days that HAVE a daily: the day before or after may have none (a new
     // site, a day the server was down), and its page is a 404.
@@ -148,7 +182,7 @@ export class Leaderboard {
       if (prev) nav.append(el("a", { href: `/daily/${prev}/`, rel: "prev", "aria-label": `Previous daily: ${formatDate(prev)}`, text: `← ${formatDate(prev)}` }));
       if (next) nav.append(el("a", { href: `/daily/${next}/`, rel: "next", "aria-label": `Next daily: ${formatDate(next)}`, text: `${formatDate(next)} →` }));
     });
-    const parts = [this.summary, this.chart, this.tabs, this.tableBox, this.pager];
+    const parts = [this.summary, this.chart, el("div", { class: "board-switches" }, this.tabs, this.switcher), this.tableBox, this.pager];
     if (d.par_line) {
       parts.push(el("details", {}, el("summary", { text: `The solver's line for par (${d.par} moves)` }), el("p", {}, el("code", { text: d.par_line }))));
     }
@@ -176,7 +210,7 @@ export class Leaderboard {
     if (!this.tableBox) return; // asked again before load() has built the page: load() reads the board itself
     let board;
     try {
-      board = await get(`/api/daily/${this.date}/leaderboard/?scope=${this.scope}&page=${this.page}&page_size=${PAGE_SIZE}`);
+      board = await get(`/api/daily/${this.date}/leaderboard/?${this.query({ scope: this.scope, page: this.page, page_size: PAGE_SIZE })}`);
     } catch (err) {
       this.tableBox.replaceChildren(el("p", { class: "errors", role: "alert", text: err.message }));
       return;
@@ -186,12 +220,14 @@ export class Leaderboard {
       const overPar = board.par ? entry.moves - board.par : null;
       return el("tr", { class: `${mine ? "me" : ""} ${extra}`.trim(), "data-username": entry.username, "aria-current": mine ? "true" : null },
         el("td", { class: "num", text: entry.rank }),
-        el("td", {}, el("a", { href: `/u/${encodeURIComponent(entry.username)}/`, text: entry.username }), mine ? " (you)" : ""),
+        el("td", {}, el("a", { href: `/u/${encodeURIComponent(entry.username)}/`, text: entry.username }), mine ? " (you)" : "", botBadge(entry)),
         el("td", { class: "num", text: entry.moves }),
         el("td", { class: "num vs-par", text: overPar === null ? "" : `${overPar > 0 ? "+" : ""}${overPar}` }),
         el("td", { class: "num", text: entry.undos }),
         el("td", { class: "num", text: formatClock(entry.elapsed_ms) }),
-        el("td", {}, entry.game && (mine || this.canSeeReplays()) ? el("a", { href: `/replay/${entry.game}/`, class: "replay-link" }, el("span", { text: "replay" })) : ""),
+        el("td", { class: "links-cell" },
+          entry.game && (mine || this.canSeeReplays()) ? el("a", { href: `/replay/${entry.game}/`, class: "replay-link" }, el("span", { text: "replay" })) : "",
+          reportButton(entry, this.me)),
       );
     };
     const rows = board.entries.map((e) => row(e));
@@ -201,7 +237,7 @@ export class Leaderboard {
     }
     const table = rows.length
       ? el("div", { class: "table-scroll" }, el("table", { class: "board" },
-        el("caption", { class: "muted", text: `${board.count} ranked result${board.count === 1 ? "" : "s"}${board.scope === "friends" ? " among you and your friends" : ""}` }),
+        el("caption", { class: "muted", text: `${board.count} ranked result${board.count === 1 ? "" : "s"}${this.players === "bots" ? " of bots" : ""}${board.scope === "friends" ? " among you and your friends" : ""}` }),
         el("thead", {}, el("tr", {},
           el("th", { class: "num", scope: "col", text: "Rank" }),
           el("th", { scope: "col", text: "Player" }),
@@ -209,10 +245,12 @@ export class Leaderboard {
           el("th", { class: "num vs-par", scope: "col", text: "vs par" }),
           el("th", { class: "num", scope: "col", text: "Undos" }),
           el("th", { class: "num", scope: "col", text: "Time" }),
-          el("th", { scope: "col" }, el("span", { class: "visually-hidden", text: "Replay" })))),
+          el("th", { scope: "col" }, el("span", { class: "visually-hidden", text: this.me ? "Replay and report" : "Replay" })))),
         el("tbody", {}, rows)))
-      : el("p", { class: "muted", text: board.scope === "friends" ? "Nobody among you and your friends has won this one yet." : "Nobody has won this one yet." });
+      : el("p", { class: "muted", text: this.players === "bots" ? "No bot has won this one yet." : board.scope === "friends" ? "Nobody among you and your friends has won this one yet." : "Nobody has won this one yet." });
     this.tableBox.replaceChildren(table);
+    this.tableBox.dataset.players = this.players;
+    this.tableBox.removeAttribute("aria-busy");
     const pages = Math.max(1, Math.ceil(board.count / PAGE_SIZE));
     this.pager.replaceChildren(
       el("button", { type: "button", text: "Previous", disabled: this.page <= 1, onclick: () => { this.page -= 1; this.loadPage(); } }),

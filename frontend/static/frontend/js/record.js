@@ -4,23 +4,29 @@
 import { el, get, plural } from "./api.js";
 import { LiveSocket } from "./socket.js";
 
-/** The address of a deal's records board for one autoplay mode, everyone's or the caller's and friends'. */
-export function recordsPath(deal, { autoplay = "safe", scope = "all" } = {}) {
+/** The address of a deal's records board for one autoplay mode, everyone's or the caller's and friends',
+ * people's (the default) or bots' (`players: "bots"`). */
+export function recordsPath(deal, { autoplay = "safe", scope = "all", players = "people" } = {}) {
   const query = new URLSearchParams({ autoplay });
   if (scope === "friends") query.set("scope", "friends");
+  if (players === "bots") query.set("players", "bots");
   return `/api/deals/${encodeURIComponent(deal)}/records/?${query}`;
 }
 
 /** The leaderboards page's address for a deal's records board. */
-export const recordsPage = (deal, autoplay = "safe") => `/leaderboards/?${new URLSearchParams({ deal, autoplay })}#records`;
+export const recordsPage = (deal, autoplay = "safe", players = "people") =>
+  `/leaderboards/?${new URLSearchParams({ deal, autoplay, ...(players === "bots" ? { players } : {}) })}#records`;
 
 /**
  * Follows a deal's board live (`/ws/deals/<deal>/records/`): `onBoard(frame)` gets each `records` frame
  * (its `record`, top `entries`, `count`, the viewer's `me`, and `record_fell` on a push when the record
- * just fell). The server sends one on every (re)connection, so a reconnect is a resync. Returns the socket.
+ * just fell). The server sends one on every (re)connection, so a reconnect is a resync. `players: "bots"`
+ * follows the bots' board. Returns the socket.
  */
-export function watchRecords(deal, autoplay, onBoard) {
-  const socket = new LiveSocket(`/ws/deals/${encodeURIComponent(deal)}/records/?${new URLSearchParams({ autoplay })}`, {
+export function watchRecords(deal, autoplay, onBoard, { players = "people" } = {}) {
+  const query = new URLSearchParams({ autoplay });
+  if (players === "bots") query.set("players", "bots");
+  const socket = new LiveSocket(`/ws/deals/${encodeURIComponent(deal)}/records/?${query}`, {
     onFrame: (frame) => {
       if (frame.type === "records") onBoard(frame);
     },

@@ -1,5 +1,6 @@
 // /daily/: today's ranked game (created by POST /api/daily/play/), then its leaderboard.
 import { boot, el, get, post } from "../api.js";
+import { ReviewNotice } from "../fairplay.js";
 import { GameClient } from "../gameclient.js";
 import { Leaderboard } from "../leaderboard.js";
 
@@ -7,6 +8,8 @@ const data = boot();
 const intro = document.querySelector("[data-daily-intro]");
 const panel = document.querySelector("[data-game-panel]");
 const section = document.querySelector("[data-leaderboard-section]");
+// The player's won result, when fair play holds, clears or rejects it.
+const review = new ReviewNotice(document.querySelector("[data-testid=review]"), { me: data.me });
 let board = null;
 
 function showBoard(date) {
@@ -46,6 +49,7 @@ async function start(attempt = 0) {
     share: async (g) => (await get(`/api/daily/${date}/share/`)).text,
     onChange: (g) => {
       if (g.status !== "playing") showBoard(date);
+      review.update(g);
     },
   });
   window.fc = { client, table: client.table };

@@ -1,12 +1,18 @@
 // /leaderboards/: a deal's records (with its replays, live as records fall), the month's ladder over the
-// dailies and the daily streaks; each board everyone's or the caller's and friends'.
+// dailies and the daily streaks; each board everyone's or the caller's and friends', and the page's
+// boards people's or bots' (the People / Bots switch, `?players=bots`; a bot's line is badged "bot").
+// A signed-in player may report another's record (the Report link beside it).
 import { boot, el, get, plural } from "../api.js";
 import { formatClock } from "../cards.js";
+import { botBadge, playersOf, reportButton, wirePlayersSwitch } from "../fairplay.js";
 import { recordsPath, watchRecords } from "../record.js";
 
 const data = boot();
 const me = data.me || "";
 const announce = document.querySelector("[data-testid=boards-announce]");
+// Whose boards the page shows: people's (the default) or bots'.
+let players = playersOf();
+const who = (n) => plural(n, players === "bots" ? "bot" : "player");
 
 /** One ranked board: its scope switch (signed in only), its table and the caller's own line. */
 class Board {
@@ -66,6 +72,7 @@ class Board {
     const read = ++this.reads;
     this.box.setAttribute("aria-busy", "true");
     const url = new URL(path(this.scope), location.origin);
+    if (players === "bots") url.searchParams.set("players", "bots");
     if (this.page > 1) url.searchParams.set("page", this.page);
     if (this.pageSize) url.searchParams.set("page_size", this.pageSize);
     let body;
@@ -121,6 +128,7 @@ class Board {
       el("td", { class: "player" },
         el("a", { href: `/u/${encodeURIComponent(entry.username)}/`, text: entry.username }),
         mine ? " (you)" : "",
+        botBadge(entry),
         isRecord ? el("span", { class: "badge", text: "record" }) : ""),
       this.columns.map((c) => el("td", { class: c.num ? "num" : null }, c.value(entry))),
     );
@@ -166,11 +174,15 @@ const records = new Board(document.querySelector("[data-records]"), {
     { label: "Time", num: true, value: (e) => formatClock(e.elapsed_ms) },
     {
       label: el("span", { class: "visually-hidden", text: "Replay" }),
-      value: (e) => (e.game ? el("a", { href: `/replay/${e.game}/`, class: "replay-link", "aria-label": `Replay of ${e.username}'s game` }, el("span", { text: "replay" })) : ""),
+      value: (e) => [
+        e.game ? el("a", { href: `/replay/${e.game}/`, class: "replay-link", "aria-label": `Replay of ${e.username}'s game` }, el("span", { text: "replay" })) : "",
+        reportButton(e, me),
+      ],
     },
   ],
-  describe: (body, scope) => `${body.deal || shownDeal}, autoplay ${body.autoplay || shownAutoplay}: ${plural(body.count ?? body.entries.length, "player")}${among(scope)}`,
-  empty: (scope) => (scope === "friends" ? "Nobody among you and your friends has won this deal yet." : "Nobody has won this deal yet: win it to set the record."),
+  describe: (body, scope) => `${body.deal || shownDeal}, autoplay ${body.autoplay || shownAutoplay}: ${who(body.count ?? body.entries.length)}${among(scope)}`,
+  empty: (scope) => (players === "bots" ? "No bot has won this deal yet."
+    : scope === "friends" ? "Nobody among you and your friends has won this deal yet." : "Nobody has won this deal yet: win it to set the record."),
 });
 let shownDeal = "";
 let shownAutoplay = "safe";
@@ -194,10 +206,11 @@ function showRecords(deal, autoplay) {
     records.idle("Choose a deal to see its records.");
     return;
   }
+  const shownPlayers = players;
   records.load((scope) => recordsPath(deal, { autoplay, scope })).then((body) => {
     // A deal the server knows gets its live board: each change is read again, and a record that falls
     // is said.
-    if (!body || deal !== shownDeal || autoplay !== shownAutoplay) return;
+    if (!body || deal !== shownDeal || autoplay !== shownAutoplay || shownPlayers !== players) return;
     let first = true;
     recordSocket = watchRecords(deal, autoplay, (frame) => {
       if (first) {
@@ -206,9 +219,9 @@ function showRecords(deal, autoplay) {
       }
       records.load();
       if (frame.record_fell && frame.record) {
-        announce.textContent = `New record on ${deal}: ${plural(frame.record.moves, "move")} by ${frame.record.username}.`;
+        announce.textContent = `New ${shownPlayers === "bots" ? "bots' " : ""}record on ${deal}: ${plural(frame.record.moves, "move")} by ${frame.record.username}.`;
       }
-    });
+    }, { players: shownPlayers });
   });
 }
 
@@ -234,8 +247,9 @@ const ladder = new Board(document.querySelector("[data-ladder]"), {
     { label: "Played", num: true, value: (e) => String(e.played) },
     { label: "Won", num: true, value: (e) => String(e.won) },
   ],
-  describe: (body, scope) => `${monthName(shownMonth)}: ${plural(body.count ?? body.entries.length, "player")}${among(scope)}`,
-  empty: (scope) => (scope === "friends" ? "Nobody among you and your friends has played a daily this month." : "Nobody has played a daily this month yet."),
+  describe: (body, scope) => `${monthName(shownMonth)}: ${who(body.count ?? body.entries.length)}${among(scope)}`,
+  empty: (scope) => (players === "bots" ? "No bot has played a daily this month."
+    : scope === "friends" ? "Nobody among you and your friends has played a daily this month." : "Nobody has played a daily this month yet."),
 });
 let shownMonth = data.month;
 
@@ -277,8 +291,9 @@ const streaks = new Board(document.querySelector("[data-streaks]"), {
     { label: "Current", num: true, value: (e) => String(e.current) },
     { label: "Longest", num: true, value: (e) => String(e.longest) },
   ],
-  describe: (body, scope) => `${plural(body.count ?? body.entries.length, "player")}${among(scope)}`,
-  empty: (scope) => (scope === "friends" ? "Nobody among you and your friends has a streak yet." : "Nobody has a streak yet."),
+  describe: (body, scope) => `${who(body.count ?? body.entries.length)}${among(scope)}`,
+  empty: (scope) => (players === "bots" ? "No bot has a streak yet."
+    : scope === "friends" ? "Nobody among you and your friends has a streak yet." : "Nobody has a streak yet."),
 });
 
 // ------------------------------------------------------------------ the page's address
@@ -290,6 +305,7 @@ function remember() {
   set("deal", shownDeal, "");
   set("autoplay", shownDeal ? shownAutoplay : "", "safe");
   set("month", shownMonth, data.month);
+  set("players", players, "people");
   const search = query.toString();
   history.replaceState(null, "", `${location.pathname}${search ? `?${search}` : ""}${location.hash}`);
 }
@@ -297,7 +313,23 @@ function remember() {
 const asked = new URLSearchParams(location.search);
 showRecords(dealId(asked.get("deal") || ""), asked.get("autoplay") === "none" ? "none" : "safe");
 showLadder(/^\d{4}-\d{2}$/.test(asked.get("month") || "") && asked.get("month") <= data.month ? asked.get("month") : data.month);
-streaks.load((scope) => `/api/ladder/streaks/${scope === "friends" ? "?scope=friends" : ""}`).then((body) => {
+const showStreaks = () => streaks.load((scope) => `/api/ladder/streaks/${scope === "friends" ? "?scope=friends" : ""}`).then((body) => {
   if (body && body.order) document.querySelector("[data-testid=streaks-order]").textContent = body.order;
+});
+showStreaks();
+
+// ------------------------------------------------------------------ people or bots
+
+// One switch for every board of the page: each is read again (the records' live socket too), from page 1.
+wirePlayersSwitch(document.querySelector("[data-testid=players-switch]"), {
+  value: players,
+  onChange: (chosen) => {
+    players = chosen;
+    for (const board of [records, ladder, streaks]) board.page = 1;
+    showRecords(shownDeal, shownAutoplay);
+    showLadder(shownMonth);
+    showStreaks();
+    announce.textContent = chosen === "bots" ? "Showing the bots' boards." : "Showing the people's boards.";
+  },
 });
 window.fc = { records, ladder, streaks, get recordSocket() { return recordSocket; } };

@@ -2,6 +2,7 @@
 // races), and, on one's own page, friends and requests.
 import { api, boot, el, formatDate, get, plural, post } from "../api.js";
 import { formatClock } from "../cards.js";
+import { botBadge } from "../fairplay.js";
 
 const data = boot();
 const who = data.username;
@@ -29,6 +30,13 @@ async function profile() {
   // dir=auto: a name or bio in a right-to-left script is laid out as one.
   if (p.display_name && p.display_name !== p.username) parts.push(el("p", { class: "big-number", dir: "auto", text: p.display_name }));
   if (p.bio) parts.push(el("p", { class: "bio", dir: "auto", text: p.bio }));
+  // Fair play (SPEC 11): a bot ranks among bots only; a marked account's results are off every board.
+  if (p.bot) {
+    parts.push(el("p", { class: "account-kind", "data-testid": "bot-account" }, botBadge(p), " account: a program's, ranked on the bots' boards only."));
+  }
+  if (p.marked) {
+    parts.push(el("p", { class: "errors", "data-testid": "marked-account", text: "This account is marked: its results are off the boards." }));
+  }
   parts.push(el("p", { class: "muted", text: `Playing since ${formatDate(p.date_joined)}` }));
   parts.push(el("dl", { class: "stats", "data-testid": "stats" },
     stat("Current streak", `${s.current_streak ?? 0} day${s.current_streak === 1 ? "" : "s"}`, "current-streak"),

@@ -1,6 +1,7 @@
 // /replay/<id>/: steps forward and back through every action of a game (moves and undos), showing
 // the autoplay each move caused card by card. Positions are rebuilt from the deal's layout and
-// GET /api/games/<id>/history/ with the small rules model in cards.js.
+// GET /api/games/<id>/history/ with the small rules model in cards.js. Each action says how it came
+// (`via`: web, the site's pages, or api, a token or an app), as a small tag in the list.
 import { boot, el, get } from "../api.js";
 import { applyMove, describeMove, formatClock, statusWord } from "../cards.js";
 import { Table } from "../table.js";
@@ -15,6 +16,8 @@ const stepLabel = q("[data-testid=replay-step]");
 const autoNote = q("[data-testid=replay-autoplay]");
 const list = q("[data-testid=replay-actions]");
 let frames = [];
+// How an action came, in words.
+const VIA = { web: "on the web", api: "through the API" };
 let current = 0;
 let animation = null;
 let playing = null;
@@ -52,7 +55,7 @@ function build(history) {
       label = `${action.move}: ${describeMove(before, action.move)}`;
     }
     frames.push({
-      label, kind: action.kind, move: action.move, state, steps, autoplay: action.autoplay || [],
+      label, kind: action.kind, move: action.move, state, steps, autoplay: action.autoplay || [], via: action.via || null,
       // The game's clock at the action (a casual game's play time), else the time since the deal.
       moves: action.index + 1, undos, at: action.clock_ms ?? Math.max(0, Date.parse(action.at) - t0),
     });
@@ -71,7 +74,7 @@ function show(index, { animate = true } = {}) {
   q("[data-testid=moves]").textContent = String(frame.moves);
   q("[data-testid=undos]").textContent = String(frame.undos);
   q("[data-testid=clock]").textContent = formatClock(frame.at);
-  autoNote.textContent = (index === 0 ? "" : `${frame.label}. `) + (frame.autoplay.length ? `Autoplay: ${frame.autoplay.join(" ")}` : "");
+  autoNote.textContent = (index === 0 ? "" : `${frame.label}${frame.via ? ` (${VIA[frame.via] || frame.via})` : ""}. `) + (frame.autoplay.length ? `Autoplay: ${frame.autoplay.join(" ")}` : "");
   // The list is one stop of the Tab key (a roving tabindex): the current action's button, or the
   // first at the deal, so that the page's links after it are not thousands of Tabs away. The arrow
   // keys move through it, and the focus follows the current action when it was in the list.
@@ -160,8 +163,20 @@ async function main() {
     return;
   }
   slider.max = String(frames.length - 1);
-  list.replaceChildren(...frames.slice(1).map((frame, i) => el("li", { class: frame.kind === "undo" ? "undo" : "" },
-    el("button", { type: "button", text: frame.kind === "undo" ? `u` : frame.move, title: frame.label, "aria-label": `action ${i + 1}: ${frame.label}`, onclick: () => { if (playing) togglePlay(); show(i + 1, { animate: false }); } }))));
+  list.replaceChildren(...frames.slice(1).map((frame, i) => el("li", { class: frame.kind === "undo" ? "undo" : "", "data-via": frame.via || "" },
+    el("button", {
+      type: "button", title: `${frame.label}${frame.via ? ` (${VIA[frame.via] || frame.via})` : ""}`,
+      "aria-label": `action ${i + 1}: ${frame.label}${frame.via ? `, ${VIA[frame.via] || frame.via}` : ""}`,
+      onclick: () => { if (playing) togglePlay(); show(i + 1, { animate: false }); },
+      text: frame.kind === "undo" ? "u" : frame.move,
+    }),
+    // Beside the button, not in it: the button's text stays the move; its label says how it came.
+    frame.via ? el("span", { class: "via", "aria-hidden": "true", text: frame.via }) : null)));
+  // How the actions came, counted: "80 on the web" or "52 on the web, 28 through the API".
+  const counts = {};
+  for (const frame of frames.slice(1)) counts[frame.via || "unknown"] = (counts[frame.via || "unknown"] || 0) + 1;
+  const said = Object.entries(counts).map(([via, n]) => `${n} ${via === "unknown" ? "not recorded (older actions)" : VIA[via] || via}`);
+  q("[data-testid=replay-via]").textContent = said.length ? `How the actions came: ${said.join(", ")}.` : "";
   wire();
   show(0, { animate: false });
   view.dataset.ready = "true";
