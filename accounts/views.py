@@ -206,8 +206,13 @@ class PasswordResetConfirmView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+def profile_or_default(user: User) -> Profile:
+    """The player's profile, or an unsaved default for an account made without one (a read writes nothing)."""
+    return Profile.objects.filter(user=user).first() or Profile(user=user)
+
+
 def profile_of(user: User) -> dict:
-    profile, _ = Profile.objects.get_or_create(user=user)
+    profile = profile_or_default(user)
     return {
         "username": user.username,
         "email": user.email,
@@ -332,7 +337,7 @@ class UserView(APIView):
         user = selectors.player_named(username)
         if user is None:
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
-        profile, _ = Profile.objects.get_or_create(user=user)
+        profile = profile_or_default(user)
         friendship = selectors.friendship_between(request.user, user)
         return Response(
             {

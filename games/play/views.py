@@ -66,9 +66,10 @@ def deal_response(deal_text: str) -> dict:
     if deal_id.kind == "daily":
         if deal_id.value >= daily.today():
             raise ServiceError("not_found", f"the deal of daily:{deal_id.value.isoformat()} is shown once its day is over", status=404)
-    deal = services.get_deal(str(deal_id))
-    board = services.board_of_deal(deal)
-    return {"deal": str(deal_id), "columns": deal.columns, "board": board.to_text()}
+        board = services.board_of_deal(daily.published(deal_id.value).deal)
+    else:
+        board = selectors.board_of_deal_id(deal_id)  # a read stores nothing (a deal is stored when a game is dealt)
+    return {"deal": str(deal_id), "columns": board.state()["columns"], "board": board.to_text()}
 
 
 class PingSerializer(s.serializers.Serializer):
