@@ -772,10 +772,10 @@ def racer_game_id(race: Race, user) -> int | None:
     return entry.game_id if entry else None
 
 
-def race_view(code: str, viewer, *, apply_due: bool = False) -> dict:
-    """The race as a socket shows it: its object, the viewer's game, and when the next change is due.
-    `apply_due`: first apply what is due (the race socket's timer, at the instant it is due)."""
-    race = advance(code) if apply_due else get_race(code)
+def race_view(code: str, viewer) -> dict:
+    """The race as a socket shows it: its object, the viewer's game, and when the next change is due. A
+    read: the socket's timer applies what is due first (`advance`)."""
+    race = get_race(code)
     wake = wakeup_at(race)
     return {"race": race_payload(race), "my_game": racer_game_id(race, viewer), "wake_at": wake.isoformat() if wake else None}
 

@@ -79,7 +79,8 @@ class RaceConsumer(Socket):
         try:
             await asyncio.sleep(delay)
             self.timer = None
-            view = await self.db(races.race_view)(self.code, self.user, apply_due=True)
+            await self.db(races.advance)(self.code)  # the timer's write: what is due now
+            view = await self.db(races.race_view)(self.code, self.user)
             await self.show(view)
         except asyncio.CancelledError:
             pass
