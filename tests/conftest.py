@@ -97,10 +97,13 @@ def _no_action_limit(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Throttle counters live in the cache; each test starts with none."""
+    """Throttle counters live in the cache (and the action limit's in the process too); each test starts with none."""
     from django.core.cache import cache
 
+    from games.play import ratelimit
+
     cache.clear()
+    ratelimit.forget()
     yield
 
 

@@ -124,3 +124,24 @@ def test_on_postgresql_a_moves_statements_are_prepared_once_per_connection(alice
         prepared = [row[0] for row in cursor.fetchall()]
     assert any(text.startswith(f'INSERT INTO "{Action._meta.db_table}"') for text in prepared), prepared
     assert any(text.startswith(f'UPDATE "{Game._meta.db_table}"') for text in prepared), prepared
+
+
+def test_the_action_limit_costs_no_cache_round_trip_per_action_and_shares_in_batches(alice, settings, monkeypatch):
+    """Counted in the process; the cache sees one batch per window, and another process's count comes back."""
+    from django.core.cache import cache
+
+    settings.ACTIONS_PER_SECOND = 5
+    monkeypatch.setattr(ratelimit.time, "time", lambda: 8_000_000.0)
+    calls = []
+    real_incr = cache.incr
+    monkeypatch.setattr(cache, "incr", lambda *a, **k: calls.append(a) or real_incr(*a, **k))
+    monkeypatch.setattr(ratelimit, "_start_sharing", lambda: None)  # batches shared by hand below
+    for _ in range(3):
+        ratelimit.check_actions(alice.pk)
+    assert calls == []  # three actions, no round trip
+    cache.set(f"actions:{alice.pk}:8000000", 2)  # another process shared two actions of alice's
+    ratelimit.share()
+    assert cache.get(f"actions:{alice.pk}:8000000") == 5
+    with pytest.raises(ServiceError) as refused:
+        ratelimit.check_actions(alice.pk)  # 3 here + 2 elsewhere + this one: over 5
+    assert refused.value.code == "rate_limited"
