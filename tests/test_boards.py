@@ -113,7 +113,8 @@ def test_a_daily_deal_has_a_board_only_once_its_day_is_over(db, alice, clock, an
     assert code_of(anon_client.get(f"/api/deals/daily:{DAY - dt.timedelta(days=1)}/records/")) == "not_found"  # no daily that day
 
 
-def test_games_held_for_review_are_not_counted_and_a_rejected_record_gives_way_to_the_next_best(db, alice, bob, clock, anon_client):
+def test_games_held_for_review_are_not_counted_and_a_rejected_record_gives_way_to_the_next_best(db, alice, bob, clock, anon_client, settings):
+    settings.FAIR_PLAY_REVIEW = True
     clock.set(DAY)
     DailyChallenge.objects.create(date=DAY, deal=casual_deal("seed:202"), par=1, par_line="1b")
     too_fast = win_daily(alice, moves=1, seconds=0.1)  # flagged by the daily: won faster than a person plays
@@ -236,14 +237,15 @@ def test_a_stale_streak_reads_as_zero_without_writing(db, alice, clock, anon_cli
     assert board_tables() == before and Streak.objects.get(player=alice).current == 1
 
 
-def test_a_streak_counted_again_when_a_review_clears_an_earlier_day(db, alice, clock):
+def test_a_streak_counted_again_when_a_review_clears_an_earlier_day(db, alice, clock, settings):
+    settings.FAIR_PLAY_REVIEW = True
     d = [DAY + dt.timedelta(days=i) for i in range(3)]
     clock.set(d[0])
     make_test_daily(d[0])
     held = win_daily(alice, seconds=0.1)  # flagged
     for day in d[1:]:
         clock.set(day)
-        make_test_daily(day)
+        make_test_daily(day, par=None)  # no par: a one-move win is not "at par with no undo" (fair play)
         win_daily(alice)
     assert (Streak.objects.get(player=alice).current, Streak.objects.get(player=alice).longest) == (2, 2)
     fairplay.clear(held)

@@ -32,7 +32,8 @@ def test_a_player_opens_a_race_on_a_fresh_seed_and_gets_a_short_code_and_a_link(
     assert race["deal"].startswith("seed:") and 0 <= int(race["deal"][5:]) < 2**64
     assert race["status"] == "open" and race["owner"] == "alice"
     assert race["racers"] == [
-        {"username": "alice", "game": None, "moves": 0, "cards_home": 0, "status": "waiting", "rank": None, "elapsed_ms": None, "ghost": False, "out_of_time": False}
+        {"username": "alice", "game": None, "moves": 0, "cards_home": 0, "status": "waiting", "rank": None, "elapsed_ms": None, "ghost": False, "out_of_time": False,
+         "review": "none"}
     ]
 
 

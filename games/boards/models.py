@@ -27,7 +27,7 @@ class DealRecord(models.Model):
     undos = models.PositiveIntegerField(default=0)
     elapsed_ms = models.PositiveBigIntegerField()
     finished_at = models.DateTimeField()
-    bot = models.BooleanField(default=False, help_text="a bot's line: on the deal's board of bots, not of people")
+    bot = models.BooleanField(default=False, db_default=False, help_text="a bot's line: on the deal's board of bots, not of people")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["deal", "autoplay", "player"], name="one_record_per_player")]
@@ -50,7 +50,7 @@ class RecordTally(models.Model):
 
     deal = models.CharField(max_length=40)
     autoplay = models.CharField(max_length=4, choices=Game.Autoplay.choices)
-    bot = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False, db_default=False)
     moves = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
 
@@ -88,7 +88,7 @@ class LadderEntry(models.Model):
     points = models.PositiveIntegerField(default=0)
     played = models.PositiveIntegerField(default=0, help_text="ranked dailies started in the month")
     won = models.PositiveIntegerField(default=0, help_text="ranked dailies won in the month")
-    bot = models.BooleanField(default=False, help_text="a bot's line: on the month's ladder of bots, not of people")
+    bot = models.BooleanField(default=False, db_default=False, help_text="a bot's line: on the month's ladder of bots, not of people")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["month", "player"], name="one_ladder_entry")]
@@ -104,7 +104,7 @@ class LadderTally(models.Model):
     """How many players of a month's ladder have each number of points."""
 
     month = models.DateField()
-    bot = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False, db_default=False)
     points = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
 
@@ -125,7 +125,7 @@ class Streak(models.Model):
     last_day = models.DateField()
     current = models.PositiveIntegerField()
     longest = models.PositiveIntegerField()
-    bot = models.BooleanField(default=False, help_text="a bot's streak: on the bots' board, not the people's")
+    bot = models.BooleanField(default=False, db_default=False, help_text="a bot's streak: on the bots' board, not the people's")
 
     class Meta:
         indexes = [
@@ -143,7 +143,7 @@ class StreakTally(models.Model):
     """How many players have each (last_day, current, longest): the living streaks' ranks sum the counts
     of yesterday's and today's rows."""
 
-    bot = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False, db_default=False)
     last_day = models.DateField()
     current = models.PositiveIntegerField()
     longest = models.PositiveIntegerField()
@@ -160,7 +160,7 @@ class StreakTally(models.Model):
 class LongestTally(models.Model):
     """How many players have each longest streak (every player with a streak), people and bots apart."""
 
-    bot = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False, db_default=False)
     longest = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
 

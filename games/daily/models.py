@@ -42,7 +42,7 @@ class DailyResult(models.Model):
     finished_at = models.DateTimeField()
     # A bot's result ranks on the day's board of bots, never on the people's (SPEC 11): the player's
     # Profile.bot, which never changes once they have a result.
-    bot = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["daily", "player"], name="one_result_per_daily")]
@@ -63,7 +63,7 @@ class DailyMovesTally(models.Model):
     fewer moves plus the position within its own move count, instead of a count over all better rows."""
 
     daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="+")
-    bot = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False, db_default=False)
     moves = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)
 
@@ -81,7 +81,7 @@ class DailySpanTally(models.Model):
     count, so that a rank inside a crowded move count only counts the rows of its own span."""
 
     daily = models.ForeignKey(DailyChallenge, on_delete=models.CASCADE, related_name="+")
-    bot = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False, db_default=False)
     moves = models.PositiveIntegerField()
     span = models.PositiveIntegerField()
     count = models.PositiveIntegerField(default=0)

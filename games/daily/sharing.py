@@ -12,6 +12,7 @@ import datetime as dt
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from accounts.selectors import is_bot
 from freecell_site.errors import ServiceError
 from games.daily import leaderboard
 from games.daily import services as daily
@@ -80,7 +81,7 @@ def shared_result(date: dt.date, player, viewer) -> SharedResult:
         par=found.par,
         elapsed_ms=game.clock_at(up.at) if up is not None else (game.elapsed_ms or 0),
         rank=leaderboard.rank_of(result) if result else None,
-        of=leaderboard.count(found.date),
+        of=leaderboard.count(found.date, bots=is_bot(player.pk)),  # a bot ranks among bots
         under_review=game.review == Game.Review.FLAGGED,
         review=review_state(game),
         game_id=game.pk,

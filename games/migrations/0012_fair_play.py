@@ -16,17 +16,17 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='action',
             name='via',
-            field=models.CharField(blank=True, choices=[('web', 'Web'), ('api', 'Api')], max_length=3),
+            field=models.CharField(blank=True, choices=[('web', 'Web'), ('api', 'Api')], db_default='', max_length=3),
         ),
         migrations.AddField(
             model_name='game',
             name='hints',
-            field=models.PositiveIntegerField(default=0),
+            field=models.PositiveIntegerField(db_default=0, default=0),
         ),
         migrations.AddField(
             model_name='game',
             name='review_reasons',
-            field=models.JSONField(blank=True, default=list),
+            field=models.JSONField(blank=True, db_default=django.db.models.Value([], models.JSONField()), default=list),
         ),
         migrations.CreateModel(
             name='Report',

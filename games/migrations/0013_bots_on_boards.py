@@ -17,7 +17,8 @@ def count_longest(apps, schema_editor):
 
 
 def bot_field(help_text: str = "") -> models.BooleanField:
-    return models.BooleanField(default=False, help_text=help_text) if help_text else models.BooleanField(default=False)
+    # A database default too: a process of the release before, still serving during the upgrade, inserts rows without it.
+    return models.BooleanField(default=False, db_default=False, help_text=help_text) if help_text else models.BooleanField(default=False, db_default=False)
 
 
 class Migration(migrations.Migration):
@@ -120,7 +121,7 @@ class Migration(migrations.Migration):
             name="LongestTally",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                ("bot", models.BooleanField(default=False)),
+                ("bot", models.BooleanField(default=False, db_default=False)),
                 ("longest", models.PositiveIntegerField()),
                 ("count", models.PositiveIntegerField(default=0)),
             ],

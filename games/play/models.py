@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, Value
 from django.utils import timezone
 
 
@@ -73,9 +73,9 @@ class Game(models.Model):
     clock_until = models.DateTimeField(null=True, blank=True)
     review = models.CharField(max_length=8, choices=Review.choices, default=Review.NONE, blank=True)
     # The fair-play signals the result crossed when it was won (games.fairplay): [{signal, value, threshold}].
-    review_reasons = models.JSONField(default=list, blank=True)
+    review_reasons = models.JSONField(default=list, db_default=Value([], models.JSONField()), blank=True)
     # Hints given on this game (games.play.hints): one of the fair-play signals of a result.
-    hints = models.PositiveIntegerField(default=0)
+    hints = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         constraints = [
@@ -157,7 +157,7 @@ class Action(models.Model):
     autoplay = models.JSONField(default=list, help_text="foundation moves autoplay made after the move (or that the undo took back)")
     client_id = models.CharField(max_length=64, blank=True)
     # How it came; blank for actions stored before it was recorded.
-    via = models.CharField(max_length=3, choices=Via.choices, blank=True)
+    via = models.CharField(max_length=3, choices=Via.choices, blank=True, db_default="")
     # Set by the action's service, which also dates a winning move's finish with it.
     created_at = models.DateTimeField(default=timezone.now)
     # The game's clock at this action (Game.clock_at): a casual game's play time is not the time since
