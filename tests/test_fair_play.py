@@ -312,3 +312,36 @@ def test_no_help_on_the_deal_of_ones_unfinished_ranked_daily(alice, today_daily)
     with pytest.raises(Exception) as refused:
         services.hint_for(game_id=casual.pk, user=alice)
     assert getattr(refused.value, "code", None) == "forbidden"
+
+
+# --- pushes of a result held as it is won --------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)  # pushes go out after commit
+def test_a_watchers_socket_gets_no_push_of_a_win_held_for_review_but_the_player_does(review_on, alice, bob):
+    from asgiref.sync import sync_to_async
+
+    from tests.support.sockets import next_of, open_socket, run, session_cookie
+
+    casual_deal()
+    game = services.create_game(player=alice, deal=CASUAL_DEAL, autoplay="safe", server_clock=True)
+
+    async def scenario():
+        watcher = await open_socket(f"/ws/games/{game.pk}/", cookie=await sync_to_async(session_cookie)(bob))
+        player = await open_socket(f"/ws/games/{game.pk}/", cookie=await sync_to_async(session_cookie)(alice))
+        assert (await next_of(watcher, "state"))["game"]["id"] == game.pk
+        await next_of(player, "state")
+        won = await sync_to_async(play_timed)(game, actions_for(12), first_ms=100, gaps_ms=STEADY)
+        assert won.review == "flagged"
+        frame = await watcher.receive_json_from(timeout=10)
+        while frame["type"] == "state" and frame["game"]["status"] == "playing":  # the moves before the win
+            frame = await watcher.receive_json_from(timeout=10)
+        assert frame["type"] == "error" and frame["code"] == "not_found"
+        assert (await watcher.receive_output(timeout=10)) == {"type": "websocket.close", "code": 4404}
+        last = await next_of(player, "state")
+        while last["game"]["status"] == "playing":
+            last = await next_of(player, "state")
+        assert last["game"]["review"] == "flagged" and last["game"]["moves"] == 12
+        await player.disconnect()
+
+    run(scenario)

@@ -21,6 +21,10 @@ from games.sockets.base import Socket, resign
 logger = logging.getLogger(__name__)
 
 
+#: The review states of a result held by fair play: hidden from everyone but its player and staff.
+HELD = ("flagged", "rejected")
+
+
 def may_see(game_id: int, viewer) -> bool:
     """Whether the viewer may see the game now (games.play.policies, through the selector every read uses)."""
     return selectors.visible_game(game_id, viewer) is not None
@@ -125,6 +129,15 @@ class GameConsumer(Socket):
     async def authenticated(self):
         if not self.watching and not await self._watch():
             await self._refuse()
+
+    async def game_state(self, event):
+        """A game changed: pushed as every socket pushes it, unless the change held its result for review
+        (fair play): others then see neither its moves nor its time, and the socket ends for them."""
+        if event["game"].get("review") in HELD and event["game"].get("id") == self.game_id:
+            if not await self.db(may_see)(self.wanted, self.user):
+                await self._refuse()
+                return
+        await super().game_state(event)
 
     async def game_access(self, event):
         """Who may see the game may have changed (a race over it ended): ask again."""

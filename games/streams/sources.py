@@ -50,6 +50,8 @@ class GameSource(Source):
         game = message["game"]
         if game.get("id") != self.game_id or game["version"] <= self.version:
             return []
+        if game.get("review") in ("flagged", "rejected") and await db(selectors.visible_game)(self.game_id, self.viewer) is None:
+            return self._hidden()  # a result held by fair play: its moves and time are not shown to others
         if game["version"] > self.version + 1:  # a gap: a push was lost on the bus
             fresh = await db(selectors.game_state)(self.game_id)
             if fresh is not None and fresh["version"] >= game["version"]:
