@@ -1,10 +1,10 @@
 """Fair-play benchmark: how often the fair-play signals flag machine-played and person-like games, beside the old rule.
 
-Run: .venv/bin/python -m bench.fairplay [--games 1000] [--seed 1] [--deals 24] [--par-width 32] [--browser N] [--json FILE]
+Run: .venv/bin/python -m bench.fairplay [--games 1000] [--seed 1] [--deals 24] [--par-budget 2] [--browser N] [--json FILE]
 
 The deals ms:1-D are solved first (two processes): each deal's par line under safe autoplay, by the
-project's par search run at fixed beam widths (`par_search`: the same par on any machine, where a time
-budget would find a move more or less now and then), its length the par; and the plain solve's line,
+project's par mode (`par_search`: --par-budget seconds each; a slower machine may find a move more now and
+then, which moves the figures by a game or two), its length the par; and the plain solve's line,
 which the browser tests play. Then, for every kind below, --games games are drawn (game i of a kind
 plays deal i mod D, with a random generator seeded by --seed, the kind and i: the figures are the same
 run after run), each turned into the `Timeline` that games/fairplay/measures.py reads: the ms from the
@@ -29,7 +29,7 @@ Kinds (docs/fair-play.md, "How a person's play is told apart from a machine's", 
 
 Under the table: the person-like models with a part taken away (how much the verdict hangs on each),
 and the share of games under each steadiness threshold (the sweep the threshold was chosen from),
-beside a robust spread that is not applied (the interquartile range of ln gap; a proposed follow-up).
+beside the same for the even beat (the interquartile range of ln gap, `even_beat`).
 Figures to read, never assertions in the test suite (tests/test_fairplay_measures.py tests measures.py).
 """
 
@@ -57,10 +57,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from games.engine import Board, solver  # noqa: E402
-from games.engine import solver_core as core  # noqa: E402
+from games.engine import Board  # noqa: E402
 from games.engine.solver import solve  # noqa: E402
-from games.fairplay.measures import SIGNALS, Timeline, reasons  # noqa: E402
+from games.fairplay.measures import SIGNALS, Timeline, beat, reasons  # noqa: E402
 
 #: The old rule: a ranked win was held only when faster than this many ms a move on average.
 OLD_PACE_MS = 150
@@ -78,45 +77,26 @@ class Deal:
     plain: int  # the plain solve's line length (what tests/support/browser.py's winning_line plays)
 
 
-def par_search(board: Board, widths: tuple[int, ...]) -> list[str] | None:
-    """The par line of a deal under safe autoplay, found the way par mode finds it (games/engine/solver.py
-    `improve`: the plain solve's first line, beam searches with each heuristic that splice onto every line
-    already found, then the local shortening pass) but at fixed beam widths instead of a time budget: the
-    same par on every machine and run, so that the figures are too. None when the deal is not won."""
-    root, real_cells = solver.to_core(board)
-    with solver._cyclic_gc_paused():
-        path, _states, _exhausted = solver.first_line(root, 1, solver.DEFAULT_MAX_STATES)
-        if path is None:
-            return None
-        known = core.Known(1)
-        known.add(root, path)
-        best, best_cost = path, len(path)
-        for width in widths:
-            for params in solver.BEAM_PARAMS:
-                found, cost = core.beam_fast(core.Search(root, 1, 1.0, params), width, known, best_cost)
-                if found is not None and cost < best_cost:
-                    best, best_cost = found, cost
-                    known.add(root, best)
-        best = core.shorten_known(root, best, known, 1)
-    moves = solver.to_moves(best, real_cells, "safe")
-    if not solver.replays_to_win(board, moves, "safe"):
-        return None
-    return [str(move) for move in moves]
+def par_search(board: Board, budget: float) -> list[str] | None:
+    """The par line of a deal under safe autoplay: the project's own par mode (games.engine.solver, as the
+    daily's maker and the deal facts run it) for `budget` seconds. None when the deal is not won."""
+    found = solve(board, autoplay="safe", par=True, budget=budget)
+    return [str(move) for move in found.moves] if found.solved else None
 
 
 def _solve_one(args: tuple[str, tuple[int, ...]]) -> Deal | None:
-    deal, widths = args
+    deal, budget = args
     board = Board.from_deal(deal)
-    line = par_search(board, widths)
+    line = par_search(board, budget)
     plain = solve(board, autoplay="safe")
     if not (line and plain.solved):
         return None
     return Deal(deal, len(line), tuple(line), plain.count)
 
 
-def solve_deals(count: int, widths: tuple[int, ...], jobs: int = 2) -> list[Deal]:
+def solve_deals(count: int, budget: float, jobs: int = 2) -> list[Deal]:
     """ms:1-count, each given its par line (`par_search`) and its plain solve: the won ones."""
-    work = [(f"ms:{n}", widths) for n in range(1, count + 1)]
+    work = [(f"ms:{n}", budget) for n in range(1, count + 1)]
     with multiprocessing.Pool(jobs) as pool:
         return [deal for deal in pool.map(_solve_one, work) if deal is not None]
 
@@ -436,15 +416,6 @@ def fast_spread(times: list[int]) -> float:
     return math.sqrt(sum((x - mean) ** 2 for x in logs) / len(logs))
 
 
-def iqr_spread(times: list[int]) -> float:
-    """A robust spread, not applied (a proposed follow-up): the interquartile range of ln gap over 1.349
-    (the sd's value for a normal law). A few long pauses, which lift the sd of a steady beat over any
-    threshold, leave it where it was."""
-    logs = [math.log(max(b - a, 1)) for a, b in zip(times, times[1:], strict=False)]
-    low, _median, high = statistics.quantiles(logs, n=4)
-    return (high - low) / 1.349
-
-
 @dataclass
 class Tally:
     games: int = 0
@@ -467,7 +438,7 @@ class Tally:
             self.by_signal[name] += 1
         if len(times) >= 3:
             self.steadiness.append(fast_spread(times))
-            self.robust.append(iqr_spread(times))
+            self.robust.append(beat([b - a for a, b in zip(times, times[1:], strict=False)]) or 0.0)
 
     def rate(self, count: int) -> float:
         return 100 * count / self.games if self.games else 0.0
@@ -674,7 +645,7 @@ GROUPS = {
     "person": "person-like: the KLM model (honest-looking: must stay at or under 1%)",
     "script": "the browser tests' scripts (machine-driven: flagged is right; not honest-looking)",
 }
-SHORT = {"steadiness": "steady", "first_move_ms": "first", "pace_ms": "pace", "moves_over_par": "par", "hints": "hints"}
+SHORT = {"steadiness": "steady", "even_beat": "beat", "first_move_ms": "first", "pace_ms": "pace", "moves_over_par": "par", "hints": "hints"}
 
 
 def print_table(rows: dict[str, dict], groups: dict[str, str]) -> None:
@@ -700,21 +671,21 @@ def print_table(rows: dict[str, dict], groups: dict[str, str]) -> None:
 SWEEP = (0.25, 0.28, 0.30, 0.32, 0.35, 0.38, 0.40, 0.45)
 
 
-#: Thresholds of the robust spread (`iqr_spread`, not applied) printed beside.
-ROBUST_SWEEP = (0.20, 0.25)
+#: Thresholds of the even beat (measures.beat, the `even_beat` signal) printed beside.
+ROBUST_SWEEP = (0.10, 0.15, 0.20, 0.25)
 
 
 def print_sweep(
     spreads: dict[str, list[float]], robusts: dict[str, list[float]], groups: dict[str, str]
 ) -> dict[str, dict[str, float]]:
     """The share of games whose spread is under each threshold: the steadiness signal alone; then the
-    same for the robust spread that a follow-up could use instead."""
+    same for the even beat (the interquartile spread)."""
     shown = [name for name in spreads if groups[name] in ("machine", "person", "script")]
     width = max(len(name) for name in shown) + 2
     print(
         f"{'steadiness alone: % of games under':<{width}}"
         + "".join(f"{t:>6.2f}" for t in SWEEP)
-        + "   | IQR spread (not applied) under"
+        + "   | even beat alone under"
         + "".join(f"{t:>6.2f}" for t in ROBUST_SWEEP)
     )
     out = {}
@@ -739,11 +710,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the timing draws (default 1)")
     parser.add_argument("--deals", type=int, default=24, help="deals ms:1-D solved for lines and par (default 24)")
     parser.add_argument(
-        "--par-width",
-        type=int,
-        nargs="+",
-        default=[32],
-        help="widths of the par search's beams, each run with every heuristic (default 32)",
+        "--par-budget", type=float, default=2.0, help="seconds of the solver's par search per deal (default 2)"
     )
     parser.add_argument("--browser", type=int, default=0, metavar="N", help="also play N games of each browser-test script live")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
@@ -751,10 +718,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
-    deals = solve_deals(args.deals, tuple(args.par_width), args.jobs)
+    deals = solve_deals(args.deals, args.par_budget, args.jobs)
     pars = [deal.par for deal in deals]
     print(
-        f"deals ms:1-{args.deals}: {len(deals)} won, par (safe autoplay, beams of width {args.par_width}) "
+        f"deals ms:1-{args.deals}: {len(deals)} won, par (safe autoplay, {args.par_budget:g} s of par search each) "
         f"mean {statistics.mean(pars):.1f}, {min(pars)}-{max(pars)}; {time.perf_counter() - started:.1f} s"
     )
     catalogue = kinds()

@@ -146,7 +146,7 @@ def test_the_policy_publishes_every_signal_and_its_threshold(settings, anon_clie
     settings.DAILY_MIN_MS_PER_MOVE = 180
     answer = anon_client.get("/api/fair-play/").json()
     signals = {signal["signal"]: signal for signal in answer["signals"]}
-    assert set(signals) == {"steadiness", "first_move_ms", "pace_ms", "moves_over_par", "hints"}
+    assert set(signals) == {"steadiness", "even_beat", "first_move_ms", "pace_ms", "moves_over_par", "hints"}
     assert signals["pace_ms"]["threshold"] == 180
     assert all(signal["words"] and signal["flags_when"] in ("below", "at_or_below", "above") for signal in signals.values())
     assert answer["review"] is False  # the test settings turn automatic review off
@@ -345,3 +345,16 @@ def test_a_watchers_socket_gets_no_push_of_a_win_held_for_review_but_the_player_
         await player.disconnect()
 
     run(scenario)
+
+
+def test_the_docs_table_publishes_each_signal_with_its_side_and_threshold():
+    """docs/fair-play.md says what GET /api/fair-play/ answers: one row per signal, its side, its threshold."""
+    from pathlib import Path
+
+    from games.fairplay.measures import SIGNALS
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "fair-play.md").read_text()
+    sides = {"below": "below", "at_or_below": "at or below", "above": "above"}
+    for signal in SIGNALS:
+        threshold = "`DAILY_MIN_MS_PER_MOVE` (150)" if signal.signal == "pace_ms" else f"{signal.threshold:g}"
+        assert f"| `{signal.signal}` | {sides[signal.flags_when]} | {threshold} |" in text, signal.signal

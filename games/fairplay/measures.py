@@ -45,6 +45,15 @@ SIGNALS: tuple[Signal, ...] = (
         "program that keeps an even beat stays under 0.15, the network's jitter included.",
     ),
     Signal(
+        "even_beat",
+        0.20,
+        "below",
+        "How even the beat of your moves is once your longest pauses and quickest runs are set aside: the "
+        "spread of the middle half of the times between moves (the interquartile range of their natural "
+        f"logarithm over 1.349), over games of more than {MIN_GAPS} moves. A program that pauses now and then "
+        "to look human still keeps an even beat in between (under 0.1); people's middle half spreads over 0.3.",
+    ),
+    Signal(
         "first_move_ms",
         1000,
         "below",
@@ -95,6 +104,15 @@ def spread(gaps: list[int]) -> float | None:
     return statistics.pstdev(math.log(max(gap, 1)) for gap in gaps)
 
 
+def beat(gaps: list[int]) -> float | None:
+    """The interquartile range of ln(gap) over 1.349 (the standard deviation's value for a normal law): a
+    spread that a few long pauses, which lift the standard deviation of an even beat, leave as it was."""
+    if len(gaps) < MIN_GAPS:
+        return None
+    low, _median, high = statistics.quantiles([math.log(max(gap, 1)) for gap in gaps], n=4)
+    return (high - low) / 1.349
+
+
 def values(timeline: Timeline) -> dict[str, float | None]:
     """Each signal's value for a game (None where it cannot be measured)."""
     times = timeline.action_ms
@@ -105,6 +123,7 @@ def values(timeline: Timeline) -> dict[str, float | None]:
         over_par = timeline.moves - timeline.par
     return {
         "steadiness": None if (s := spread(gaps)) is None else round(s, 3),
+        "even_beat": None if (b := beat(gaps)) is None else round(b, 3),
         "first_move_ms": times[0] if times else None,
         "pace_ms": round(last / len(times)) if last is not None and times else None,
         "moves_over_par": over_par,

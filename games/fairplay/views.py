@@ -33,7 +33,7 @@ POLICY = (
 #: A case of the queue, as the examples show it.
 CASE = {
     "game": 4512, "player": "bob", "deal": "daily:2026-12-04", "daily": "2026-12-04", "review": "flagged",
-    "reasons": [{"signal": "steadiness", "value": 0.04, "threshold": 0.35}], "reports": 1,
+    "reasons": [{"signal": "steadiness", "value": 0.04, "threshold": 0.3}], "reports": 1,
     "opened_at": "2026-12-04T09:12:00Z", "moves": 27, "undos": 0, "elapsed_ms": 4512,
 }
 
@@ -230,7 +230,7 @@ class VerdictView(APIView):
         description="The review state of one of your results: the signals it crossed, whether a moderator has still to look, "
         "and the moderator's note once decided. Moderators read any result's.",
         examples=[OpenApiExample("flagged", value={"game": 4512, "review": "flagged", "in_queue": True, "note": "", "decided_at": None,
-                                                   "reasons": [{"signal": "steadiness", "value": 0.04, "threshold": 0.35}]}, response_only=True)],
+                                                   "reasons": [{"signal": "steadiness", "value": 0.04, "threshold": 0.3}]}, response_only=True)],
     )
     def get(self, request, game_id: int):
         found = selectors.review_of(game_id, request.user)
