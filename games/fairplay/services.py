@@ -79,9 +79,12 @@ def needs_review(game: Game) -> bool:
     return game.status == Game.Status.WON and game.review == Game.Review.NONE
 
 
-def _set_review(game: Game, review: str) -> None:
+def _set_review(game: Game, review: str, reasons: list | None = None) -> None:
     game.review = review
-    Game.objects.filter(pk=game.pk).update(review=review)
+    changed = {"review": review}
+    if reasons is not None:
+        game.review_reasons = changed["review_reasons"] = reasons
+    Game.objects.filter(pk=game.pk).update(**changed)
 
 
 def _open_case(game: Game, *, by_mark: bool = False) -> ReviewCase:
@@ -106,9 +109,7 @@ def review_result(game: Game) -> None:
         return
     reasons = measures.reasons(timeline_of(game), signals())
     if reasons:
-        game.review_reasons = reasons
-        Game.objects.filter(pk=game.pk).update(review_reasons=reasons)
-        _set_review(game, Game.Review.FLAGGED)
+        _set_review(game, Game.Review.FLAGGED, reasons)
         _open_case(game)
         logger.info("game %s flagged for review: %s", game.pk, ", ".join(r["signal"] for r in reasons))
 

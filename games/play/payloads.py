@@ -61,6 +61,12 @@ class ReviewReasonSerializer(serializers.Serializer):
     threshold = serializers.FloatField(help_text="the published threshold it crossed")
 
 
+@extend_schema_field(ReviewReasonSerializer(many=True))
+class ReviewReasonsField(serializers.JSONField):
+    """The reasons as stored (`Game.review_reasons`), written as they are (every push carries them): their
+    shape is ReviewReasonSerializer's."""
+
+
 class GameSerializer(serializers.Serializer):
     """The spec's game object: the one definition of its shape, for REST answers, socket frames and
     pushes alike, and the OpenAPI schema.
@@ -92,8 +98,8 @@ class GameSerializer(serializers.Serializer):
         "signal or a moderator holds it (off the people's boards, and hidden from others, until cleared); "
         "`cleared` (ranked) or `rejected` (never ranked) once a moderator looked"
     )
-    review_reasons = ReviewReasonSerializer(
-        many=True, help_text="the signals a flagged result crossed, as GET /api/fair-play/ publishes them; empty otherwise"
+    review_reasons = ReviewReasonsField(
+        help_text="the signals a flagged result crossed, as GET /api/fair-play/ publishes them; empty otherwise"
     )
     clock_running = serializers.SerializerMethodField(
         help_text="whether `elapsed_ms` is counting now: false before a casual game's first action, while no page "
