@@ -177,6 +177,7 @@ def stack():
             # Behind the balancer, as compose sets it: nginx connects from loopback here.
             FORWARDED_ALLOW_IPS="127.0.0.1",
             RACE_COUNTDOWN_S="0",
+            FAIR_PLAY_REVIEW="0",  # the racers play a solver's line at machine speed
             LOG_LEVEL="WARNING",
             ACTIONS_PER_SECOND="0",
             WS_MOVE_BURST="1000",

@@ -303,6 +303,7 @@ def daphne_server(tmp_path_factory):
         "ALLOWED_HOSTS": "127.0.0.1",
         "LOG_LEVEL": "WARNING",
         "ACTIONS_PER_SECOND": "0",
+        "FAIR_PLAY_REVIEW": "0",
     }
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     setup = (
