@@ -1,7 +1,8 @@
-"""App config for games: play, dailies and races, tied together here once the app is ready.
+"""App config for games: play, dailies, boards, races and fair play, tied together once the app is ready.
 
-Play (games.play.services) knows nothing of races or dailies: each adds its rules to play (games.play.policies)
-and listens to its announcements (games.play.signals); accounts announce a closing the same way.
+Play (games.play.services) knows nothing of the domains above it: games/wiring.py hands it their
+follow-ups in one order (games.play.follow_ups) and their rules (games.play.policies); accounts
+announce a closing with a signal, which races and play listen to.
 """
 
 from django.apps import AppConfig

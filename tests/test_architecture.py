@@ -19,7 +19,7 @@ def test_every_import_linter_contract_is_kept():
 
 
 def test_play_imports_no_domain_above_it():
-    """Play announces changes (games.play.signals) and asks its policies; it never names races or
+    """Play calls the follow-ups it is handed (games.play.follow_ups) and asks its policies; it never names races or
     dailies, not even in a lazy import inside a function."""
     for module in sorted((ROOT / "games" / "play").glob("*.py")):
         if module.name in ("views.py", "export.py", "serializers.py"):  # play's transports (REST)
