@@ -39,6 +39,7 @@ from games.daily.sharing import SharedResult, format_elapsed, result_path, share
 from games.engine import EngineError, parse_deal
 from games.fairplay import selectors as fairplay_selectors
 from games.fairplay import services as fairplay
+from games.fairplay.measures import SIDE_WORDS
 from games.models import Game
 from games.play import lines, selectors, services
 from games.play.payloads import game_payload, iso
@@ -637,10 +638,6 @@ def timing_chart(actions: list[dict], signals: list[dict]) -> dict:
     return {**c, "plot_right": c["width"] - c["right"], "bottom_y": bottom, "bars": bars, "grid": grid, "lines": lines, "summary": summary}
 
 
-def _side(signal: dict) -> str:
-    return {"below": "below", "at_or_below": "at or below", "above": "above"}.get(signal["flags_when"], signal["flags_when"])
-
-
 @ensure_csrf_cookie
 @require_http_methods(["GET", "POST"])
 def staff_review(request, game_id: int):
@@ -655,7 +652,7 @@ def staff_review(request, game_id: int):
     if request.method == "POST":
         action = request.POST.get("action", "")
         note = request.POST.get("note", "").strip()[:500]
-        player = player_named(line["player"])
+        player = found["player"]
         try:
             if action == "clear":
                 fairplay.clear(game_id, moderator=request.user, note=note)
@@ -663,10 +660,10 @@ def staff_review(request, game_id: int):
             elif action == "reject":
                 fairplay.reject(game_id, moderator=request.user, note=note)
                 messages.success(request, f"Rejected: game {game_id} is off the boards.")
-            elif action == "mark" and player is not None:
+            elif action == "mark":
                 taken = fairplay.mark_account(player, moderator=request.user, note=note)
                 messages.success(request, f"Marked {player.username}: {taken} result{'' if taken == 1 else 's'} taken off the boards.")
-            elif action == "unmark" and player is not None:
+            elif action == "unmark":
                 given = fairplay.unmark_account(player, moderator=request.user, note=note)
                 messages.success(request, f"Unmarked {player.username}: {given} result{'' if given == 1 else 's'} back on the boards.")
             else:
@@ -674,7 +671,7 @@ def staff_review(request, game_id: int):
         except ServiceError as exc:
             messages.error(request, exc.message)
         return redirect("page-staff-review", game_id=game_id)
-    signals = [{**s, "side": _side(s), "measured": s["value"] is not None} for s in found["signals"]]
+    signals = [{**s, "side": SIDE_WORDS[s["flags_when"]], "measured": s["value"] is not None} for s in found["signals"]]
     context = {
         "page": "staff",
         "line": line,
@@ -686,6 +683,6 @@ def staff_review(request, game_id: int):
         "signals": signals,
         "reports": found["reports"],
         "chart": timing_chart(found["actions"], found["signals"]),
-        "status": Game.objects.filter(pk=game_id).values_list("status", flat=True).first(),
+        "status": found["status"],
     }
     return render(request, "frontend/staff_review.html", context)

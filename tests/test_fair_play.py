@@ -351,10 +351,10 @@ def test_the_docs_table_publishes_each_signal_with_its_side_and_threshold():
     """docs/fair-play.md says what GET /api/fair-play/ answers: one row per signal, its side, its threshold."""
     from pathlib import Path
 
-    from games.fairplay.measures import SIGNALS
+    from games.fairplay.measures import SIDE_WORDS, SIGNALS
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "fair-play.md").read_text()
-    sides = {"below": "below", "at_or_below": "at or below", "above": "above"}
+    sides = SIDE_WORDS
     for signal in SIGNALS:
         threshold = "`DAILY_MIN_MS_PER_MOVE` (150)" if signal.signal == "pace_ms" else f"{signal.threshold:g}"
         assert f"| `{signal.signal}` | {sides[signal.flags_when]} | {threshold} |" in text, signal.signal

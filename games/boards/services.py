@@ -30,7 +30,7 @@ from games.daily import services as daily
 from games.daily.models import DailyChallenge, DailyResult
 from games.play.models import Game
 
-HELD = (Game.Review.FLAGGED, Game.Review.REJECTED)
+HELD = Game.HELD_REVIEWS
 
 #: The ladder's points rule, as the API and the page show it.
 POINTS_RULE = (

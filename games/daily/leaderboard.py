@@ -246,7 +246,7 @@ def my_line(date: dt.date, user, entry: Entry | None, *, bots: bool = False) -> 
     game = Game.objects.filter(daily_id=date, player=user).only("pk", "status", "review", "ply", "undos", "elapsed_ms", "finished_at").first()
     if entry is not None:
         return {**asdict(entry), "review": review_state(game) if game is not None else "none"}
-    if game is None or game.status != Game.Status.WON or game.review not in (Game.Review.FLAGGED, Game.Review.REJECTED):
+    if game is None or game.status != Game.Status.WON or not game.held:
         return None
     if is_bot(user.pk) != bots:
         return None

@@ -68,7 +68,7 @@ def shared_result(date: dt.date, player, viewer) -> SharedResult:
         if not policies.can_view_game(viewer, game):
             raise missing
         raise ServiceError("game_not_finished", "the daily game is still being played", status=409)
-    if game.review in (Game.Review.FLAGGED, Game.Review.REJECTED) and not policies.can_view_game(viewer, game):
+    if game.held and not policies.can_view_game(viewer, game):
         raise missing  # a result held by fair play shows neither its moves nor its time to others
     status = Game.Status.RESIGNED if up is not None else game.status
     result = leaderboard.result_of(found.date, player)

@@ -31,6 +31,9 @@ class Signal:
         return value > self.threshold
 
 
+#: Each side of a threshold in words, as the pages and the docs say it.
+SIDE_WORDS = {"below": "below", "at_or_below": "at or below", "above": "above"}
+
 #: The fewest gaps between actions over which a rhythm is judged: a short game says too little.
 MIN_GAPS = 10
 

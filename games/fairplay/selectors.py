@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.conf import settings
 from django.db.models import Count
 
@@ -86,6 +88,8 @@ def case(game_id: int) -> dict | None:
     values = measures.values(timeline)
     return {
         "line": case_line(game, opened_at=found.opened_at if found else None),
+        "status": game.status,
+        "player": game.player,
         "case": found,
         "profile": getattr(game.player, "profile", None),
         "actions": [
@@ -93,8 +97,8 @@ def case(game_id: int) -> dict | None:
             for i, ((index, kind, notation, _at, via), at_ms) in enumerate(zip(actions, timeline.action_ms, strict=True))
         ],
         "signals": [
-            {**signal, "value": values[signal["signal"]], "crossed": values[signal["signal"]] is not None and s.crossed(values[signal["signal"]])}
-            for s, signal in zip(services.signals(), measures.published(services.signals()), strict=True)
+            {**asdict(signal), "value": values[signal.signal], "crossed": values[signal.signal] is not None and signal.crossed(values[signal.signal])}
+            for signal in services.signals()
         ],
         "par": timeline.par,
         "reports": list(Report.objects.filter(game_id=game_id).select_related("reporter").order_by("created_at")),

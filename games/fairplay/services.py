@@ -29,7 +29,7 @@ from games.play.models import Action, Game
 
 logger = logging.getLogger(__name__)
 
-HELD = (Game.Review.FLAGGED, Game.Review.REJECTED)
+HELD = Game.HELD_REVIEWS
 
 
 def review_on() -> bool:

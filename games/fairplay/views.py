@@ -96,7 +96,7 @@ class CaseSerializer(serializers.Serializer):
     deal = serializers.CharField()
     daily = serializers.DateField(allow_null=True)
     review = serializers.CharField()
-    reasons = serializers.ListField(child=serializers.DictField())
+    reasons = ReviewReasonSerializer(many=True)
     reports = serializers.IntegerField()
     opened_at = serializers.DateTimeField()
     moves = serializers.IntegerField()

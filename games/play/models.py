@@ -40,6 +40,9 @@ class Game(models.Model):
         CLEARED = "cleared", "cleared"
         REJECTED = "rejected", "rejected"
 
+    #: The review states that hold a result off the people's boards and out of others' sight (fair play).
+    HELD_REVIEWS = (Review.FLAGGED, Review.REJECTED)
+
     deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="games")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games")
     autoplay = models.CharField(max_length=4, choices=Autoplay.choices, default=Autoplay.SAFE)
@@ -99,6 +102,11 @@ class Game(models.Model):
     @property
     def moves(self) -> int:
         return self.ply
+
+    @property
+    def held(self) -> bool:
+        """Whether a review holds the result (games.fairplay): off the people's boards, hidden from others."""
+        return self.review in self.HELD_REVIEWS
 
     @property
     def ranked(self) -> bool:

@@ -191,7 +191,7 @@ def _racer(entry: RaceEntry, limit: dt.datetime | None, *, time_is_up: bool = Fa
         status, finished_at = Game.Status.RESIGNED, limit
         elapsed = max(0, int((limit - game.created_at).total_seconds() * 1000))
     # A result held by fair play shows neither its moves nor its time, to anyone, until it is cleared.
-    held = bool(game and game.review in (Game.Review.FLAGGED, Game.Review.REJECTED))
+    held = bool(game and game.held)
     return Racer(
         username=entry.player.username,
         game=game.pk if game else None,

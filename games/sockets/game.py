@@ -16,13 +16,10 @@ from django.conf import settings
 from freecell_site.errors import ServiceError
 from games import events
 from games.play import selectors, services
+from games.play.models import Game
 from games.sockets.base import Socket, resign
 
 logger = logging.getLogger(__name__)
-
-
-#: The review states of a result held by fair play: hidden from everyone but its player and staff.
-HELD = ("flagged", "rejected")
 
 
 def may_see(game_id: int, viewer) -> bool:
@@ -133,7 +130,7 @@ class GameConsumer(Socket):
     async def game_state(self, event):
         """A game changed: pushed as every socket pushes it, unless the change held its result for review
         (fair play): others then see neither its moves nor its time, and the socket ends for them."""
-        if event["game"].get("review") in HELD and event["game"].get("id") == self.game_id:
+        if event["game"].get("review") in Game.HELD_REVIEWS and event["game"].get("id") == self.game_id:
             if not await self.db(may_see)(self.wanted, self.user):
                 await self._refuse()
                 return

@@ -7,6 +7,7 @@ import json
 from freecell_site.errors import ServiceError, error_body
 from games import events
 from games.play import selectors
+from games.play.models import Game
 from games.play.payloads import game_detail
 from games.races import services as races
 from games.sockets.base import db
@@ -50,7 +51,7 @@ class GameSource(Source):
         game = message["game"]
         if game.get("id") != self.game_id or game["version"] <= self.version:
             return []
-        if game.get("review") in ("flagged", "rejected") and await db(selectors.visible_game)(self.game_id, self.viewer) is None:
+        if game.get("review") in Game.HELD_REVIEWS and await db(selectors.visible_game)(self.game_id, self.viewer) is None:
             return self._hidden()  # a result held by fair play: its moves and time are not shown to others
         if game["version"] > self.version + 1:  # a gap: a push was lost on the bus
             fresh = await db(selectors.game_state)(self.game_id)
