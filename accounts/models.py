@@ -26,10 +26,17 @@ class Profile(models.Model):
         RED = "red", "burgundy"
         SLATE = "slate"
 
+    class Sound(models.TextChoices):
+        """The table's sounds (frontend/static/frontend/js/sound.js), on or off."""
+
+        ON = "on"
+        OFF = "off"
+
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
     display_name = models.CharField(max_length=40, blank=True)
     bio = models.CharField(max_length=280, blank=True)
-    # The table's look the player chose, the same on every device: {"deck": Deck, "felt": Felt}. Only
+    # The table's look and sound the player chose, the same on every device: {"deck": Deck, "felt": Felt,
+    # "sound": Sound}. Only
     # accounts.services.change_settings writes it (checked choices); accounts.selectors.table_settings
     # reads it with the defaults for what was never chosen.
     settings = models.JSONField(default=dict, blank=True)

@@ -8,8 +8,8 @@ from django.db.models import Q
 
 from accounts.models import AccessToken, Friendship, Profile
 
-#: The table's look of a player who never chose one (and of a choice no longer offered).
-DEFAULT_SETTINGS = {"deck": Profile.Deck.CLASSIC.value, "felt": Profile.Felt.GREEN.value}
+#: The table's look and sound of a player who never chose them (and of a choice no longer offered).
+DEFAULT_SETTINGS = {"deck": Profile.Deck.CLASSIC.value, "felt": Profile.Felt.GREEN.value, "sound": Profile.Sound.ON.value}
 
 
 def player_named(username: str) -> User | None:
@@ -90,6 +90,7 @@ def settings_of(saved: dict | None) -> dict:
     return {
         "deck": saved["deck"] if saved.get("deck") in Profile.Deck.values else DEFAULT_SETTINGS["deck"],
         "felt": saved["felt"] if saved.get("felt") in Profile.Felt.values else DEFAULT_SETTINGS["felt"],
+        "sound": saved["sound"] if saved.get("sound") in Profile.Sound.values else DEFAULT_SETTINGS["sound"],
     }
 
 

@@ -118,11 +118,12 @@ class PasswordResetConfirmSerializer(serializers.Serializer):
 
 
 class TableSettingsSerializer(serializers.Serializer):
-    """The table's look, kept with the account so that every device shows it. A PATCH names the
+    """The table's look and sound, kept with the account so that every device has them. A PATCH names the
     settings it changes; a name that is not a setting is refused, not dropped."""
 
     deck = StrictChoiceField(choices=Profile.Deck.values, required=False, help_text="the card style")
     felt = StrictChoiceField(choices=Profile.Felt.values, required=False, help_text="the table colour")
+    sound = StrictChoiceField(choices=Profile.Sound.values, required=False, help_text="the table's sounds: `on` or `off`")
 
     def to_internal_value(self, data):
         if isinstance(data, dict):

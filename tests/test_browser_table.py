@@ -129,7 +129,7 @@ def test_restart_new_game_hint_and_the_table_settings(browser, site):
     tab.sign_up("restarter")
     me = "async () => (await (await fetch('/api/me/')).json()).settings"
     deadline = time.monotonic() + 10
-    while page.evaluate(me) != {"deck": "large", "felt": "slate"}:
+    while page.evaluate(me) != {"deck": "large", "felt": "slate", "sound": "on"}:
         assert time.monotonic() < deadline, page.evaluate(me)
         page.wait_for_timeout(100)
     # The account page's table settings: four-colour cards on blue, kept with the account for every page.
@@ -139,7 +139,7 @@ def test_restart_new_game_hint_and_the_table_settings(browser, site):
     page.wait_for_function(saved)
     page.check("[data-testid=felt-blue]")
     page.wait_for_function(saved)
-    assert page.evaluate(me) == {"deck": "four", "felt": "blue"}
+    assert page.evaluate(me) == {"deck": "four", "felt": "blue", "sound": "on"}
     tab.shot("account-settings-1366x768.png", full_page=True)
     assert page.locator('footer a[href="/api/docs/"]').count() == 1
 

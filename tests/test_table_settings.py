@@ -1,4 +1,4 @@
-"""Table settings (card style, table colour) kept with the account: GET/PATCH /api/me/ `settings`, checked
+"""Table settings (card style, table colour, sound) kept with the account: GET/PATCH /api/me/ `settings`, checked
 strictly, and written on every page's <html> for a signed-in player (a visitor's stay in their browser)."""
 
 from __future__ import annotations
@@ -19,23 +19,35 @@ def patch(client, body):
 
 
 def test_a_new_player_has_the_default_settings(alice):
-    assert client_for(alice).get("/api/me/").json()["settings"] == {"deck": "classic", "felt": "green"}
+    assert client_for(alice).get("/api/me/").json()["settings"] == {"deck": "classic", "felt": "green", "sound": "on"}
 
 
 def test_a_patch_changes_the_settings_it_names_and_keeps_the_others(alice):
     client = client_for(alice)
     answer = patch(client, {"settings": {"deck": "four"}})
     assert answer.status_code == 200, answer.content
-    assert answer.json()["settings"] == {"deck": "four", "felt": "green"}
-    assert patch(client, {"settings": {"felt": "slate"}}).json()["settings"] == {"deck": "four", "felt": "slate"}
-    assert patch(client, {"bio": "hello"}).json()["settings"] == {"deck": "four", "felt": "slate"}  # untouched
-    assert client.get("/api/me/").json()["settings"] == {"deck": "four", "felt": "slate"}
-    assert Profile.objects.get(user=alice).settings == {"deck": "four", "felt": "slate"}
+    assert answer.json()["settings"] == {"deck": "four", "felt": "green", "sound": "on"}
+    assert patch(client, {"settings": {"felt": "slate"}}).json()["settings"] == {"deck": "four", "felt": "slate", "sound": "on"}
+    assert patch(client, {"bio": "hello"}).json()["settings"] == {"deck": "four", "felt": "slate", "sound": "on"}  # untouched
+    assert client.get("/api/me/").json()["settings"] == {"deck": "four", "felt": "slate", "sound": "on"}
+    assert Profile.objects.get(user=alice).settings == {"deck": "four", "felt": "slate", "sound": "on"}
+
+
+def test_the_sound_is_a_setting_off_or_on_written_on_the_pages_when_off(alice):
+    client = client_for(alice)
+    assert patch(client, {"settings": {"sound": "off"}}).json()["settings"] == {"deck": "classic", "felt": "green", "sound": "off"}
+    browser = Client()
+    browser.force_login(alice)
+    assert '<html lang="en" data-settings="account" data-deck="classic" data-felt="green" data-sound="off">' in browser.get("/").content.decode()
+    assert patch(client, {"settings": {"sound": "on"}}).json()["settings"]["sound"] == "on"
+    assert "data-sound" not in browser.get("/").content.decode()
 
 
 @pytest.mark.parametrize(
     "chosen, field",
     [
+        ({"sound": True}, "sound"),
+        ({"sound": "loud"}, "sound"),
         ({"deck": "gold"}, "deck"),
         ({"felt": "pink"}, "felt"),
         ({"deck": 1}, "deck"),
@@ -52,7 +64,7 @@ def test_a_bad_setting_is_refused_in_the_error_shape_and_nothing_is_stored(alice
     error = answer.json()["error"]
     assert error["code"] == "invalid_request"
     assert any(message.startswith(f"{field}: ") for message in error["fields"]["settings"]), error
-    assert client.get("/api/me/").json()["settings"] == {"deck": "classic", "felt": "green"}
+    assert client.get("/api/me/").json()["settings"] == {"deck": "classic", "felt": "green", "sound": "on"}
     assert Profile.objects.get(user=alice).bio == ""
 
 
@@ -64,7 +76,7 @@ def test_settings_must_be_an_object(alice, raw):
 
 def test_a_stored_choice_no_longer_offered_reads_as_the_default(alice):
     Profile.objects.filter(user=alice).update(settings={"deck": "retired", "felt": "blue", "other": 1})
-    assert client_for(alice).get("/api/me/").json()["settings"] == {"deck": "classic", "felt": "blue"}
+    assert client_for(alice).get("/api/me/").json()["settings"] == {"deck": "classic", "felt": "blue", "sound": "on"}
 
 
 def test_settings_need_a_signed_in_player(anon_client):
