@@ -236,6 +236,12 @@ class MeView(APIView):
     @extend_schema(request=s.ProfileSerializer, responses={200: s.ProfileSerializer, 400: ERR, 401: ERR, 403: ERR}, summary="Edit your profile")
     def patch(self, request):
         body = s.ProfileSerializer(data=request.data, partial=True, context={"user": request.user})
+        # A field the profile does not take is refused, not dropped: a client that misspells `bio`
+        # would otherwise read 200 and believe it saved.
+        writable = {name for name, found in body.fields.items() if not found.read_only}
+        unknown = sorted(set(request.data) - writable) if isinstance(request.data, dict) else []
+        if unknown:
+            raise ValidationError({name: [f"not a field of the profile: it takes {', '.join(sorted(writable))}"] for name in unknown})
         body.is_valid(raise_exception=True)
         user = request.user
         profile, _ = Profile.objects.get_or_create(user=user)

@@ -15,12 +15,12 @@ from freecell_site.errors import ServiceError
 ALWAYS = ("page", "page_size", "format")
 
 
+# For a list view (before APIView in its bases): a query parameter that is neither paging nor one of the
+# view's `filter_params` is refused with 400 `bad_filter`, rather than silently ignored (a client that
+# misspells `status` would otherwise take the whole list for the filtered one). Checked after sign-in and
+# permissions, so a 401 still comes first. A comment, not a docstring: drf-spectacular publishes the
+# docstring a view inherits as the operation's description.
 class FilteredList:
-    """For a list view (before APIView in its bases): a query parameter that is neither paging nor one of
-    the view's `filter_params` is refused with 400 `bad_filter`, rather than silently ignored (a client that
-    misspells `status` would otherwise take the whole list for the filtered one). Checked after sign-in
-    and permissions, so a 401 still comes first."""
-
     filter_params: tuple[str, ...] = ()
 
     def initial(self, request, *args, **kwargs):

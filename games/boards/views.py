@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from accounts.permissions import TokenScopes
 from accounts.scopes import READ
 from freecell_site.errors import ServiceError
+from freecell_site.filters import FilteredList
 from freecell_site.pagination import PAGING, page_bounds, page_links
 from games.boards import selectors
 from games.boards.serializers import LadderSerializer, RecordsSerializer, StreaksSerializer
@@ -26,7 +27,7 @@ STREAK_ORDER = (
 
 SCOPE = OpenApiParameter("scope", OpenApiTypes.STR, enum=["all", "friends"], description="friends: you and your accepted friends (sign-in needed)")
 ERRORS = {
-    400: OpenApiResponse(ErrorSerializer, description="invalid_request (a bad page, page_size, scope, players, autoplay or month) or invalid_deal"),
+    400: OpenApiResponse(ErrorSerializer, description="invalid_request (a bad page, page_size, scope, players, autoplay or month), invalid_deal, or bad_filter (a query parameter the board does not take)"),
     401: OpenApiResponse(ErrorSerializer, description="not_authenticated: the friends scope needs a sign-in"),
     404: OpenApiResponse(ErrorSerializer, description="not_found: a page past the last, or a daily's deal whose day is not over"),
 }
@@ -72,8 +73,9 @@ RECORD_LINE = {
 }
 
 
-class DealRecordsView(APIView):
+class DealRecordsView(FilteredList, APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
+    filter_params = ("autoplay", "scope", "players")
     scopes = {"GET": READ}
 
     @extend_schema(
@@ -123,8 +125,9 @@ class DealRecordsView(APIView):
         return Response(RecordsSerializer(body).data)
 
 
-class LadderView(APIView):
+class LadderView(FilteredList, APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
+    filter_params = ("scope", "players")
     scopes = {"GET": READ}
 
     @extend_schema(
@@ -166,8 +169,9 @@ class LadderView(APIView):
         return Response(LadderSerializer(body).data)
 
 
-class StreaksView(APIView):
+class StreaksView(FilteredList, APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
+    filter_params = ("scope", "players")
     scopes = {"GET": READ}
 
     @extend_schema(

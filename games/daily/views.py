@@ -326,8 +326,9 @@ class LeaderboardView(filters.FilteredList, APIView):
         return Response(LeaderboardSerializer(body).data)
 
 
-class HistogramView(APIView):
+class HistogramView(filters.FilteredList, APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
+    filter_params = ("players",)
     scopes = {"GET": READ}
 
     @extend_schema(

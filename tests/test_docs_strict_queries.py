@@ -1,0 +1,71 @@
+"""What the docs promise of query parameters and bodies holds: a board's unknown parameter is 400
+`bad_filter` (never silently ignored), a profile edit naming an unknown field is 400, and no helper's
+docstring is published as an operation's description."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from tests.support.openapi import generated_schema, operations
+from tests.support.players import code_of
+
+pytestmark = pytest.mark.django_db
+
+BOARDS = [
+    "/api/deals/ms:1/records/?autoplay=safe&speed=fast",
+    "/api/ladder/2026-12/?players=people&speed=fast",
+    "/api/ladder/streaks/?speed=fast",
+    "/api/daily/{today}/histogram/?speed=fast",
+]
+
+
+@pytest.mark.parametrize("url", BOARDS)
+def test_an_unknown_query_parameter_of_a_board_is_refused(url, anon_client, today_daily):
+    answer = anon_client.get(url.format(today=today_daily.date.isoformat()))
+    assert answer.status_code == 400, answer.content[:300]
+    assert code_of(answer) == "bad_filter"
+    assert list(answer.json()["error"]["fields"]) == ["speed"]
+
+
+@pytest.mark.parametrize("url", [url.replace("&speed=fast", "").replace("?speed=fast", "") for url in BOARDS])
+def test_a_board_s_own_parameters_are_taken(url, anon_client, today_daily):
+    assert anon_client.get(url.format(today=today_daily.date.isoformat())).status_code == 200
+
+
+def test_a_profile_edit_with_an_unknown_field_is_refused_and_changes_nothing(alice_client):
+    answer = alice_client.patch("/api/me/", {"bio": "aces", "colour": "red"}, format="json")
+    assert answer.status_code == 400
+    assert code_of(answer) == "invalid_request"
+    assert list(answer.json()["error"]["fields"]) == ["colour"]
+    assert alice_client.get("/api/me/").json()["bio"] == ""
+    assert alice_client.patch("/api/me/", {"bio": "aces"}, format="json").status_code == 200
+
+
+def test_no_operation_publishes_the_docstring_of_a_class_it_builds_on():
+    """drf-spectacular takes a view's docstring, inherited ones included, as the description: a mixin's
+    note to programmers ("For a list view ...") must not become what a developer reads."""
+    from django.urls import get_resolver
+
+    helpers = set()
+    for pattern in get_resolver().url_patterns:
+        for view in _views(pattern):
+            for base in inspect.getmro(view)[1:]:
+                doc = inspect.getdoc(base)
+                if doc and base.__module__.split(".")[0] in {"games", "accounts", "freecell_site", "frontend"}:
+                    helpers.add(doc.split("\n")[0][:60])
+    leaked = [
+        f"{method.upper()} {path}"
+        for path, method, operation in operations(generated_schema())
+        if any(line and operation.get("description", "").startswith(line) for line in helpers)
+    ]
+    assert leaked == []
+
+
+def _views(pattern):
+    if hasattr(pattern, "url_patterns"):
+        for inner in pattern.url_patterns:
+            yield from _views(inner)
+    elif hasattr(pattern.callback, "cls"):
+        yield pattern.callback.cls
