@@ -63,6 +63,9 @@ class Game(models.Model):
     stuck = models.BooleanField(default=False, help_text="no legal move left (advisory; undo still works)")
     # When the board was first shown: the clock's start. A race sets it to the race's start instant.
     created_at = models.DateTimeField(default=timezone.now)
+    # When the game's time ends, set by the domain that dealt it (a race's time limit): an action reads
+    # it with the game, so checking it costs no query. Null: no deadline of its own.
+    deadline = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     elapsed_ms = models.PositiveBigIntegerField(null=True, blank=True)
     # A casual game's own clock (games.play.services: the first action starts it, and it counts while a
@@ -94,6 +97,9 @@ class Game(models.Model):
             models.Index(fields=["player", "-created_at"], name="game_player_recent"),
             # Admin review queue.
             models.Index(fields=["review"], condition=~Q(review=""), name="game_review_queue"),
+            # Games still playing by their deadline, for the sweeper: only what is due is read. Its columns
+            # change once in a game (dealt, finished), so moves stay in-place updates.
+            models.Index(fields=["deadline"], condition=Q(status="playing", deadline__isnull=False), name="game_deadline_due"),
         ]
 
     def __str__(self) -> str:
