@@ -28,7 +28,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name="game",
-            index=models.Index(condition=models.Q(("status", "playing"), ("deadline__isnull", False)), fields=["deadline"], name="game_deadline_due"),
+            index=models.Index(condition=models.Q(("deadline__isnull", False), ("status", "playing")), fields=["deadline"], name="game_deadline_due"),
         ),
         migrations.RunPython(running_races_deadlines, migrations.RunPython.noop),
     ]
