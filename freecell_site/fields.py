@@ -101,6 +101,20 @@ class StrictIntegerField(serializers.IntegerField):
         self.fail("not_integer", kind=_kind(data))
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON boolean: not 1, "true" or "yes" (DRF's BooleanField takes them all). A form's "true" and
+    "false" are taken."""
+
+    default_error_messages = {"not_boolean": "must be true or false (a JSON boolean), not {kind}"}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            return data
+        if isinstance(data, str) and _from_form(self) and data in ("true", "false"):
+            return data == "true"
+        self.fail("not_boolean", kind=_kind(data))
+
+
 def _kind(value) -> str:
     """The JSON type of a parsed value, as an API user would name it."""
     if isinstance(value, bool):
