@@ -236,6 +236,9 @@ DEAL_FACTS_BUDGET = env_float("DEAL_FACTS_BUDGET", 3.0, minimum=0.1)  # seconds 
 RACE_COUNTDOWN_S = env_float("RACE_COUNTDOWN_S", 3, minimum=0)
 RACE_MAX_RACERS = env_int("RACE_MAX_RACERS", 8, minimum=2)
 RACE_TIME_LIMIT_S = env_float("RACE_TIME_LIMIT_S", 1800, minimum=1)
+RACE_PUBLIC_COUNTDOWN_S = env_float("RACE_PUBLIC_COUNTDOWN_S", 10, minimum=0)  # a public race's, from its second racer; an accepted challenge's
+RACE_PUBLIC_WAIT_S = env_float("RACE_PUBLIC_WAIT_S", 300, minimum=1)  # an open public race nobody joins is called off after this
+CHALLENGE_EXPIRY_S = env_float("CHALLENGE_EXPIRY_S", 600, minimum=1)  # an unanswered challenge expires after this
 WS_HEARTBEAT_S = env_float("WS_HEARTBEAT_S", 20, minimum=1)
 WS_IDLE_TIMEOUT_S = env_float("WS_IDLE_TIMEOUT_S", 60, minimum=1)
 WS_AUTH_TIMEOUT_S = env_float("WS_AUTH_TIMEOUT_S", 10, minimum=1)
