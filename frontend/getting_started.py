@@ -4,8 +4,8 @@ Each step is a shell command (curl, or Python run from the shell) that a develop
 Shell variables carry what a step learns to the next ones: `BASE` (the site), `TOKEN`, `GAME`, `CODE`,
 `RACE_GAME`. `{site}` in a command is the site's address. `answer` is what the step answers: a JSON
 object whose fields the real answer has (values naming a variable, `"$GAME"`, stand for its value), or a
-piece of text the output contains. A step that needs an endpoint not every server has yet names it in
-`needs` (method and path): the test skips the step, saying so, only while that endpoint answers 404.
+piece of text the output contains. The test reads the steps back from the served page and runs them,
+so what runs is what a developer sees.
 """
 
 from __future__ import annotations
@@ -26,7 +26,20 @@ def field(path: str) -> str:
 
 
 TOKEN_OF, ID_OF, BOARD_OF, CODE_OF = (field(f'["{name}"]') for name in ("token", "id", "board", "code"))
-FIRST_RACER_GAME_OF = field('["racers"][0]["game"]')
+#: Your race game's id, or a failure while the race has not shown its boards (a loop asks again).
+FIRST_RACER_GAME_OF = "python3 -c 'import json, sys; print(json.load(sys.stdin)[\"racers\"][0][\"game\"] or sys.exit(1))'"
+#: The board text of ms:1 as dealt, as `GET /api/games/<id>/` answers it for a new game.
+MS1_BOARD = """\
+Foundations: H-0 C-0 D-0 S-0
+Freecells: - - - -
+: JD KD 2S 4C 3S 6D 6S
+: 2D KC KS 5C TD 8S 9C
+: 9H 9S 9D TS 4S 8D 2H
+: JC 5S QD QH TH QS 6H
+: 5D AD JS 4H 8H 6C
+: 7H QC AS AC 2C 3D
+: 7C KH AH 4D JH 8C
+: 5H 3H 3C 7S 7D TC"""
 
 
 @dataclass(frozen=True)
@@ -36,7 +49,6 @@ class Step:
     command: str
     answer: object = None
     sets: tuple[str, ...] = ()
-    needs: tuple[str, str] | None = None  # (method, path) of the endpoint the step needs
     language: str = "shell"  # what the page shows the command as
     requires: str = ""  # a Python package the step needs (pip install ...)
 
@@ -116,7 +128,6 @@ STEPS = [
         f"  -d '{{\"name\": \"my bot\", \"scopes\": [\"read\", \"play\", \"race\"]}}' | {TOKEN_OF})\n"
         "echo $TOKEN",
         sets=("TOKEN",),
-        needs=("POST", "/api/tokens/"),
     ),
     Step(
         "Deal a game",
@@ -130,17 +141,16 @@ STEPS = [
     ),
     Step(
         "Look at the board",
-        "The position as Freecell Solver board text: one line per column, from the covered card to the "
-        "exposed one, so column 5 ends with the six of clubs.",
+        "The position as Freecell Solver board text: the foundations, the free cells, then one line per "
+        "column, from the covered card to the exposed one, so column 5 ends with the six of clubs.",
         f"curl -sS --fail-with-body -w '\\n' \"$BASE/api/games/$GAME/\" {AUTH} | {BOARD_OF}",
-        answer=": 5D AD JS 4H 8H 6C",
+        answer=MS1_BOARD,
     ),
     Step(
         "List the legal moves",
         "Every legal action at the position, in the notation below, with the `ply` to send.",
         f"curl -sS --fail-with-body -w '\\n' \"$BASE/api/games/$GAME/legal-moves/\" {AUTH}",
         answer={"ply": 0},
-        needs=("GET", "/api/games/$GAME/legal-moves/"),
     ),
     Step(
         "Play a move",
@@ -171,7 +181,6 @@ STEPS = [
         "(an empty line every 10 s keeps it alive). Here only the first line is read.",
         f"curl -sS -N \"$BASE/api/stream/games/$GAME/\" {AUTH} | head -n 1",
         answer={"id": "$GAME", "ply": 2},
-        needs=("GET", "/api/stream/games/$GAME/"),
     ),
     Step(
         "Open a race",
@@ -189,9 +198,9 @@ STEPS = [
     ),
     Step(
         "Play your race game over REST",
-        "Once running, your entry of the race names your game: play it as any other.",
-        "sleep 3\n"
-        f"RACE_GAME=$(curl -sS --fail-with-body -w '\\n' \"$BASE/api/races/$CODE/\" | {FIRST_RACER_GAME_OF})\n"
+        "The boards are shown when the countdown ends: ask for the race until your entry names your game "
+        "(or follow `GET /api/stream/races/<code>/`), then play it as any other.",
+        f"until RACE_GAME=$(curl -sS --fail-with-body \"$BASE/api/races/$CODE/\" | {FIRST_RACER_GAME_OF}); do sleep 0.5; done\n"
         f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/games/$RACE_GAME/moves/\" {AUTH} {JSON} \\\n"
         "  -d '{\"move\": \"5a\", \"ply\": 0, \"client_id\": \"race-1\"}'",
         answer={"id": "$RACE_GAME", "ply": 1},

@@ -538,6 +538,7 @@ def developers(request):
             "command": step.command.replace("{site}", site),
             "program": getting_started.PROGRAMS.get(step.command),
             "answer": getting_started.shown(step.answer),
+            "multiline": "\n" in getting_started.shown(step.answer),
         }
         for number, step in enumerate(getting_started.STEPS, start=1)
     ]
