@@ -56,6 +56,20 @@ def check_actions(user_id: int) -> None:
         )
 
 
+def budget(user_id: int) -> tuple[int, int, int] | None:
+    """The account's action budget as this process knows it, without counting anything: (limit,
+    remaining, seconds until the window ends), for the `RateLimit-*` headers of a move or an undo.
+    None when actions are not limited (`ACTIONS_PER_SECOND` 0)."""
+    limit = settings.ACTIONS_PER_SECOND
+    if not limit:
+        return None
+    key = (user_id, int(time.time()))
+    with _lock:
+        count = _here.get(key, 0) + _elsewhere.get(key, 0)
+    # The window is the current second: it ends within one second (headers count whole seconds).
+    return limit, max(0, limit - count), 1
+
+
 def _forget_before(second: int) -> None:
     """Drops the windows that are over (the lock is held)."""
     for counts in (_here, _elsewhere):

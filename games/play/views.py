@@ -27,7 +27,7 @@ from freecell_site.renderers import PlainTextRenderer
 from freecell_site.throttling import ScopedRateThrottle
 from games.daily import services as daily
 from games.engine import Board, parse_deal, random_deal, verify
-from games.play import lines, policies, selectors, services
+from games.play import lines, policies, ratelimit, selectors, services
 from games.play import serializers as s
 from games.play.facts import solver_facts
 from games.play.models import Action, Game
@@ -267,6 +267,18 @@ class _ActionView(APIView):
         body = self.body(data=request.data)
         body.is_valid(raise_exception=True)
         return Response(self.act(game_id=game_id, user=request.user, via=via_of(request), **body.validated_data).payload())
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        """Every answer to a signed-in player, errors included, says the account's action budget in
+        the `RateLimit-*` headers other throttled endpoints send (docs/api.md, "Rate limits")."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        user = getattr(request, "user", None)
+        found = ratelimit.budget(user.pk) if user is not None and user.is_authenticated else None
+        if found is not None:
+            limit, remaining, reset = found
+            response["RateLimit-Limit"], response["RateLimit-Remaining"] = str(limit), str(remaining)
+            response["RateLimit-Reset"] = str(reset)
+        return response
 
 
 ACTION_ERRORS = errors(400, 401, 403, 404, 409, 422, 429)
