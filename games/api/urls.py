@@ -3,6 +3,7 @@
 from django.urls import include, path
 
 from games.play import views
+from games.play.restart_view import RestartView
 
 urlpatterns = [
     path("ping/", views.PingView.as_view(), name="ping"),
@@ -13,6 +14,7 @@ urlpatterns = [
     path("games/<int:game_id>/moves/", views.MoveView.as_view(), name="game-moves"),
     path("games/<int:game_id>/undo/", views.UndoView.as_view(), name="game-undo"),
     path("games/<int:game_id>/resign/", views.ResignView.as_view(), name="game-resign"),
+    path("games/<int:game_id>/restart/", RestartView.as_view(), name="game-restart"),
     path("games/<int:game_id>/legal-moves/", views.LegalMovesView.as_view(), name="game-legal-moves"),
     path("games/<int:game_id>/history/", views.HistoryView.as_view(), name="game-history"),
     path("games/<int:game_id>/hint/", views.HintView.as_view(), name="game-hint"),

@@ -243,16 +243,25 @@ export class GameClient {
     return "";
   }
 
-  /** Deals `deal` afresh for this player and opens it; the current casual game, if still being played,
-   * is resigned first (it would sit in "your games in progress" for ever). */
-  async startOver(deal, what) {
+  /** What leaving this game costs, asked before a ranked daily or a race still being played is left
+   * ("" when nothing: a casual game is kept as it stands, to come back to, and is no loss). */
+  leavingCost() {
     const game = this.confirmed;
-    const casual = this.isMine() && !game.ranked && !this.race;
-    if (casual && game.status === "playing" && game.ply > 0 && !window.confirm(`${what}? This game counts as resigned.`)) return;
+    if (!this.isMine() || game.status !== "playing") return "";
+    if (game.ranked) return "Leave today's ranked daily? Its clock keeps running while you are away and the time counts in your result. You can come back to it from the Daily page.";
+    if (this.race) return "Leave the race? It goes on without you: your clock keeps running, and a game not won by the race's end is a loss.";
+    return "";
+  }
+
+  /** Deals `deal` afresh for this player and opens it (Restart: the same deal, `restart`). A casual game
+   * left is kept unfinished, neither won nor lost (POST /api/games/<id>/restart/ on a restart). */
+  async startOver(deal, what, { restart = false } = {}) {
+    const game = this.confirmed;
+    const cost = this.leavingCost();
+    if (cost && !window.confirm(cost)) return;
     this.say(what === "Restart" ? "Dealing the same cards again…" : "Dealing a new game…", "info");
     try {
-      if (casual && game.status === "playing") await post(`/api/games/${game.id}/resign/`);
-      const fresh = await post("/api/games/", { deal, autoplay: game.autoplay });
+      const fresh = restart ? await post(`/api/games/${game.id}/restart/`) : await post("/api/games/", { deal, autoplay: game.autoplay });
       window.location.assign(`/games/${fresh.id}/`);
     } catch (err) {
       this.say(err.message, "error", err.code);
@@ -265,12 +274,12 @@ export class GameClient {
       this.say(reason, "info");
       return;
     }
-    this.startOver(this.confirmed.deal, "Restart");
+    this.startOver(this.confirmed.deal, "Restart", { restart: true });
   }
 
   newGame() {
     if (!this.me) {
-      this.say("Sign in to play.", "info");
+      window.location.assign("/play/random/"); // a visitor deals as a guest from the start page
       return;
     }
     this.startOver(randomSeedDeal(), "New game");
@@ -631,7 +640,7 @@ export class GameClient {
     set("moves", this.shownPly());
     set("undos", game.undos + this.pending.filter((p) => p.kind === "undo").length);
     set("deal", game.deal);
-    set("player", game.player);
+    set("player", game.player.startsWith("guest ") ? "Guest" : game.player); // accounts/guests.py
     const status = this.q("[data-testid=status]");
     if (status) {
       let text = statusWord(game.status);
