@@ -6,6 +6,7 @@ import { ApiError, csrfToken, el, get, plural, post } from "./api.js";
 import { applyMove, cardName, describeMove, formatClock, sameState, statusWord } from "./cards.js";
 import { celebrate } from "./celebrate.js";
 import { LiveSocket } from "./socket.js";
+import { playSound, setSound, soundOn } from "./sound.js";
 import { setSingleKeys, singleKeysOn, Table } from "./table.js";
 
 const AUTOPLAY_STEP_MS = 140;
@@ -53,6 +54,11 @@ function dealButton(deal, autoplay, text) {
 export function randomSeedDeal() {
   const words = crypto.getRandomValues(new Uint32Array(2));
   return `seed:${((BigInt(words[0]) << 32n) | BigInt(words[1])).toString()}`;
+}
+
+/** How many cards are on the foundations. */
+function homeCount(state) {
+  return Object.values(state.foundations || {}).reduce((sum, rank) => sum + rank, 0);
 }
 
 function gameOnly(body) {
@@ -153,6 +159,7 @@ export class GameClient {
     const entry = { id: `m${++frameIds}`, kind: "move", move, ply, before: this.display, optimistic: false };
     try {
       const result = applyMove(this.display, move);
+      playSound(homeCount(result.state) > homeCount(this.display) ? "home" : "move");
       this.display = result.state;
       entry.optimistic = true;
       this.table.render(this.display);
@@ -171,6 +178,7 @@ export class GameClient {
     this.finishSequence();
     const ply = this.confirmed.ply + this.pending.length;
     const entry = { id: `u${++frameIds}`, kind: "undo", ply, before: this.display, optimistic: false };
+    playSound("undo");
     if (!this.pending.length && this.trail.length) {
       this.display = this.trail[this.trail.length - 1];
       entry.optimistic = true;
@@ -413,7 +421,10 @@ export class GameClient {
     if (frame.code === "not_authenticated") this.signedOut(); // says why
     // A sign-in that ended: the close (4401) that follows is checked (checkSignIn) before anything is said.
     else if (frame.code === "authentication_failed" && index < 0) { /* see onSocketDown */ }
-    else if (index >= 0 || !hadPending) this.say(this.refusalText(frame), "error", frame.code);
+    else if (index >= 0 || !hadPending) {
+      this.say(this.refusalText(frame), "error", frame.code);
+      if (index >= 0 && frame.code !== "ply_conflict") playSound("refuse");
+    }
     if (frame.code === "ply_conflict" && !frame.game) this.sync();
     this.flushStash();
     this.refresh();
@@ -508,6 +519,8 @@ export class GameClient {
     const step = Math.max(AUTOPLAY_MIN_STEP_MS, Math.min(AUTOPLAY_STEP_MS, Math.floor(AUTOPLAY_MAX_MS / queue.length)));
     const run = () => {
       const state = queue.shift();
+      // A card of the autoplay lands on its foundation.
+      if (homeCount(state) > homeCount(this.table.state)) playSound("home");
       this.table.render(state, { duration: step - 10, intermediate: queue.length > 0 });
       if (queue.length) this.sequence = setTimeout(run, step);
       else this.sequence = null;
@@ -613,6 +626,24 @@ export class GameClient {
     on("[data-action=restart]", () => this.restart());
     on("[data-action=new-game]", () => this.newGame());
     on("[data-action=resign]", () => this.resign());
+    const sound = this.q("[data-action=sound]");
+    if (sound) {
+      const show = () => {
+        const on = soundOn();
+        sound.setAttribute("aria-pressed", String(on));
+        sound.title = on ? "Sounds on: press to turn them off" : "Sounds off: press to turn them on";
+      };
+      show();
+      document.addEventListener("fc-sound", show);
+      sound.addEventListener("click", async () => {
+        try {
+          await setSound(!soundOn());
+        } catch (err) {
+          this.say(`The sound setting was not kept with your account: ${err.message}`, "error", err.code);
+        }
+        show();
+      });
+    }
     const form = this.q("[data-move-form]");
     if (form) {
       form.addEventListener("submit", (event) => {
@@ -825,6 +856,7 @@ export class GameClient {
     }
     const dialog = this.q("dialog[data-testid=win]");
     if (fresh && game.status === "won") {
+      if (this.isMine()) playSound("win");
       if (this.celebration) this.celebration.stop();
       this.celebration = celebrate(this.table);
       // The dialog comes once the first cards are flying; they fly on behind it.

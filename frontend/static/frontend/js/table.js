@@ -8,6 +8,7 @@ import {
   SUITS, SUIT_SYMBOLS, capacity, cardCode, cardName, checkMove, emptyState, fits, formatMove, isRed, runLength, suitOf,
 } from "./cards.js";
 import { DECK_STYLES, INDEX_STRIP, faceUrl } from "./deck.js";
+import { playSound } from "./sound.js";
 
 const FOUNDATION_ORDER = ["S", "H", "C", "D"];
 const SUIT_WORDS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
@@ -457,6 +458,7 @@ export class Table {
     if (error) {
       this.clearSelection();
       this.render(this.model); // a dragged run slides back
+      playSound("refuse");
       this.onMessage(error);
       return;
     }
@@ -464,6 +466,7 @@ export class Table {
   }
 
   select(sel) {
+    if (!this.selection || this.selection.cards[0] !== sel.cards[0]) playSound("pick");
     this.selection = sel;
     this.markSelection();
   }
@@ -623,10 +626,14 @@ export class Table {
     if (!code) return;
     const picked = this.pickable(cardEl);
     if (!picked) {
-      if (pileEl.dataset.pile === "h") this.onMessage("cards never leave the foundations");
+      if (pileEl.dataset.pile === "h") {
+        playSound("refuse");
+        this.onMessage("cards never leave the foundations");
+      }
       return;
     }
     if (picked.notRun) {
+      playSound("refuse");
       this.onMessage(`the ${cardName(code)} is covered by cards that are not a run`);
       return;
     }
