@@ -14,10 +14,11 @@ from games.boards.models import (
 from games.daily.models import DailyChallenge, DailyMovesTally, DailyResult, DailySpanTally
 from games.fairplay.models import Report, ReviewCase
 from games.play.models import Action, Deal, Game
-from games.races.models import Race, RaceEntry, RaceInvite
+from games.races.models import Challenge, Race, RaceEntry, RaceInvite
 
 __all__ = [
     "Action",
+    "Challenge",
     "DailyChallenge",
     "DealRecord",
     "DailyMovesTally",

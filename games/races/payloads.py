@@ -1,5 +1,6 @@
-"""The JSON shapes of races, each defined once as a serializer over the race as it is now (its values
-computed by games.races.services): REST answers, socket frames, pushes and the OpenAPI schema."""
+"""The JSON shapes of races and challenges, each defined once as a serializer over the race as it is
+now (its values computed by games.races.services): REST answers, socket frames, pushes and the
+OpenAPI schema."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ class RaceNow:
     ghost: Ghost | None
     rematch: str | None
     rematch_of: str | None
+    public: bool
 
 
 class RacerSerializer(serializers.Serializer):
@@ -98,11 +100,29 @@ class RaceSerializer(serializers.Serializer):
     ghost = GhostSerializer(allow_null=True)
     rematch = serializers.CharField(allow_null=True, help_text="code of the rematch, once someone asked for it")
     rematch_of = serializers.CharField(allow_null=True)
+    public = serializers.BooleanField(help_text="listed for anyone to join; starts by itself once a second racer is in (docs/races.md)")
+
+
+class ChallengeSerializer(serializers.Serializer):
+    """The spec's challenge: {id, challenger, challenged, deal, status}, and the race once accepted."""
+
+    id = serializers.IntegerField()
+    challenger = serializers.CharField()
+    challenged = serializers.CharField()
+    deal = serializers.CharField()
+    autoplay = serializers.ChoiceField(choices=["none", "safe"])
+    status = serializers.ChoiceField(choices=["open", "accepted", "declined", "cancelled", "expired"])
+    code = serializers.CharField(allow_null=True, help_text="the race of the two once accepted (null before)")
+    link = serializers.CharField(allow_null=True, help_text="the race's page once accepted")
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(help_text="an open challenge not answered by then is expired (CHALLENGE_EXPIRY_S, 10 minutes)")
+    answered_at = serializers.DateTimeField(allow_null=True, help_text="when it was accepted, declined or cancelled")
 
 
 # One instance of each, written with again and again (a serializer copies its fields per instance).
 _RACE = RaceSerializer()
 _RACER = RacerSerializer()
+_CHALLENGE = ChallengeSerializer()
 
 
 def race_object(race: RaceNow) -> dict:
@@ -111,3 +131,7 @@ def race_object(race: RaceNow) -> dict:
 
 def racer_object(racer: Racer) -> dict:
     return dict(_RACER.to_representation(racer))
+
+
+def challenge_json(challenge: dict) -> dict:
+    return dict(_CHALLENGE.to_representation(challenge))

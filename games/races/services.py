@@ -55,6 +55,21 @@ def default_time_limit_s() -> int:
     return int(settings.RACE_TIME_LIMIT_S)
 
 
+def public_countdown_s() -> float:
+    """The countdown of a race that starts by itself (a public race once two racers are in, an accepted
+    challenge): long enough for a racer to come to the race's page, and for more to join a public one."""
+    return float(settings.RACE_PUBLIC_COUNTDOWN_S)
+
+
+def public_wait_s() -> float:
+    """How long an open public race waits for a second racer before it is called off."""
+    return float(settings.RACE_PUBLIC_WAIT_S)
+
+
+#: A public race in its countdown takes late racers until this close to its start instant.
+LATE_JOIN_MARGIN = dt.timedelta(seconds=1)
+
+
 def join_link(code: str) -> str:
     return f"/races/{code}/"
 
@@ -173,9 +188,23 @@ def timed_out(race: Race, now: dt.datetime | None = None) -> bool:
     return race.status == Race.Status.RUNNING and (now or timezone.now()) >= ends_at(race)
 
 
+def waits_until(race: Race) -> dt.datetime | None:
+    """When an open public race that nobody joined is called off (None for a race that waits for its owner)."""
+    if not race.public or race.status != Race.Status.OPEN:
+        return None
+    return race.created_at + dt.timedelta(seconds=public_wait_s())
+
+
+def waited_out(race: Race, now: dt.datetime | None = None) -> bool:
+    """Whether an open public race has waited for a second racer as long as it may (the sweeper then calls it off)."""
+    until = waits_until(race)
+    return until is not None and (now or timezone.now()) >= until
+
+
 def status_at(race: Race, now: dt.datetime | None = None) -> str:
-    """The race's status as it truly is: a running race past its time limit is finished."""
-    return Race.Status.FINISHED if timed_out(race, now) else race.status
+    """The race's status as it truly is: a running race past its time limit is finished, and so is an
+    open public race that waited out its time."""
+    return Race.Status.FINISHED if timed_out(race, now) or waited_out(race, now) else race.status
 
 
 # --- the race object --------------------------------------------------------------------------
@@ -243,7 +272,7 @@ def race_now(race: Race) -> RaceNow:
     limit = ends_at(race)
     time_is_up = timed_out(race, now)
     status = status_at(race, now)
-    finished_at = limit if time_is_up else race.finished_at
+    finished_at = limit if time_is_up else waits_until(race) if waited_out(race, now) else race.finished_at
     # Sent on every racer's move: the racers' positions and lines (the big columns) are not needed.
     entries = list(race.entries.select_related("player", "game").defer(*_GAME_BODY).order_by("joined_at", "id"))
     racers = [_racer(entry, limit, time_is_up=time_is_up) for entry in entries]
@@ -279,6 +308,7 @@ def race_now(race: Race) -> RaceNow:
         ghost=ghost,
         rematch=rematch,
         rematch_of=race.rematch_of.code if race.rematch_of_id else None,
+        public=race.public,
     )
 
 
@@ -382,20 +412,30 @@ def _new_race(**fields) -> Race:
         try:
             with transaction.atomic():
                 return Race.objects.create(code=code, version=1, **fields)
-        except IntegrityError:  # the code was taken: draw again
+        except IntegrityError as exc:  # the code was taken: draw again
+            if "quick" in str(exc):  # another quick race is open: quick play joins it instead
+                raise
             continue
     raise ServiceError("server_busy", "could not find a free race code; try again", status=503)
 
 
 @transaction.atomic
-def create_race(*, owner, deal: str | None = None, autoplay: str = "safe", time_limit_s: int | None = None) -> Race:
-    """An open race on `deal` (a fresh random seed when none), with its owner as the first racer."""
+def create_race(
+    *, owner, deal: str | None = None, autoplay: str = "safe", time_limit_s: int | None = None, public: bool = False
+) -> Race:
+    """An open race on `deal` (a fresh random seed when none), with its owner as the first racer. A
+    public one is listed for anyone and starts by itself once a second racer is in."""
     if autoplay not in Game.Autoplay.values:
         raise ServiceError("invalid_request", "autoplay must be one of: none, safe")
     lock_open_account(owner)
     deal_row, past_daily = resolve_deal(deal)
     race = _new_race(
-        deal=deal_row, past_daily=past_daily, owner=owner, autoplay=autoplay, time_limit_s=time_limit_s or default_time_limit_s()
+        deal=deal_row,
+        past_daily=past_daily,
+        owner=owner,
+        autoplay=autoplay,
+        time_limit_s=time_limit_s or default_time_limit_s(),
+        public=public,
     )
     RaceEntry.objects.create(race=race, player=owner)
     _publish_after_commit(race)
@@ -430,23 +470,47 @@ def create_ghost_race(*, owner, game_id, time_limit_s: int | None = None) -> Rac
 
 @transaction.atomic
 def join(*, code, user) -> Race:
-    """Adds the user to an open race (joining twice is harmless)."""
+    """Adds the user to an open race (joining twice is harmless), or to a public race in its countdown."""
     lock_open_account(user)  # before the race's lock, as close_account takes them
     race = _lock(code)
     if _entry_of(race, user) is not None:
         return race
-    _check_open(race)
-    if race.entries.count() >= max_racers():
-        raise ServiceError("race_full", f"a race has at most {max_racers()} racers", status=409)
-    RaceEntry.objects.create(race=race, player=user)
-    _bump(race)
-    _publish_after_commit(race)
+    if not late_joinable(race):
+        _check_open(race)
+    _enter(race, user)
     return race
 
 
+def _enter(race: Race, user) -> None:
+    """Adds a racer to a race that takes them (locked): a public race's second racer starts its
+    countdown, and a racer who comes during the countdown is told the race is starting."""
+    if race.entries.count() >= max_racers():
+        raise ServiceError("race_full", f"a race has at most {max_racers()} racers", status=409)
+    entry = RaceEntry.objects.create(race=race, player=user)
+    if race.public and race.status == Race.Status.OPEN and race.entries.count() >= 2:
+        _count_down(race, public_countdown_s())
+        return
+    _bump(race)
+    payload = _publish_after_commit(race)
+    if race.status == Race.Status.COUNTDOWN:
+        event = start_event(payload, None)
+        transaction.on_commit(lambda: events.publish_player_event(entry.player_id, event))
+
+
+def late_joinable(race: Race, now: dt.datetime | None = None) -> bool:
+    """Whether a public race in its countdown still takes racers (until a second before its start)."""
+    return (
+        race.public
+        and race.status == Race.Status.COUNTDOWN
+        and race.starts_at is not None
+        and race.starts_at - (now or timezone.now()) > LATE_JOIN_MARGIN
+    )
+
+
 def _check_open(race: Race) -> None:
-    """Joining and inviting are for open races: a finished one (run or cancelled) is `race_over`."""
-    if race.status == Race.Status.FINISHED:
+    """Joining and inviting are for open races: a finished one (run, cancelled, or a public one that
+    waited out its time) is `race_over`."""
+    if status_at(race) == Race.Status.FINISHED:
         raise ServiceError("race_over", "this race is over", status=409)
     if race.status != Race.Status.OPEN:
         raise ServiceError("race_started", "this race has already started", status=409)
@@ -473,6 +537,77 @@ def invite(*, code, user, username: str) -> Race:
     return race
 
 
+# --- public races and quick play ----------------------------------------------------------------
+
+
+def _waiting_public(now: dt.datetime):
+    """Public races one may still join, oldest first: open ones that have not waited out their time,
+    and those in a countdown that takes late racers."""
+    return (
+        Race.objects.filter(public=True, created_at__gt=now - dt.timedelta(seconds=public_wait_s()))
+        .filter(Q(status=Race.Status.OPEN) | Q(status=Race.Status.COUNTDOWN, starts_at__gt=now + LATE_JOIN_MARGIN))
+        .order_by("created_at", "id")
+    )
+
+
+def open_public_races():
+    """The public races a player may join now, oldest first (`GET /api/races/?status=open&public=1`).
+    A query: the list pages it."""
+    return _waiting_public(timezone.now()).select_related(*_RELATED)
+
+
+def quick(*, user) -> tuple[Race, bool]:
+    """Quick play: the oldest public race that takes the player, or a new public race on a fresh deal.
+
+    Returns (race, created). Calls at once meet in one race: a candidate is joined under its row lock
+    (and skipped when it no longer takes racers), and at most one race opened by quick play is open at
+    a time (the constraint `one_open_quick_race`), so of two calls that found nothing, the second to
+    insert waits for the first's commit, fails, and joins the first's race on its next try. A player
+    already waiting in a public race gets that race back."""
+    for _attempt in range(5):
+        try:
+            with transaction.atomic():
+                return _quick(user)
+        except IntegrityError as exc:
+            if "quick" not in str(exc):
+                raise
+    raise ServiceError("server_busy", "quick play is busy; try again", status=503, extra={"retry_after": 1})
+
+
+def _quick(user) -> tuple[Race, bool]:
+    lock_open_account(user)
+    now = timezone.now()
+    waiting = _waiting_public(now)
+    mine = waiting.filter(entries__player=user).select_related(*_RELATED).first()
+    if mine is not None:
+        return mine, False
+    for code in waiting.values_list("code", flat=True)[:20]:
+        race = _lock(code)
+        if (race.status == Race.Status.OPEN and not waited_out(race)) or late_joinable(race):
+            if race.entries.count() < max_racers():
+                _enter(race, user)
+                return race, False
+    # A quick race stored open that waited out its time is called off first: it holds the constraint.
+    for code in Race.objects.filter(quick=True, status=Race.Status.OPEN).values_list("code", flat=True):
+        advance(code)
+    race = _new_race(
+        deal=resolve_deal(None)[0], owner=user, time_limit_s=default_time_limit_s(), public=True, quick=True
+    )
+    RaceEntry.objects.create(race=race, player=user)
+    _publish_after_commit(race)
+    return race, True
+
+
+def race_of_two(owner, other, *, deal: Deal, past_daily: DailyChallenge | None, autoplay: str) -> Race:
+    """An accepted challenge's race (in the caller's transaction): the two racers, its countdown begun
+    at once (RACE_PUBLIC_COUNTDOWN_S), the start told on both players' event streams."""
+    race = _new_race(deal=deal, past_daily=past_daily, owner=owner, autoplay=autoplay, time_limit_s=default_time_limit_s())
+    RaceEntry.objects.create(race=race, player=owner)
+    RaceEntry.objects.create(race=race, player=other)
+    _count_down(race, public_countdown_s())
+    return race
+
+
 # --- starting and the start instant -----------------------------------------------------------
 
 
@@ -482,17 +617,24 @@ def start(*, code, user) -> Race:
     race = _lock(code)
     if race.owner_id != getattr(user, "pk", None):
         raise ServiceError("forbidden", "only the race's owner can start it", status=403)
-    if race.status == Race.Status.FINISHED:
+    if status_at(race) == Race.Status.FINISHED:
         raise ServiceError("race_over", "this race is over", status=409)
+    if race.public:
+        raise ServiceError("forbidden", "a public race starts by itself once a second racer is in", status=403)
     if race.status == Race.Status.OPEN:
-        race.status = Race.Status.COUNTDOWN
-        race.starts_at = timezone.now() + dt.timedelta(seconds=countdown_s())
-        _bump(race, "status", "starts_at")
-        if race.starts_at <= timezone.now():
-            _reveal(race)
-        else:
-            _tell_racers(race, _publish_after_commit(race))
+        _count_down(race, countdown_s())
     return race
+
+
+def _count_down(race: Race, seconds: float) -> None:
+    """Starts an open race's countdown (race locked): the server decides the start instant."""
+    race.status = Race.Status.COUNTDOWN
+    race.starts_at = timezone.now() + dt.timedelta(seconds=seconds)
+    _bump(race, "status", "starts_at")
+    if race.starts_at <= timezone.now():
+        _reveal(race)
+    else:
+        _tell_racers(race, _publish_after_commit(race))
 
 
 def _reveal(race: Race) -> None:
@@ -501,7 +643,7 @@ def _reveal(race: Race) -> None:
         if entry.game_id is None:
             entry.game = services.create_game(
                 player=entry.player, deal=race.deal, past_daily_id=race.past_daily_id, autoplay=race.autoplay, started_at=race.starts_at,
-                by_player=False, server_clock=True,
+                by_player=False, server_clock=True, deadline=ends_at(race),
             )
             entry.save(update_fields=["game"])
     race.status = Race.Status.RUNNING
@@ -558,6 +700,15 @@ def advance(race: Race | str) -> Race:
     if not isinstance(race, Race):
         race = get_race(race)
     now = timezone.now()
+    if waited_out(race, now):
+        with transaction.atomic():
+            race = _lock(race.code)
+            if waited_out(race, now):
+                _finish(race)
+                race.finished_at = waits_until(race)
+                _bump(race, "status", "finished_at")
+                _publish_after_commit(race)
+        return race
     if race.status == Race.Status.COUNTDOWN and race.starts_at and race.starts_at <= now:
         with transaction.atomic():
             race = _lock(race.code)
@@ -576,12 +727,16 @@ def advance(race: Race | str) -> Race:
 
 def due_races() -> list[str]:
     """The codes of races with a transition due now (for the sweeper): a countdown over, a ghost's next
-    action, a time limit reached. Ghost races are few; every running one is looked at."""
+    action or its race's time limit, a public race that waited out its time. A race of players ends at
+    its time limit through its games, which the sweeper reads by their deadline (services.end_due_games),
+    so only ghost races, which are few, are looked at one by one."""
     now = timezone.now()
     countdowns = Race.objects.filter(status=Race.Status.COUNTDOWN, starts_at__lte=now)
-    running = Race.objects.filter(status=Race.Status.RUNNING).select_related(*_RELATED)
+    running = Race.objects.filter(status=Race.Status.RUNNING, ghost_of__isnull=False).select_related(*_RELATED)
     due = list(countdowns.values_list("code", flat=True))
-    for race in running.filter(Q(ghost_of__isnull=False) | Q(starts_at__lte=now - dt.timedelta(seconds=1)))[:1000]:
+    waited = Race.objects.filter(public=True, status=Race.Status.OPEN, created_at__lte=now - dt.timedelta(seconds=public_wait_s()))
+    due += list(waited.values_list("code", flat=True)[:1000])
+    for race in running[:1000]:
         ghost_due = next_ghost_at(race)
         if timed_out(race, now) or (ghost_due is not None and ghost_due <= now):
             due.append(race.code)
@@ -654,19 +809,17 @@ def _finish(race: Race) -> None:
 
 
 def in_a_race(game: Game) -> bool:
-    """The changes races follow (games.play.follow_ups): a racer's game. No query: the entry is read with
-    the game (READ_WITH)."""
-    try:
-        game.race_entry  # noqa: B018 (read with the game: a racer's, or none)
-    except RaceEntry.DoesNotExist:
-        return False
-    return True
+    """The changes races follow (games.play.follow_ups): a game dealt with a deadline, as a race deals its
+    racers' (a casual or ranked game has none). No query: the deadline is read with the game."""
+    return game.deadline is not None and game.daily_id is None
 
 
 def follow_game(game: Game) -> None:
     """Inside the transaction of every change of a racer's game: pushes the racer's progress, ranks a
     finisher, and ends the race when every racer has finished or resigned."""
-    entry = game.race_entry
+    entry = RaceEntry.objects.select_related("race").filter(game_id=game.pk).first()
+    if entry is None:
+        return
     if game.status == Game.Status.PLAYING and entry.race.status == Race.Status.RUNNING and entry.race.ghost_of_id is None:
         _publish_progress(entry, game)
         return
@@ -782,6 +935,8 @@ def race_view(code: str, viewer) -> dict:
 
 def wakeup_at(race: Race) -> dt.datetime | None:
     """The next instant at which `advance` has something to do for this race."""
+    if race.status == Race.Status.OPEN:
+        return waits_until(race)
     if race.status == Race.Status.COUNTDOWN:
         return race.starts_at
     if race.status == Race.Status.RUNNING:
@@ -791,22 +946,6 @@ def wakeup_at(race: Race) -> dt.datetime | None:
 
 
 # --- what races add to every game (games.play.policies), and to closing an account -----------------------
-
-
-def race_of(game: Game) -> Race | None:
-    """The race a game is played in, read with the game by play (services.READ_WITH): no query then."""
-    try:
-        return game.race_entry.race
-    except RaceEntry.DoesNotExist:
-        return None
-
-
-def time_limit(game: Game) -> policies.Deadline | None:
-    """A racer's game ends with the race's time limit."""
-    race = race_of(game)
-    if race is None or race.status != Race.Status.RUNNING or race.starts_at is None:
-        return None
-    return policies.Deadline(ends_at(race), "the race's time limit has passed")
 
 
 def past_limit_race_ids() -> list[int]:
@@ -874,11 +1013,11 @@ def leave_races_of_closed(sender, *, user, **kwargs) -> None:
 
 def connect() -> None:
     """Adds the races' rules to play and accounts (games/apps.py calls it once the app is ready)."""
-    if "race_entry__race" not in services.READ_WITH:
-        services.READ_WITH.append("race_entry__race")
-    policies.add_deadline_rule(time_limit)
     policies.add_expiry_rule(past_limit_games)
     policies.add_hiding_rule(hidden_racing_games)
     policies.add_help_guard(no_help_on_a_race_deal)
     account_closing.connect(refuse_closing_in_countdown, dispatch_uid="games.races.services.closing")
     account_closed.connect(leave_races_of_closed, dispatch_uid="games.races.services.closed")
+    from games.races import challenges  # it builds on this module
+
+    challenges.connect()

@@ -22,7 +22,7 @@ from accounts.scopes import RACE, READ
 from accounts.selectors import player_named
 from freecell_site import filters
 from freecell_site.errors import ServiceError
-from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
+from freecell_site.fields import StrictBooleanField, StrictCharField, StrictChoiceField, StrictIntegerField
 from freecell_site.pagination import PAGING, Pagination, paginated
 from games.play import views
 from games.play.serializers import DEAL_PATTERN, ErrorSerializer
@@ -63,6 +63,9 @@ class CreateRaceSerializer(serializers.Serializer):
     deal = RaceDealField(required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
     autoplay = StrictChoiceField(choices=["none", "safe"], default="safe")
     time_limit_s = StrictIntegerField(min_value=30, max_value=86400, required=False, help_text="default 1800")
+    public = StrictBooleanField(
+        default=False, help_text="listed for anyone to join (GET /api/races/?status=open&public=1); starts by itself once a second racer is in"
+    )
 
 
 class CreateGhostRaceSerializer(serializers.Serializer):
@@ -79,13 +82,19 @@ class RaceInviteRequestSerializer(serializers.Serializer):
 
 class RaceListView(filters.FilteredList, APIView):
     permission_classes = [permissions.IsAuthenticatedOrReadOnly, TokenScopes]
-    filter_params = ("status", "player")
+    filter_params = ("status", "player", "public")
     scopes = {"GET": READ, "POST": RACE}
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("status", OpenApiTypes.STR, enum=["finished"], description="finished: the history of races that are over, paged"),
+            OpenApiParameter(
+                "status",
+                OpenApiTypes.STR,
+                enum=["finished", "open"],
+                description="finished: the history of races that are over, paged; open (with public=1): the public races one may join now",
+            ),
             OpenApiParameter("player", OpenApiTypes.STR, description="with status=finished: the races this player raced in (default: yours)"),
+            OpenApiParameter("public", OpenApiTypes.STR, enum=["1"], description="with status=open: public races, oldest first"),
             *PAGING,
         ],
         responses={
@@ -101,7 +110,9 @@ class RaceListView(filters.FilteredList, APIView):
             "Without `status`: the caller's races that are not over and open races friends invited them to "
             "(`{races, invites}`, sign-in needed). With `status=finished`: races that are over, newest first by "
             "creation, paged (`{count, next, previous, results}`): the caller's, or with `player=<username>` "
-            "that player's (public, as every race is). Any other query parameter is 400 `bad_filter`."
+            "that player's (public, as every race is). With `status=open&public=1`: the public races one may "
+            "join now (open, or in a countdown that still takes racers), oldest first, paged, for anyone. "
+            "Any other query parameter is 400 `bad_filter`."
         ),
         operation_id="races_mine",
         examples=[
@@ -112,12 +123,17 @@ class RaceListView(filters.FilteredList, APIView):
     def get(self, request):
         wanted = request.query_params.get("status")
         named = request.query_params.get("player")
-        if wanted is None and named is None:
+        public = request.query_params.get("public")
+        if wanted is None and named is None and public is None:
             if not request.user.is_authenticated:
                 raise NotAuthenticated()
             return Response(races.races_of(request.user))
+        if public is not None or wanted == "open":
+            if public not in ("1", "true") or wanted not in (None, "open") or named is not None:
+                raise ValidationError({"public": ["the public races are listed with status=open&public=1"]})
+            return self._page(request, races.open_public_races())
         if wanted != "finished":
-            raise ValidationError({"status": ["status must be finished (the races not over are the list without it)"]})
+            raise ValidationError({"status": ["status must be finished or open (the races not over are the list without it)"]})
         if named:
             player = player_named(named)
             if player is None:
@@ -126,8 +142,11 @@ class RaceListView(filters.FilteredList, APIView):
             player = request.user
         else:
             raise ServiceError("not_authenticated", "sign in, or name the player with ?player=", status=401)
+        return self._page(request, races.finished_races(player))
+
+    def _page(self, request, found):
         paginator = Pagination()
-        page = paginator.paginate_queryset(races.finished_races(player), request, view=self)
+        page = paginator.paginate_queryset(found, request, view=self)
         return paginator.get_paginated_response([races.race_payload(race) for race in page])
 
     @extend_schema(
@@ -140,9 +159,38 @@ class RaceListView(filters.FilteredList, APIView):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         race = races.create_race(
-            owner=request.user, deal=data.get("deal") or None, autoplay=data["autoplay"], time_limit_s=data.get("time_limit_s")
+            owner=request.user,
+            deal=data.get("deal") or None,
+            autoplay=data["autoplay"],
+            time_limit_s=data.get("time_limit_s"),
+            public=data["public"],
         )
         return Response(races.race_payload(race), status=status.HTTP_201_CREATED)
+
+
+class QuickRaceView(APIView):
+    permission_classes = [permissions.IsAuthenticated, TokenScopes]
+    scopes = {"POST": RACE}
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: OpenApiResponse(RaceSerializer, description="a new public race on a fresh deal, with the caller its first racer"),
+            200: OpenApiResponse(RaceSerializer, description="the public race the caller joined (or was already waiting in)"),
+            **errors(401, 403),
+        },
+        summary="Quick race: join the oldest public race with room, or open one",
+        description=(
+            "Puts the caller in the oldest public race that takes racers (open, or in a countdown more than a "
+            "second from its start) and answers it (200), or opens a public race on a fresh `seed:` deal (201). "
+            "A public race starts by itself: its countdown (`RACE_PUBLIC_COUNTDOWN_S`, 10 s) begins when a "
+            "second racer is in. Calls at once land in the same race. A caller already waiting in a public "
+            "race gets that race back."
+        ),
+    )
+    def post(self, request):
+        race, created = races.quick(user=request.user)
+        return Response(races.race_payload(race), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class GhostRaceView(APIView):

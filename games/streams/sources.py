@@ -9,14 +9,26 @@ from games import events
 from games.play import selectors
 from games.play.models import Game
 from games.play.payloads import game_detail
+from games.races import challenges
 from games.races import services as races
 from games.sockets.base import db
 from games.streams import friends
 from games.streams.feed import Source
 
 
+def game_end(game: dict) -> dict:
+    """The stream's last line once the game is over (docs/streams.md)."""
+    return {"type": "end", "game": game["id"], "status": game["status"]}
+
+
+def race_end(race: dict) -> dict:
+    """The stream's last line once the race is over (docs/streams.md)."""
+    return {"type": "end", "race": race["code"], "status": race["status"]}
+
+
 class GameSource(Source):
-    """`/api/stream/games/<id>/`: the game as `GET /api/games/<id>/` shows it, then after every change.
+    """`/api/stream/games/<id>/`: the game as `GET /api/games/<id>/` shows it, then after every change,
+    and once it is over a last line `{"type": "end", ...}`, after which the stream closes.
 
     Only while the viewer may see it (games.play.policies, the question every read asks): asked when
     the stream opens, again when a rule says the answer may have changed (`game.access`) and after
@@ -34,7 +46,15 @@ class GameSource(Source):
         if game is None:
             return self._hidden()
         self.version = game["version"]
-        return [game_detail(game)]
+        return self._lines(game)
+
+    def _lines(self, game: dict) -> list[dict]:
+        """The game's line, and the end once it is over (nothing changes a finished game's play)."""
+        shown = game_detail(game)
+        if shown["status"] == Game.Status.PLAYING:
+            return [shown]
+        self.ended = True
+        return [shown, game_end(shown)]
 
     def _hidden(self) -> list[dict]:
         self.ended = True
@@ -58,7 +78,7 @@ class GameSource(Source):
             if fresh is not None and fresh["version"] >= game["version"]:
                 game = fresh
         self.version = game["version"]
-        return [game_detail(game)]
+        return self._lines(game)
 
     async def resync(self) -> list[dict]:
         game = await db(selectors.visible_game_state)(self.game_id, self.viewer)
@@ -67,7 +87,7 @@ class GameSource(Source):
         if game["version"] <= self.version:
             return []
         self.version = game["version"]
-        return [game_detail(game)]
+        return self._lines(game)
 
 
 def race_now(code: str) -> dict:
@@ -78,7 +98,8 @@ def race_now(code: str) -> dict:
 class RaceSource(Source):
     """`/api/stream/races/<code>/`: the race as `GET /api/races/<code>/` shows it, then after every
     change: each new version, and each racer's move (the race with that racer's progress; a racer's
-    move leaves the race's `version` as it was, as on the race socket)."""
+    move leaves the race's `version` as it was, as on the race socket). Once the race is finished, a
+    last line `{"type": "end", ...}`, and the stream closes."""
 
     def __init__(self, code: str) -> None:
         self.code = races.normalize_code(code)
@@ -93,7 +114,13 @@ class RaceSource(Source):
         except ServiceError as exc:
             self.ended = True
             return [error_body(exc.code, exc.message)]
-        return [self.race]
+        return self._lines()
+
+    def _lines(self) -> list[dict]:
+        if self.race["status"] != "finished":
+            return [self.race]
+        self.ended = True
+        return [self.race, race_end(self.race)]
 
     async def pushed(self, message: dict) -> list[dict]:
         kind = message.get("type")
@@ -104,7 +131,7 @@ class RaceSource(Source):
             if race["version"] > self.race["version"] + 1:  # a gap: a push was lost on the bus
                 return await self.resync()
             self.race = race
-            return [race]
+            return self._lines()
         if kind == "race.progress" and message["progress"].get("code") == self.code:
             return self._progress(message["progress"]["racer"])
         return []
@@ -127,7 +154,7 @@ class RaceSource(Source):
 
 class EventSource(Source):
     """`/api/stream/events/`: a signed-in player's events (docs/streams.md). It opens with what is
-    pending now (invitations, races starting or running, friend requests), so a client that was away
+    pending now (invitations, challenges, races starting or running, friend requests), so a client that was away
     misses nothing; after the bus was away it sends them again (a client may see one twice)."""
 
     def __init__(self, user) -> None:
@@ -140,7 +167,7 @@ class EventSource(Source):
         return [events.player_events_group(self.user.pk)]
 
     def snapshot(self) -> list[dict]:
-        pending = [*races.pending_events(self.user), *friends.pending_events(self.user)]
+        pending = [*races.pending_events(self.user), *challenges.pending_events(self.user), *friends.pending_events(self.user)]
         self.just_sent = {_text(event) for event in pending}
         return pending
 
