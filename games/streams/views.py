@@ -24,7 +24,8 @@ from games.engine import Board
 from games.play import views as play
 from games.play.serializers import ErrorSerializer, GameDetailSerializer
 from games.races import services as races
-from games.races.payloads import RaceSerializer
+from games.races.challenge_views import CHALLENGE
+from games.races.payloads import ChallengeSerializer, RaceSerializer
 from games.sockets import limits
 from games.streams.feed import line, lines
 from games.streams.sources import EventSource, GameSource, RaceSource
@@ -45,7 +46,7 @@ def _errors(*codes: int) -> dict:
 
 
 #: The types of the events stream's lines (docs/streams.md).
-EVENT_TYPES = ["race_invitation", "race_starting", "race_started", "friend_request", "friend_accepted"]
+EVENT_TYPES = ["race_invitation", "race_starting", "race_started", "challenge", "friend_request", "friend_accepted"]
 
 
 class EventSerializer(serializers.Serializer):
@@ -56,6 +57,9 @@ class EventSerializer(serializers.Serializer):
         required=False, help_text="race_invitation, race_starting, race_started: the race as it was then"
     )
     invited_by = serializers.CharField(required=False, help_text="race_invitation: who invited the caller")
+    challenge = ChallengeSerializer(
+        required=False, help_text="challenge: a challenge to the caller (open, or cancelled), or the answer to one of theirs"
+    )
     game = serializers.IntegerField(
         required=False, allow_null=True, help_text="race_started: the caller's own game in the race"
     )
@@ -131,6 +135,7 @@ RACE_EXAMPLE = {
     "ghost": None,
     "rematch": None,
     "rematch_of": None,
+    "public": False,
 }
 
 COMMON = (
@@ -181,7 +186,9 @@ class GameStreamView(_StreamView):
         "object again after every change (a move, an undo, a resign, from any process), each with its higher "
         "`version`. Who may see it is what `GET /api/games/{game_id}/` says: a racer's game is hidden from "
         "everyone but its player until the race is over (404 until then: ask again once the race has "
-        "finished), and a stream on a game that becomes hidden ends with a `not_found` error line. " + COMMON,
+        "finished), and a stream on a game that becomes hidden ends with a `not_found` error line. Once the game "
+        'is over (won, resigned), the stream sends a last line `{"type": "end", "game": <id>, "status": <its '
+        "status>}` after the game's last state, and closes. " + COMMON,
         responses={
             (200, NDJSON): OpenApiResponse(
                 GameDetailSerializer,
@@ -209,7 +216,8 @@ class RaceStreamView(_StreamView):
         description="The race as `GET /api/races/{code}/` shows it, then the same object again after every "
         "change: each new `version` (a join, an invitation, the countdown, the start, a finish, the end), and "
         "each racer's move (the race with that racer's new `moves` and `cards_home`; a move leaves the "
-        "race's `version` as it was). " + COMMON,
+        "race's `version` as it was). Once the race is finished, the stream sends a last line "
+        '`{"type": "end", "race": <code>, "status": "finished"}` after the finished race, and closes. ' + COMMON,
         responses={
             (200, NDJSON): OpenApiResponse(
                 RaceSerializer,
@@ -237,9 +245,11 @@ class EventStreamView(_StreamView):
         description="The caller's events, one per line, each with a `type`: `race_invitation` (`race`, "
         "`invited_by`), `race_starting` (the owner started the countdown of a race the caller is in: `race`, "
         "whose `starts_at` says when the boards are shown), `race_started` (the boards are shown: `race`, "
-        "`game`, the caller's own game), `friend_request` (`from`), `friend_accepted` (`username`). It opens "
-        "with what is pending (invitations to open races not joined, the caller's races starting or running, "
-        "friend requests awaiting an answer) and sends them again after the server lost its message bus for a "
+        "`game`, the caller's own game), `challenge` (`challenge`: a challenge to the caller, open or cancelled, "
+        "or the answer to one the caller sent, accepted with its race's `code`, or declined), `friend_request` "
+        "(`from`), `friend_accepted` (`username`). It opens with what is pending (invitations to open races not "
+        "joined, open challenges to the caller, the caller's races starting or running, friend requests "
+        "awaiting an answer) and sends them again after the server lost its message bus for a "
         "while: a client may see an event twice. " + COMMON,
         responses={
             (200, NDJSON): OpenApiResponse(
@@ -247,6 +257,7 @@ class EventStreamView(_StreamView):
                 description="one event per line",
                 examples=[
                     OpenApiExample("A friend request", value={"type": "friend_request", "from": "bob"}),
+                    OpenApiExample("A challenge", value={"type": "challenge", "challenge": CHALLENGE}),
                     OpenApiExample(
                         "A race started",
                         value={"type": "race_started", "race": RACE_EXAMPLE, "game": 42},
