@@ -117,6 +117,8 @@ class AccessToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     # Written at most once a minute per token (accounts.tokens.note_use), not on every request.
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # Null for a token that holds until revoked; an app's token (OAuth, accounts/oauth.py) ends then.
+    expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["user", "created_at"], name="access_token_user_created")]

@@ -7,6 +7,7 @@ from django.contrib.auth.models import User
 from django.db.models import Q
 
 from accounts.models import AccessToken, Friendship, Profile
+from accounts.tokens import unexpired
 
 #: The table's look and sound of a player who never chose them (and of a choice no longer offered).
 DEFAULT_SETTINGS = {"deck": Profile.Deck.CLASSIC.value, "felt": Profile.Felt.GREEN.value, "sound": Profile.Sound.ON.value}
@@ -105,5 +106,5 @@ def table_settings(user) -> dict | None:
 
 
 def tokens_of(user):
-    """The player's personal access tokens, newest first."""
-    return AccessToken.objects.filter(user=user).order_by("-created_at", "-pk")
+    """The player's personal access tokens that have not expired, newest first."""
+    return AccessToken.objects.filter(unexpired(), user=user).order_by("-created_at", "-pk")

@@ -69,7 +69,7 @@ class AccessTokenSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = AccessToken
-        fields = ["id", "name", "scopes", "created_at", "last_used_at"]
+        fields = ["id", "name", "scopes", "created_at", "last_used_at", "expires_at"]
 
 
 class IssuedAccessTokenSerializer(serializers.ModelSerializer):
@@ -80,7 +80,7 @@ class IssuedAccessTokenSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = AccessToken
-        fields = ["id", "name", "scopes", "token", "created_at"]
+        fields = ["id", "name", "scopes", "token", "created_at", "expires_at"]
 
 
 @extend_schema_field(

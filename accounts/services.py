@@ -13,7 +13,6 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.mail import EmailMessage
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
@@ -48,26 +47,60 @@ def register(*, username: str, password: str, email: str = "", with_token: bool 
 SIGN_UP_TOKEN = "sign-up"
 PASSWORD_TOKEN = "password sign-in"  # POST /api/auth/token/
 NEW_PASSWORD_TOKEN = "after password change"
-#: Tokens one player may hold at once: the password sign-in makes one per call, so a client that signs
-#: in on every run (rather than keep its key) would otherwise fill the table.
+#: Tokens one player may hold at once (expired ones do not count). Making one more is refused
+#: (409 `too_many_tokens`): revoking one to make room could revoke the very token a program runs on.
 MAX_TOKENS = 100
 
 
+def live_tokens(user: User):
+    """The player's tokens that have not expired."""
+    return AccessToken.objects.filter(tokens.unexpired(), user=user)
+
+
+def check_room(user: User) -> None:
+    """409 `too_many_tokens` when the player already holds MAX_TOKENS tokens."""
+    if live_tokens(user).count() >= MAX_TOKENS:
+        raise ServiceError(
+            "too_many_tokens",
+            f"you hold {MAX_TOKENS} tokens, the most one player may: revoke one you no longer use (DELETE /api/tokens/<id>/)",
+            status=409,
+        )
+
+
+def check_scopes_within(auth, scopes) -> None:
+    """403 `missing_scope` when a token (`auth`, DRF's request.auth; None for a session) asks for a
+    token with a scope it does not hold itself: a token makes only tokens that can do no more than it."""
+    held = getattr(auth, "scopes", None)
+    if auth is None or held is None:
+        return
+    missing = [scope for scope in tokens.ordered_scopes(scopes) if scope not in held]
+    if missing:
+        names = ", ".join(f"`{scope}`" for scope in missing)
+        raise ServiceError(
+            "missing_scope",
+            f"this token lacks the scope {names}, so it cannot make a token with it: ask with a token that holds it, or from the account page",
+            status=403,
+            extra={"scopes": missing},
+        )
+
+
 @transaction.atomic
-def issue_token(user: User, *, name: str, scopes) -> AccessToken:
+def issue_token(user: User, *, name: str, scopes, expires_at=None) -> AccessToken:
     """Makes a token for `user`; its key is in `.key` on the answer, and nowhere else ever again.
-    Past MAX_TOKENS, the player's least recently used tokens are revoked to make room."""
+    Refused with 409 `too_many_tokens` when the player holds MAX_TOKENS already."""
+    # The player's row is locked so that two tokens made at once cannot both pass the count.
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    check_room(user)
     key = tokens.new_key()
     token = AccessToken.objects.create(
-        user=user, name=name, scopes=tokens.ordered_scopes(scopes), key_digest=tokens.digest(key), prefix=key[: tokens.SHOWN]
+        user=user,
+        name=name,
+        scopes=tokens.ordered_scopes(scopes),
+        key_digest=tokens.digest(key),
+        prefix=key[: tokens.SHOWN],
+        expires_at=expires_at,
     )
     token.key = key
-    recent = Coalesce("last_used_at", "created_at")
-    extra = AccessToken.objects.filter(user=user).order_by(recent.desc(), "-pk")[MAX_TOKENS:]
-    stale = list(extra.values_list("pk", flat=True))
-    if stale:
-        AccessToken.objects.filter(pk__in=stale).delete()
-        sign_ins_changed(user)
     return token
 
 
@@ -115,11 +148,18 @@ def _unchanged(user: User) -> User | None:
 
 @transaction.atomic
 def token_for(user: User) -> AccessToken:
-    """A new token of every scope for a player whose password was just checked (`user` as `authenticate`
-    read it). Keys are not stored, so each sign-in makes a token, named so the player knows it."""
+    """The player's password sign-in token, of every scope, with a new key, for a player whose password
+    was just checked (`user` as `authenticate` read it).
+
+    A player has one such token: keys are stored hashed, so the key an earlier sign-in answered cannot
+    be answered again, and this replaces it (that key stops working) rather than pile up a token per
+    call until the player holds MAX_TOKENS and a sign-in is refused."""
     current = _unchanged(user)
     if current is None:  # changed while the login was being checked: the password given is no longer his
         raise ServiceError("authentication_failed", "wrong username or password", status=401)
+    replaced, _ = AccessToken.objects.filter(user=current, name=PASSWORD_TOKEN).delete()
+    if replaced:
+        sign_ins_changed(current)  # sockets signed in with the old key close
     return issue_token(current, name=PASSWORD_TOKEN, scopes=SCOPES)
 
 

@@ -38,11 +38,16 @@ def ordered_scopes(scopes) -> list[str]:
     return [scope for scope in SCOPES if scope in set(scopes)]
 
 
+def unexpired() -> Q:
+    """The tokens that still hold: no end, or an end still to come."""
+    return Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+
+
 def token_of_key(key) -> AccessToken | None:
-    """The token, with its active user, whose key is `key`, or None."""
+    """The unexpired token, with its active user, whose key is `key`, or None."""
     if not isinstance(key, str) or not key or len(key) > MAX_KEY or not key.isascii() or "\x00" in key:
         return None  # no key of ours is anything else (and a database refuses a NUL)
-    return AccessToken.objects.select_related("user").filter(key_digest=digest(key), user__is_active=True).first()
+    return AccessToken.objects.select_related("user").filter(unexpired(), key_digest=digest(key), user__is_active=True).first()
 
 
 def note_use(token: AccessToken) -> None:

@@ -87,9 +87,11 @@ class TokenView(APIView):
         responses={200: s.TokenSerializer, 400: ERR, 401: ERR, 429: ERR},
         summary="Get an API token",
         description=(
-            "Signs in with the password and answers a new personal access token of every scope, named "
-            f"`{services.PASSWORD_TOKEN}` in your list of tokens (`GET /api/tokens/`). Keys are stored hashed, "
-            "so each call makes a new token: keep the key, or revoke the tokens you no longer use."
+            "Signs in with the password and answers the key of your password sign-in token, of every "
+            f"scope, named `{services.PASSWORD_TOKEN}` in your list of tokens (`GET /api/tokens/`). There is "
+            "one such token per account: keys are stored hashed, so each call gives it a new key and the "
+            "key an earlier call answered stops working. For a program of its own, make a personal access "
+            "token (`POST /api/tokens/`) or use OAuth (`/oauth/authorize/`)."
         ),
     )
     def post(self, request):
@@ -431,18 +433,22 @@ class TokensView(APIView):
 
     @extend_schema(
         request=s.NewAccessTokenSerializer,
-        responses={201: s.IssuedAccessTokenSerializer, 400: ERR, 401: ERR, 403: ERR},
+        responses={201: s.IssuedAccessTokenSerializer, 400: ERR, 401: ERR, 403: ERR, 409: ERR},
         summary="Make a personal access token",
         description=(
             "Answers the token with its key (`token`), the only time the key is shown. Send it as "
             "`Authorization: Bearer <token>` (or `Token <token>`), or in a socket's auth frame. Scopes: "
             "`read` (reads, your own private data included), `play` (games, moves, undo, resign, hints, "
-            "the daily), `race` (open, join, start, invite, rematch), `account` (profile, friends, tokens)."
+            "the daily), `race` (open, join, start, invite, rematch), `account` (profile, friends, tokens). "
+            "A token (which needs `account` here) makes only tokens within its own scopes: asking for more "
+            f"is 403 `missing_scope`. A player holds at most {services.MAX_TOKENS} tokens: one more is 409 "
+            "`too_many_tokens` (revoke one first)."
         ),
     )
     def post(self, request):
         body = s.NewAccessTokenSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        services.check_scopes_within(request.auth, body.validated_data["scopes"])
         token = services.issue_token(request.user, **body.validated_data)
         return Response(s.IssuedAccessTokenSerializer(token).data, status=status.HTTP_201_CREATED)
 

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "oauth2_provider",  # OAuth for apps of other developers (accounts/oauth.py)
     "accounts",
     "games",
     "frontend",
@@ -281,6 +282,30 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "FreeCell Online <nore
 
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
+
+# --- OAuth for apps of other developers (accounts/oauth.py, docs/tokens.md) ---------------------
+OAUTH2_PROVIDER = {
+    "OAUTH2_SERVER_CLASS": "accounts.oauth.CodeWithPkceServer",
+    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth.AnyPublicClient",
+    "SCOPES": {"read": "read", "play": "play", "race": "race", "account": "account"},  # accounts.scopes
+    "DEFAULT_SCOPES": ["read"],
+    # An app's token holds a year (as Lichess's do); the code traded for it, two minutes.
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env_int("OAUTH_TOKEN_SECONDS", 365 * 24 * 3600),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 120,
+    "PKCE_REQUIRED": True,
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    # RFC 9700's safer behaviours, all on (django-oauth-toolkit's defaults until its 4.0).
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+}
+# django-oauth-toolkit flags `http` redirect URIs; ours are https, or http to a loopback address only
+# (a command line's listener, RFC 8252), which accounts.oauth.acceptable_redirect_uri checks.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
 
 # --- Production hardening: on whenever DEBUG is off -------------------------------------------
 if not DEBUG:

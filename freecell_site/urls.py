@@ -15,6 +15,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/asyncapi.json", asyncapi_document, name="asyncapi"),
+    path("oauth/", include("accounts.oauth_urls")),
     path("api/", include("accounts.urls")),
     path("api/", include("games.api.urls")),
     path("", include("frontend.urls")),

@@ -42,7 +42,8 @@ def test_a_key_is_shown_once_and_only_its_digest_is_stored(alice):
     answer = make(session_of(alice), scopes=[PLAY, READ])
     assert answer.status_code == 201, answer.content
     body = answer.json()
-    assert set(body) == {"id", "name", "scopes", "token", "created_at"}
+    assert set(body) == {"id", "name", "scopes", "token", "created_at", "expires_at"}
+    assert body["expires_at"] is None  # a personal access token holds until revoked
     assert body["name"] == "my bot" and body["scopes"] == [READ, PLAY]  # in the order of SCOPES
     key = body["token"]
     assert key.startswith("fco_") and len(key) >= 40
@@ -62,7 +63,7 @@ def test_the_list_shows_the_players_own_tokens_newest_first(alice, bob):
     listed = session_of(alice).get("/api/tokens/").json()
     names = [entry["name"] for entry in listed]
     assert names[:2] == ["second", "first"] and "bob's" not in names and "sign-up" in names
-    assert set(listed[0]) == {"id", "name", "scopes", "created_at", "last_used_at"}
+    assert set(listed[0]) == {"id", "name", "scopes", "created_at", "last_used_at", "expires_at"}
     assert listed[0]["scopes"] == [RACE] and listed[0]["last_used_at"] is None
 
 
@@ -93,7 +94,7 @@ def test_bad_names_and_scopes_are_refused_in_our_shape(alice, body):
 
 
 def test_tokens_are_made_by_a_session_or_a_token_with_the_account_scope(alice, anon_client):
-    assert make(client_with(key_with(alice, ACCOUNT))).status_code == 201
+    assert make(client_with(key_with(alice, ACCOUNT)), scopes=[ACCOUNT]).status_code == 201
     refused = make(client_with(key_with(alice, READ, PLAY, RACE)))
     assert refused.status_code == 403 and code_of(refused) == "missing_scope"
     assert anon_client.get("/api/tokens/").status_code == 401
@@ -284,13 +285,73 @@ def test_another_players_token_is_not_found(alice, bob):
     assert client_with(theirs["token"]).get("/api/me/").status_code == 200
 
 
-def test_a_player_holds_at_most_max_tokens(alice, monkeypatch):
+def test_the_token_past_max_tokens_is_refused_and_none_is_revoked(alice, monkeypatch):
     from accounts import services
 
     monkeypatch.setattr(services, "MAX_TOKENS", 3)
-    keys = [key_with(alice, READ, name=f"t{i}") for i in range(4)]
-    assert AccessToken.objects.filter(user=alice).count() == 3
-    assert client_with(keys[-1]).get("/api/me/").status_code == 200
+    AccessToken.objects.filter(user=alice).delete()
+    keys = [key_with(alice, READ, ACCOUNT, name=f"t{i}") for i in range(3)]
+    refused = make(client_with(keys[0]), name="one more", scopes=[READ])
+    assert refused.status_code == 409 and code_of(refused) == "too_many_tokens", refused.content
+    assert "revoke" in refused.json()["error"]["message"]
+    assert sorted(AccessToken.objects.filter(user=alice).values_list("name", flat=True)) == ["t0", "t1", "t2"]
+    assert all(client_with(key).get("/api/me/").status_code == 200 for key in keys)  # the token in use included
+    assert session_of(alice).delete(f"/api/tokens/{AccessToken.objects.get(name='t2').pk}/").status_code == 204
+    assert make(client_with(keys[0]), name="one more", scopes=[READ]).status_code == 201
+
+
+def test_expired_tokens_do_not_count_against_the_limit(alice, monkeypatch):
+    from accounts import services
+
+    monkeypatch.setattr(services, "MAX_TOKENS", 2)
+    AccessToken.objects.filter(user=alice).delete()
+    key_with(alice, READ, name="old")
+    key_with(alice, READ, name="older")
+    AccessToken.objects.filter(user=alice).update(expires_at=dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
+    assert make(session_of(alice)).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("held", "asked", "allowed"),
+    [
+        ([ACCOUNT], [ACCOUNT], True),
+        ([ACCOUNT, READ, PLAY], [READ, PLAY], True),
+        ([ACCOUNT, READ], [READ, PLAY], False),
+        ([ACCOUNT], [READ], False),
+        (list(SCOPES), list(SCOPES), True),
+    ],
+)
+def test_a_token_makes_only_tokens_within_its_own_scopes(alice, held, asked, allowed):
+    answer = make(client_with(key_with(alice, *held)), name="child", scopes=asked)
+    if allowed:
+        assert answer.status_code == 201 and answer.json()["scopes"] == [s for s in SCOPES if s in asked]
+    else:
+        missing = [s for s in SCOPES if s in asked and s not in held]
+        assert answer.status_code == 403 and answer.json()["error"]["code"] == "missing_scope", answer.content
+        assert answer.json()["error"]["scopes"] == missing
+        assert not AccessToken.objects.filter(user=alice, name="child").exists()
+
+
+def test_the_session_makes_tokens_of_any_scope(alice):
+    assert make(session_of(alice), scopes=list(SCOPES)).status_code == 201
+
+
+def test_password_sign_in_keeps_one_token_per_account(alice):
+    """POST /api/auth/token/ answers a new key for the account's one password sign-in token: calls do
+    not pile up tokens, and the key an earlier call answered stops working."""
+    from tests.support.players import PASSWORD
+
+    def sign_in():
+        answer = APIClient().post("/api/auth/token/", {"username": "alice", "password": PASSWORD}, format="json")
+        assert answer.status_code == 200, answer.content
+        return answer.json()["token"]
+
+    first, second = sign_in(), sign_in()
+    assert first != second
+    assert AccessToken.objects.filter(user=alice, name="password sign-in").count() == 1
+    assert client_with(second).get("/api/me/").status_code == 200
+    assert code_of(client_with(first).get("/api/me/")) == "authentication_failed"
+    assert AccessToken.objects.filter(user=alice, name="sign-up").exists()  # other tokens stay
 
 
 # --- sockets --------------------------------------------------------------------------------------
@@ -435,7 +496,8 @@ def test_migrating_a_database_with_drf_tokens_keeps_their_keys_working(alice):
     """The real migration run: back before 0005, DRF's table with a token in it, then forward."""
     from django.db.migrations.executor import MigrationExecutor
 
-    before, after = [("accounts", "0004_table_settings")], [("accounts", "0006_bots_and_marks")]
+    before = [("accounts", "0004_table_settings")]
+    after = MigrationExecutor(connection).loader.graph.leaf_nodes("accounts")  # forward to the newest
     old_key = "fedcba9876543210fedcba9876543210fedcba98"
     q = connection.ops.quote_name
     executor = MigrationExecutor(connection)

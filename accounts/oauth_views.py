@@ -1,0 +1,54 @@
+"""The OAuth endpoints (SPEC section 13): `/oauth/authorize/`, the consent page a signed-in player
+answers, and `/oauth/token/`, where an app trades its code and PKCE verifier for a token of ours."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from oauth2_provider import views as dot
+
+from accounts import services
+from accounts.oauth import acceptable_redirect_uri, origin_of, token_lifetime
+from accounts.scopes import DESCRIPTIONS
+from freecell_site.csp import POLICY
+
+
+class AuthorizeView(dot.AuthorizationView):
+    """django-oauth-toolkit's consent page in the site's look: the app's name, the scopes it asks in
+    the players' words, where the answer goes, and Allow / Deny. A visitor signs in first
+    (LOGIN_URL, coming back here)."""
+
+    template_name = "accounts/oauth_authorize.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        scopes = context.get("scopes") or []
+        context.update(
+            page="oauth",
+            asked=[(scope, DESCRIPTIONS.get(scope, scope)) for scope in scopes],
+            lifetime_days=token_lifetime().days,
+            full=services.live_tokens(self.request.user).count() >= services.MAX_TOKENS,
+            max_tokens=services.MAX_TOKENS,
+        )
+        return context
+
+    def render_to_response(self, context, **kwargs):
+        response = super().render_to_response(context, **kwargs)
+        redirect_uri = context.get("redirect_uri")
+        if acceptable_redirect_uri(redirect_uri):
+            # The answer leaves this site by a redirect after the form is sent, which the site's
+            # `form-action 'self'` would block: this page lets the form go to the app's address.
+            response["Content-Security-Policy"] = POLICY.replace("form-action 'self'", f"form-action 'self' {origin_of(redirect_uri)}")
+        return response
+
+
+class TokenView(dot.TokenView):
+    """django-oauth-toolkit's token endpoint, answering oauthlib's JSON as it is: the token made is one
+    of ours (accounts.oauth.AnyPublicClient.save_bearer_token), which django-oauth-toolkit's own
+    bookkeeping after a success (a lookup in its token table) would not find."""
+
+    def post(self, request, *args, **kwargs):
+        _, headers, body, status = self.create_token_response(request)
+        response = HttpResponse(content=body, status=status, content_type="application/json")
+        for name, value in headers.items():
+            response[name] = value
+        return response
