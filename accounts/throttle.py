@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from accounts.models import LoginFailure
+from freecell_site import metrics
 from freecell_site.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ def is_limited(keys: list[str]) -> bool:
 def refuse_if_limited(keys: list[str], message: str) -> None:
     """429 `rate_limited` with `retry_after` when any of `keys` is over its limit."""
     if is_limited(keys):
+        metrics.throttled("sign_ins")
         raise ServiceError("rate_limited", message, status=429, extra={"retry_after": seconds_left()})
 
 

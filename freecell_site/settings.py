@@ -65,6 +65,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # GET /metrics is answered first, before the Host check and the HTTPS redirect (freecell_site/scrape.py).
+    "freecell_site.scrape.MetricsMiddleware",
+    # The request's id on every log line it causes, and in the answer (freecell_site/logging_context.py).
+    "freecell_site.logging_context.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "freecell_site.errors.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -385,13 +389,28 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# --- Operating it (docs/operations.md): metrics and logs ----------------------------------------
+# GET /metrics (freecell_site/scrape.py) answers only these addresses or networks; loopback by default.
+METRICS_ALLOW_IPS = env_networks("METRICS_ALLOW_IPS") or ["127.0.0.1/32", "::1/128"]
+# 0: nothing is recorded and /metrics is 404 (bench/metrics.py measures what recording costs).
+METRICS_ENABLED = env_bool("METRICS_ENABLED", True)
+# plain: one readable line each (the development default); json: one JSON object each, for a log store.
+LOG_FORMAT = env_choice("LOG_FORMAT", "plain", ("plain", "json"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # Time, level and logger on every line: "database unavailable" alone did not say when or where.
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"client_errors_brief": {"()": "freecell_site.logfilters.ClientErrorsWithoutTraceback"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["client_errors_brief"]}},
+    # Time, level and logger on every line: "database unavailable" alone did not say when or where. The
+    # request's or socket's id ends the line when one caused it.
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s%(context)s"},
+        "json": {"()": "freecell_site.logging_context.json_formatter"},
+    },
+    "filters": {
+        "client_errors_brief": {"()": "freecell_site.logfilters.ClientErrorsWithoutTraceback"},
+        "context": {"()": "freecell_site.logging_context.ContextFilter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context", "client_errors_brief"]}},
     "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))},
     "loggers": {
         # Django's own handler would print each line twice beside the root one.

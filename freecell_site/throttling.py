@@ -19,6 +19,8 @@ import math
 
 from rest_framework import throttling
 
+from freecell_site import metrics
+
 logger = logging.getLogger(__name__)
 
 HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
@@ -31,6 +33,8 @@ class FailOpen:
         except Exception as exc:  # the cache backend's own errors (redis ConnectionError, timeouts)
             logger.warning("throttle %s skipped, cache unavailable: %s: %s", type(self).__name__, type(exc).__name__, exc)
             return True
+        if not allowed:
+            metrics.throttled(f"rest_{getattr(self, 'scope', None) or 'request'}")
         # A page (frontend/views.py) asks a throttle with no view: it has no headers to write.
         if view is not None and getattr(self, "history", None) is not None:  # this throttle counted the request (it has a rate and a key)
             self.charged = allowed  # a refused request was not added to the history

@@ -13,7 +13,7 @@ import weakref
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from freecell_site import server_loop
+from freecell_site import metrics, server_loop
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +68,7 @@ _bus_failures = 0
 def note_bus_failure(what: str, exc: BaseException | None = None) -> None:
     global _bus_failures
     _bus_failures += 1
+    metrics.bus_failed(what)
     if exc is not None:
         logger.warning("%s failed: %s: %s", what, type(exc).__name__, exc)
 

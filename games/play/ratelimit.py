@@ -18,6 +18,7 @@ from collections import Counter
 from django.conf import settings
 from django.core.cache import cache
 
+from freecell_site import metrics
 from freecell_site.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ def check_actions(user_id: int) -> None:
         count = _here[key] + _elsewhere.get(key, 0)
     _start_sharing()
     if count > limit:
+        metrics.throttled("actions_per_account")
         # The window is the current second: it ends in under a second (REST: whole seconds; sockets: ms).
         wait_ms = 1000 - int(time.time() * 1000) % 1000
         raise ServiceError(

@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import TokenScopes
 from accounts.scopes import PLAY, READ
-from freecell_site import filters
+from freecell_site import filters, metrics
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
@@ -259,6 +259,7 @@ class _ActionView(APIView):
     # Limited per account by the service (games/play/ratelimit.py), over REST and websockets together.
     throttle_classes: list = []
     body: type = s.UndoSerializer
+    kind = "undo"  # the action's label in freecell_site.metrics
 
     def act(self, **fields):
         raise NotImplementedError
@@ -266,7 +267,11 @@ class _ActionView(APIView):
     def post(self, request, game_id: int):
         body = self.body(data=request.data)
         body.is_valid(raise_exception=True)
-        return Response(self.act(game_id=game_id, user=request.user, via=via_of(request), **body.validated_data).payload())
+        via = via_of(request)
+        with metrics.action(via=via, transport="rest", kind=self.kind) as noted:
+            outcome = self.act(game_id=game_id, user=request.user, via=via, **body.validated_data)
+            noted.repeated(outcome)
+        return Response(outcome.payload())
 
     def finalize_response(self, request, response, *args, **kwargs):
         """Every answer to a signed-in player, errors included, says the account's action budget in
@@ -287,6 +292,7 @@ ACTION_ERRORS = errors(400, 401, 403, 404, 409, 422, 429)
 @extend_schema_view(post=extend_schema(request=s.MoveSerializer, responses={200: s.ActionResultSerializer, **ACTION_ERRORS}, summary="Play one move"))
 class MoveView(_ActionView):
     body = s.MoveSerializer
+    kind = "move"
 
     def act(self, **fields):
         return services.play_move(**fields)

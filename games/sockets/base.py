@@ -28,6 +28,7 @@ from django.db import OperationalError, close_old_connections, connection
 from accounts.authentication import still_signed_in
 from accounts.scopes import PLAY, allows
 from accounts.tokens import note_use, token_of_key
+from freecell_site import logging_context, metrics
 from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, ServiceError
 from games import events
 from games.engine import EngineError
@@ -89,6 +90,10 @@ class Socket(AsyncWebsocketConsumer):
         # own lets a Redis error in `receive` end the consumer and drop the socket (the Redis restart
         # test, tests/test_redis_outage.py), which its public API has no setting against.
         self.scope = scope
+        # This socket's id on every log line its frames cause (the task's context carries it on).
+        logging_context.connection_id.set(logging_context.new_id()[:12])
+        self.metric_kind = type(self).__name__.removesuffix("Consumer").lower()
+        metrics.opened(metrics.OPEN_SOCKETS, self.metric_kind)
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.base_send = send
         self.bus_groups: set[str] = set()
@@ -115,6 +120,7 @@ class Socket(AsyncWebsocketConsumer):
         except StopConsumer:
             pass
         finally:
+            metrics.closed(metrics.OPEN_SOCKETS, self.metric_kind)
             for task in self.tasks:
                 task.cancel()
             limits.turns.give_back(self.address)
@@ -314,6 +320,7 @@ class Socket(AsyncWebsocketConsumer):
             self.bus_generation = generation
             if await self.check_sign_in():  # a sign-out may have been lost with the bus, too
                 await self.resync()
+                metrics.resynced("ws", "bus_back")
 
     # --- frames -----------------------------------------------------------------------------
 
@@ -441,7 +448,11 @@ class Socket(AsyncWebsocketConsumer):
     def check_rate(self, bucket: str = "moves") -> None:
         """Per-socket budgets: `moves` (moves and undos) and `reads` (other frames that cost a
         database call: auth, sync, start, resign), so no frame type can flood the database."""
-        self.budgets[bucket].spend(asyncio.get_running_loop().time())
+        try:
+            self.budgets[bucket].spend(asyncio.get_running_loop().time())
+        except ServiceError:
+            metrics.throttled(f"socket_{bucket}")
+            raise
 
     # --- games (both sockets play one game: the game socket's, or the racer's own) ------------
 
@@ -462,6 +473,7 @@ class Socket(AsyncWebsocketConsumer):
             return
         if self.game_version >= 0 and game["version"] > self.game_version + 1:
             fresh = await self.db(selectors.game_state)(self.game_id)  # a gap: something was missed on the bus
+            metrics.resynced("ws", "gap")
             if fresh is not None:
                 game = fresh if fresh["version"] >= game["version"] else game
         await self.send_game(game)
@@ -490,10 +502,14 @@ class Socket(AsyncWebsocketConsumer):
     def queue_action(self, frame_id, act, **kwargs) -> None:
         """Plays `act` (a move or undo, in a database thread) on the played game, in turn, and acks it."""
 
+        received = time.perf_counter()
+        counted = metrics.counted(act, via=kwargs["via"], transport="ws", kind="undo" if act is undo else "move")
+
         async def play():
             game_id = await self.played_game()
-            result = await self.db(act)(game_id=game_id, **kwargs)
+            result = await self.db(counted)(game_id=game_id, **kwargs)
             await self.send_ack(frame_id, kwargs["client_id"], result)
+            metrics.ack_sent(time.perf_counter() - received)
 
         self.in_turn(frame_id, play)
 

@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from django.conf import settings
 from django.core.cache import cache
 
+from freecell_site import metrics
 from freecell_site.errors import ServiceError
 from games.sockets.budget import Budget
 
@@ -191,6 +192,7 @@ class Meter:
         try:
             bucket.spend(now)
         except ServiceError as exc:
+            metrics.throttled(f"{self.what}_per_{self.kind}")
             raise ServiceError("rate_limited", f"too many {self.what} from this {self.kind}", extra=exc.extra) from None
         self.pending[who] += 1
 
@@ -287,8 +289,12 @@ async def open_socket(gauge: Gauge, who: str) -> bool:
     if not gauge.limit:
         return gauge.open(who)  # no I/O: no thread
     if gauge.full_here(who):
+        metrics.throttled(f"sockets_per_{gauge.kind}")
         return False  # refused without I/O
-    return await _in_thread(gauge.open, who)
+    opened = await _in_thread(gauge.open, who)
+    if not opened:
+        metrics.throttled(f"sockets_per_{gauge.kind}")
+    return opened
 
 
 async def close_socket(gauge: Gauge, who: str) -> None:

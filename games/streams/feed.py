@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from accounts.authentication import still_signed_in
+from freecell_site import metrics
 from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, error_body
 from games import events
 from games.sockets import bus, limits
@@ -150,6 +151,8 @@ async def lines(
     loop = asyncio.get_running_loop()
     feed = Feed()
     counted: list[tuple[limits.Gauge, str]] = []
+    kind = type(source).__name__.removesuffix("Source").lower()
+    metrics.opened(metrics.OPEN_STREAMS, kind)
     try:
         account = str(sign_in[2]) if sign_in is not None else None
         for gauge, who in ((limits.sockets_per_address, address), (limits.sockets_per_account, account)):
@@ -203,6 +206,7 @@ async def lines(
                         yield line(_signed_out())  # a sign-out may have been lost with the bus, too
                         return
                     shown += await _or_nothing(source.resync())
+                    metrics.resynced("stream", "bus_back")
             for body in shown:
                 yield line(body)
             if source.ended:
@@ -216,6 +220,7 @@ async def lines(
                     yield line(_signed_out())
                     return
     finally:
+        metrics.closed(metrics.OPEN_STREAMS, kind)
         await feed.close()
         for gauge, who in counted:
             await limits.close_socket(gauge, who)
