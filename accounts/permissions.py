@@ -1,4 +1,4 @@
-"""The REST check of a token's scopes: each API view names the scope each of its methods needs."""
+"""The REST check of a token's scopes (each API view names the scope each of its methods needs), and of a guest's reach."""
 
 from __future__ import annotations
 
@@ -21,18 +21,24 @@ def scope_needed(view, method: str):
 class TokenScopes(permissions.BasePermission):
     """Refuses a request made with a token that lacks the scope the view declares for the method
     (403 `missing_scope`). A session, and an anonymous visitor, hold every scope a token could:
-    what they may do is the other permission classes' to say."""
+    what they may do is the other permission classes' to say. A guest's session (accounts/guests.py)
+    is refused what only players may do (403 `forbidden`)."""
 
     def has_permission(self, request, view) -> bool:
         # Imported here: DRF's settings import this module while rest_framework.views, which the
         # models and the error module import in turn, is still loading.
+        from accounts.guests import refuse_guest
         from accounts.models import AccessToken
         from freecell_site.errors import ServiceError
 
         token = request.auth
-        if not isinstance(token, AccessToken) or request.method == "OPTIONS":
+        if request.method == "OPTIONS":
             return True  # OPTIONS describes the view, the same for everyone
         needed = scope_needed(view, request.method)
+        # A guest's session plays casual deals only (accounts/guests.py): known by its name, no query.
+        refuse_guest(request, view, needed)
+        if not isinstance(token, AccessToken):
+            return True
         if needed is None:
             return True
         if needed is UNDECLARED:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db.models import Q
 
+from accounts.guests import GUEST_PREFIX
 from accounts.models import AccessToken, Friendship, Profile
 from accounts.tokens import unexpired
 
@@ -37,7 +38,8 @@ def players_starting_with(prefix: str):
         found = User.objects.filter(username__istartswith=prefix)
     else:
         found = User.objects.filter(username__startswith=prefix)
-    return found.filter(is_active=True).select_related("profile").order_by("username", "id")
+    # Guests (accounts/guests.py: a name with a space) are nobody to find.
+    return found.filter(is_active=True).exclude(username__startswith=GUEST_PREFIX).select_related("profile").order_by("username", "id")
 
 
 def is_bot(user_id: int) -> bool:

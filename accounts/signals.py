@@ -22,3 +22,12 @@ friend_requested = Signal()
 
 #: Sent with `from_user` (who asked) and `to_user` (who accepted) once a friendship is committed.
 friendship_accepted = Signal()
+
+#: Sent with `guest` and `player` inside the transaction of a guest's browser signing in to `player`'s
+#: account (accounts.guests.sign_in_over_guest), before the guest account is deleted: the games app
+#: hands the guest's games to the player.
+guest_signed_in = Signal()
+
+#: Sent with `user` once a guest account has become a player's by sign-up (accounts.guests.become_player):
+#: the games app puts the player's wins on the boards, which do not count guests.
+guest_became_player = Signal()

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from accounts import selectors, services, throttle
 from accounts import serializers as s
 from accounts.closing import close_account
+from accounts.guests import is_guest
 from accounts.models import AccessToken, Profile
 from accounts.permissions import TokenScopes
 from accounts.scopes import ACCOUNT, READ
@@ -343,7 +344,7 @@ class UserView(APIView):
     @extend_schema(responses={200: s.PublicProfileSerializer, 404: ERR}, summary="A player's public profile and statistics")
     def get(self, request, username: str):
         user = selectors.player_named(username)
-        if user is None:
+        if user is None or (is_guest(user) and user.pk != request.user.pk):  # a guest is seen by itself only
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
         profile = profile_or_default(user)
         friendship = selectors.friendship_between(request.user, user)

@@ -13,7 +13,6 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth import login, logout, password_validation
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
@@ -22,7 +21,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
-from accounts import scopes
+from accounts import guests, scopes
 from accounts import services as accounts
 from accounts.closing import is_closed_name
 from accounts.selectors import player_named
@@ -120,7 +119,7 @@ def home(request):
 @ensure_csrf_cookie
 @require_http_methods(["GET", "POST"])
 def signup(request):
-    if request.method == "GET" and request.user.is_authenticated:
+    if request.method == "GET" and request.user.is_authenticated and not guests.is_guest(request.user):
         return redirect(_next_url(request))  # already signed in: nothing to do here
     errors: list[str] = []
     field_errors: dict[str, list[str]] = {}  # by field ("" for the form), each message also in `errors`
@@ -136,7 +135,11 @@ def signup(request):
             field_errors["password2"] = ["The two passwords differ."]
         elif form.is_valid():
             try:
-                user, _ = accounts.register(**form.validated_data, with_token=False)
+                if guests.is_guest(request.user):
+                    # The guest's account becomes the player's: its games stay theirs, nothing is copied.
+                    user = guests.become_player(request.user, **form.validated_data)
+                else:
+                    user, _ = accounts.register(**form.validated_data, with_token=False)
             except ServiceError as exc:
                 errors.append(exc.message)
                 field_errors["username"] = [exc.message]
@@ -168,7 +171,7 @@ def signup(request):
 @ensure_csrf_cookie
 @require_http_methods(["GET", "POST"])
 def login_page(request):
-    if request.method == "GET" and request.user.is_authenticated:
+    if request.method == "GET" and request.user.is_authenticated and not guests.is_guest(request.user):
         return redirect(_next_url(request))  # already signed in: nothing to do here
     errors: list[str] = []
     username = ""
@@ -182,7 +185,10 @@ def login_page(request):
             errors.append(exc.message)
             status = exc.status
         else:
+            guest = request.user if guests.is_guest(request.user) else None
             login(request, user)
+            if guest is not None:
+                guests.sign_in_over_guest(guest, user)  # the guest's games are the player's now
             return redirect(_next_url(request))
     # A refused sign-in does not say which of the two was wrong: the message is tied to both fields, and
     # the password (the one to type again) takes the focus once a username is there.
@@ -298,7 +304,7 @@ def play_form(request):
     except (EngineError, NoReverseMatch) as exc:
         message = str(exc) if isinstance(exc, EngineError) else f"{deal!r} is not a deal id"
         return render(request, "frontend/error.html", {"title": "No such deal", "message": message}, status=404)
-    if request.method == "POST" and request.user.is_authenticated:
+    if request.method == "POST":
         return _deal(request, deal, autoplay)
     return redirect(f"{target}?autoplay={autoplay}" if autoplay in Game.Autoplay.values else target)
 
@@ -316,11 +322,6 @@ def play(request, deal: str):
     """The start page of `deal`: a GET shows the deal and a Deal button, whose POST creates a fresh
     casual game and opens its table. A GET creates nothing, so that a browser prefetching the link,
     or a link or image on another site, cannot leave stray games in the player's list."""
-    if not request.user.is_authenticated:
-        # Through the sign-in and back to this start page, with the autoplay a POSTed button asked for
-        # (login_required kept only the path: "Play this deal" of a no-autoplay replay lost it).
-        none = "none" in (request.POST.get("autoplay"), request.GET.get("autoplay"))
-        return redirect_to_login(request.path + ("?autoplay=none" if none else ""))
     try:
         deal_id = _deal_from_path(deal, draw=False)
     except EngineError as exc:
@@ -351,11 +352,17 @@ def _daily_refusal(request, deal_id: str):
 
 
 def _deal(request, deal: str, autoplay: str | None):
-    """Creates the player's fresh casual game of `deal` (`random`: a fresh seed) and opens its table."""
+    """Creates the player's fresh casual game of `deal` (`random`: a fresh seed) and opens its table; a
+    visitor becomes a guest first (accounts/guests.py), signed in to this browser."""
     deal_id = _deal_from_path(deal)
     refusal = _daily_refusal(request, deal_id)
     if refusal is not None:
         return refusal
+    if not request.user.is_authenticated:
+        login(request, guests.new_guest(), backend="django.contrib.auth.backends.ModelBackend")
+    if guests.is_guest(request.user):
+        # A guest's games are kept while the browser keeps its session: each new game renews it.
+        request.session.set_expiry(dt.timedelta(days=guests.GUEST_DAYS))
     try:
         game = services.create_game(player=request.user, deal=deal_id, autoplay=autoplay if autoplay in Game.Autoplay.values else "safe")
     except ServiceError as exc:
@@ -371,7 +378,20 @@ def _visible_game(request, game_id: int) -> Game:
 
 
 def _me(request) -> str:
+    """The signed-in player's name for a page's script; "" for a visitor and for a guest, whom the pages
+    other than a game's treat as a visitor (no daily, races or friends: accounts/guests.py)."""
+    return request.user.username if request.user.is_authenticated and not guests.is_guest(request.user) else ""
+
+
+def _player(request) -> str:
+    """The name a game's page compares with its player's: a guest's too, whose game it is."""
     return request.user.username if request.user.is_authenticated else ""
+
+
+def _invite(request, title: str, message: str, links: list[tuple[str, str]] = ()):
+    """The page that invites a visitor or a guest to sign up where only players go."""
+    context = {"title": title, "message": message, "links": list(links), "guest": guests.is_guest(request.user)}
+    return render(request, "frontend/invite.html", context)
 
 
 @ensure_csrf_cookie
@@ -380,7 +400,7 @@ def game(request, game_id: int):
     payload = game_payload(found)
     race = race_of_game(found)
     # `race`: a race's game is never restarted (the page's Restart says so).
-    boot = {"game": payload, "me": _me(request), "endsAt": iso(ends_at(race)) if race else None, "race": race.code if race else None}
+    boot = {"game": payload, "me": _player(request), "endsAt": iso(ends_at(race)) if race else None, "race": race.code if race else None}
     # A numbered or seeded deal has a records board: its table shows the record to beat.
     records = parse_deal(payload["deal"]).kind in ("ms", "seed")
     context = {"page": "game", "game": payload, "boot": boot, "race_code": race.code if race else None, "records": records}
@@ -388,10 +408,15 @@ def game(request, game_id: int):
 
 
 @ensure_csrf_cookie
-@login_required
 def daily(request):
-    """Today's ranked game (created by the page through POST /api/daily/play/), then the leaderboard."""
-
+    """Today's ranked game (created by the page through POST /api/daily/play/), then the leaderboard; a
+    visitor or a guest is invited to sign up (the day's leaderboard is open to all)."""
+    if not request.user.is_authenticated or guests.is_guest(request.user):
+        message = (
+            "The daily is ranked: the same deal for everyone today, one game each, on the day's leaderboard, "
+            "the month's ladder and your streak. Sign up or sign in to play it."
+        )
+        return _invite(request, "Today's daily", message, [(f"/daily/{today().isoformat()}/", "Today's leaderboard")])
     return render(request, "frontend/daily.html", {"page": "daily", "boot": {"date": today().isoformat(), "me": _me(request)}})
 
 
@@ -495,12 +520,15 @@ def race(request, code: str):
         return render(
             request, "frontend/error.html", {"title": "No such race", "message": f"No race has the code {code}."}, status=404
         )
-    return render(request, "frontend/race.html", {"page": "race", "code": code, "boot": {"code": code, "me": _me(request)}})
+    context = {"page": "race", "code": code, "boot": {"code": code, "me": _me(request)}, "guest": guests.is_guest(request.user)}
+    return render(request, "frontend/race.html", context)
 
 
 @ensure_csrf_cookie
 def profile(request, username: str):
     user = player_named(username)
+    if user is not None and guests.is_guest(user) and user.pk != request.user.pk:
+        user = None  # a guest has no public page: only the guest sees its own statistics
     if user is None:
         if is_closed_name(username):  # a closed account's games link here from leaderboards and replays
             message = "This player closed their account. Their finished games stay in leaderboards and replays."
@@ -508,14 +536,17 @@ def profile(request, username: str):
         raise Http404("no such player")
     # `today`: a daily won today cannot be raced as a ghost before its day is over.
     boot = {"username": user.username, "me": _me(request), "today": today().isoformat()}
-    return render(request, "frontend/profile.html", {"page": "profile", "player": user.username, "boot": boot})
+    context = {"page": "profile", "player": user.username, "shown_name": guests.shown_name(user.username), "guest": guests.is_guest(user), "boot": boot}
+    return render(request, "frontend/profile.html", context)
 
 
 @login_required
 @ensure_csrf_cookie
 def account(request):
     """One's own settings: display name and bio, table, e-mail address, password, API tokens, closing
-    the account (the page's script calls the REST API)."""
+    the account (the page's script calls the REST API). A guest has none: sign up instead."""
+    if guests.is_guest(request.user):
+        return redirect(f"{reverse('page-signup')}?next=/account/")
     token_scopes = list(scopes.DESCRIPTIONS.items())
     return render(request, "frontend/account.html", {"page": "account", "password_rules": _password_rules(), "token_scopes": token_scopes})
 

@@ -14,7 +14,7 @@ class GamesConfig(AppConfig):
 
     def ready(self):
         from accounts.signals import account_closed, credentials_changed
-        from games import wiring
+        from games import guests, wiring
         from games.events import publish_sign_ins_changed
         from games.play import services
         from games.streams import friends
@@ -24,3 +24,4 @@ class GamesConfig(AppConfig):
         # After races' receiver (connected by wiring.install): a closed account leaves its open races first.
         account_closed.connect(services.resign_games_of_closed, dispatch_uid="games.closed")
         friends.connect()  # friend requests and friendships on the players' event streams
+        guests.connect()  # a guest's games follow its browser's sign-in or sign-up (games/guests.py)

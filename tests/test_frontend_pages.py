@@ -123,11 +123,12 @@ def test_sign_out_takes_a_post(alice):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path", ["/play/1/", "/daily/"])
-def test_pages_that_play_send_strangers_to_sign_in(path):
-    response = Client().get(path)
-    assert response.status_code == 302
-    assert response["Location"].startswith(f"/login/?next={path}")
+def test_a_stranger_gets_a_deals_start_page_and_the_daily_invites_sign_up():
+    # SPEC 12: anyone deals a casual game (as a guest, tests/test_guests.py); the ranked daily is players'.
+    start = Client().get("/play/1/")
+    assert start.status_code == 200 and b'data-testid="start"' in start.content
+    daily = Client().get("/daily/")
+    assert daily.status_code == 200 and b'href="/signup/?next=/daily/"' in daily.content
 
 
 @pytest.mark.django_db
@@ -211,8 +212,8 @@ def test_the_home_form_deals_without_script(alice):
     for odd in ("a/b", ".", ".."):  # the last two made /play/./ and /play/../: a random deal, the home page
         for answer in (client.get("/play/", {"deal": odd}), client.post("/play/", {"deal": odd})):
             assert answer.status_code == 404 and b"No such deal" in answer.content, odd
-    # Signed out, the form leads to the deal's start page through the sign-in.
-    assert Client().post("/play/", {"deal": "5"})["Location"] == "/play/ms:5/"
+    # Signed out, the form deals at once too, as a guest (accounts/guests.py).
+    assert Client().post("/play/", {"deal": "5"})["Location"].startswith("/games/")
 
 
 @pytest.mark.django_db
@@ -746,10 +747,14 @@ def test_a_look_alike_of_a_name_is_not_that_player(alice):
 
 
 @pytest.mark.django_db
-def test_a_signed_out_deal_button_keeps_its_autoplay_through_the_sign_in():
+def test_a_signed_out_deal_button_deals_as_a_guest_with_its_autoplay():
+    from games.models import Game
+
     answer = Client().post("/play/ms:21/", {"autoplay": "none"})
-    assert answer.status_code == 302 and answer["Location"] == "/login/?next=/play/ms%3A21/%3Fautoplay%3Dnone"
-    assert Client().get("/play/ms:21/")["Location"] == "/login/?next=/play/ms%3A21/"
+    assert answer.status_code == 302 and answer["Location"].startswith("/games/")
+    game = Game.objects.get(pk=int(answer["Location"].split("/")[2]))
+    assert game.autoplay == "none" and game.player.username.startswith("guest ")
+    assert Client().get("/play/ms:21/").status_code == 200
 
 
 @pytest.mark.django_db

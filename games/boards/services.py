@@ -14,6 +14,7 @@ import datetime as dt
 from django.db import connection, transaction
 from django.db.models import F
 
+from accounts.guests import is_guest_id
 from accounts.selectors import is_bot
 from games import events
 from games.boards.models import (
@@ -134,11 +135,11 @@ def _best_score(deal: str, autoplay: str, bot: bool):
 
 def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -> bool:
     """Puts a won game on its deal's board when it is its player's best there (inside the caller's
-    transaction); False when nothing changed (not better, held for review, or already counted).
+    transaction); False when nothing changed (not better, held for review, already counted, or a guest's).
     `announce`: tell the board's sockets after commit (not during a rebuild); `bot`: the player's
     kind, when the caller knows it (else read from their profile)."""
-    if not counts_as_record(game):
-        return False
+    if not counts_as_record(game) or is_guest_id(game.player_id):
+        return False  # a guest's win is casual play: it counts once the guest signs up (games/guests.py)
     with transaction.atomic():
         bot = is_bot(game.player_id) if bot is None else bot
         key = _record_key(game)

@@ -213,6 +213,7 @@ class DailyTodayView(APIView):
 class DailyPlayView(APIView):
     permission_classes = [permissions.IsAuthenticated, TokenScopes]
     scopes = {"POST": PLAY}
+    guests = False  # a guest plays casual deals only (accounts/guests.py)
 
     @extend_schema(
         request=None,

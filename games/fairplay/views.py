@@ -139,6 +139,7 @@ class PolicyView(APIView):
 class ReportView(APIView):
     permission_classes = [permissions.IsAuthenticated, TokenScopes]
     scopes = {"POST": PLAY}
+    guests = False  # a guest plays casual deals only (accounts/guests.py)
     throttle_scope = "report"
     throttle_classes = [ScopedRateThrottle]
 

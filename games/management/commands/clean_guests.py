@@ -1,0 +1,29 @@
+"""`manage.py clean_guests`: deletes guest accounts left idle, with their games (games/guests.py)."""
+
+from django.core.management.base import BaseCommand
+
+from accounts.guests import GUEST_DAYS
+from games.guests import CLEAN_BATCH, clean_guests
+
+
+class Command(BaseCommand):
+    help = (
+        f"Deletes guest accounts (accounts/guests.py) that joined more than --days days ago (default {GUEST_DAYS}) "
+        "and whose games have not moved since, with their games, in batches until none is left. A guest's games "
+        "are kept for that browser only while the guest plays; sign-up keeps them for good."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--days", type=int, default=GUEST_DAYS, help=f"idle days before a guest goes (default {GUEST_DAYS})")
+
+    def handle(self, *args, days: int, **options):
+        if days < 1:
+            self.stderr.write("--days must be 1 or more")
+            raise SystemExit(2)
+        total = 0
+        while True:
+            deleted = clean_guests(days)
+            total += deleted
+            if deleted < CLEAN_BATCH:
+                break
+        self.stdout.write(f"{total} idle guest{'' if total == 1 else 's'} deleted")
