@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
 import sys
+import webbrowser
 from collections.abc import Callable
 from typing import TextIO
 
-from freecell_client import config
+from freecell_client import config, oauth
 from freecell_client.board import render, status_line
 from freecell_client.client import FreeCellClient
 from freecell_client.errors import ApiError
@@ -30,19 +30,25 @@ def say_error(error: ApiError, out: TextIO) -> None:
 # --- sign-in ----------------------------------------------------------------------------------
 
 
-def ask_credentials(args, out: TextIO) -> tuple[str, str]:
-    print("username: ", end="", file=out, flush=True)
-    username = sys.stdin.readline().strip()
-    password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
-    return username, password
-
-
 def cmd_login(args, out: TextIO) -> int:
+    """Signs in through the browser (OAuth with PKCE): the player allows the command line on the site's
+    consent page, and the token it gets is saved. No password passes through here."""
     client = make_client(args)
-    username, password = ask_credentials(args, out)
-    token = client.register(username, password) if args.register else client.login(username, password)
-    path = config.save({**config.load(), "url": client.base_url, "token": token, "username": username})
-    print(f"signed in as {username} on {client.base_url} (token saved in {path})", file=out)
+    scopes = [scope.strip() for scope in args.scopes.replace(",", " ").split() if scope.strip()]
+
+    def show(url: str) -> None:
+        hint = "Open this link" if args.no_browser else "Opening your browser; if it does not open, open this link"
+        print(f"{hint} to sign in and allow the command line:\n\n  {url}\n", file=out, flush=True)
+
+    grant = oauth.sign_in(client.base_url, scopes=scopes, show=show, open_browser=None if args.no_browser else webbrowser.open)
+    client.token = grant.access_token
+    try:
+        username = client.me()["username"]
+    except ApiError:  # a token without `read` may not read the profile
+        username = None
+    path = config.save({**config.load(), "url": client.base_url, "token": grant.access_token, "username": username, "scopes": grant.scope.split()})
+    who = f" as {username}" if username else ""
+    print(f"signed in{who} on {client.base_url} with scopes {grant.scope} (token saved in {path})", file=out)
     return 0
 
 
@@ -231,8 +237,11 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--token", help="an API token (default: $FREECELL_TOKEN or the saved one)")
     sub = top.add_subparsers(dest="command", required=True)
 
-    login = sub.add_parser("login", help="sign in (asks username and password) and save the token")
-    login.add_argument("--register", action="store_true", help="sign up a new account instead")
+    login = sub.add_parser("login", help="sign in through the browser (OAuth: no password here) and save the token")
+    login.add_argument("--no-browser", action="store_true", help="print the link to open instead of opening a browser")
+    login.add_argument(
+        "--scopes", default=" ".join(oauth.DEFAULT_SCOPES), help="what the token may do: read, play, race, account (default: read play race)"
+    )
     login.set_defaults(run=cmd_login)
 
     play = sub.add_parser("play", help="play a deal on a text board")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import uuid
+import webbrowser
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
 from freecell_client import models as m
-from freecell_client import streams
+from freecell_client import oauth, streams
 from freecell_client.errors import ApiError
 from freecell_client.transport import RetryPolicy, Transport
 
@@ -91,6 +92,16 @@ class FreeCellClient:
     def login(self, username: str, password: str) -> str:
         """Trades a username and password for the account's API token (every scope); the client uses it."""
         self.token = self.post("/api/auth/token/", {"username": username, "password": password})["token"]
+        return self.token
+
+    def sign_in_with_browser(
+        self, scopes=oauth.DEFAULT_SCOPES, *, show=print, open_browser=webbrowser.open, client_id: str = oauth.CLIENT_ID
+    ) -> str:
+        """Signs in through the browser, as an app of your own (OAuth 2.0 with PKCE, `client_id` its
+        name on the consent page): `show` gets the link, `open_browser` opens it (None: only shown).
+        The client then uses the token it got (returned); no password passes through the program."""
+        grant = oauth.sign_in(self.base_url, scopes=scopes, show=show, open_browser=open_browser, client_id=client_id)
+        self.token = grant.access_token
         return self.token
 
     def logout(self) -> None:

@@ -219,6 +219,7 @@ class Token(Shape):
     created_at: str = None
     last_used_at: str | None = None
     token: str | None = None
+    expires_at: str | None = None  # an app's token (OAuth) ends then; None: until revoked
 
 
 @dataclass

@@ -11,12 +11,14 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from freecell_client import FreeCellClient
+from freecell_client import ApiError, FreeCellClient
 from freecell_client.cli import main
 
+from browser import Browser
 from conftest import PASSWORD
 
 
@@ -34,18 +36,70 @@ def cli_env(server, tmp_path):
     return env
 
 
-def test_login_saves_the_token_readable_by_its_owner_only(server, new_player, cli_env):
+def start_login(args: list[str], env: dict) -> tuple[subprocess.Popen, str]:
+    """Runs `freecell login --no-browser ...` and reads the consent link it prints."""
+    script = shutil.which("freecell", path=str(Path(sys.executable).parent))
+    command = [script] if script else [sys.executable, "-m", "freecell_client"]
+    process = subprocess.Popen(command + ["login", "--no-browser", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    for line in process.stdout:
+        if "/oauth/authorize/?" in line:
+            return process, line.strip()
+    process.kill()
+    raise AssertionError(f"no link printed: {process.stderr.read()}")
+
+
+def test_login_signs_in_through_the_browser_and_saves_the_token(server, new_player, cli_env):
     _, username = new_player()
-    done = freecell(["login"], f"{username}\n{PASSWORD}\n", cli_env)
-    assert done.returncode == 0, done.stderr
-    assert f"signed in as {username}" in done.stdout
+    process, link = start_login([], cli_env)
+    query = parse_qs(urlsplit(link).query)
+    assert query["client_id"] == ["freecell-cli"] and query["code_challenge_method"] == ["S256"]
+    assert query["redirect_uri"][0].startswith("http://127.0.0.1:") and "password" not in link
+    browser = Browser(server.url)
+    browser.sign_in(username, PASSWORD)
+    consent = browser.open(link)
+    assert 'data-testid="oauth-client">freecell-cli<' in consent
+    assert all(f"<li><code>{scope}</code>" in consent for scope in ("read", "play", "race")) and "<code>account</code>" not in consent
+    assert "<p>Signed in.</p>" in browser.answer_consent(consent, allow=True)  # the CLI's own page
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert f"signed in as {username} on {server.url} with scopes read play race" in out
     path = Path(cli_env["XDG_CONFIG_HOME"]) / "freecell" / "config.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     saved = json.loads(path.read_text())
-    assert saved["url"] == server.url
-    assert FreeCellClient(server.url, saved["token"]).me()["username"] == username
-    wrong = freecell(["login"], f"{username}\nnot it\n", cli_env)
-    assert wrong.returncode == 2 and "authentication_failed" in wrong.stderr
+    assert saved["url"] == server.url and saved["scopes"] == ["read", "play", "race"]
+    client = FreeCellClient(server.url, saved["token"])
+    assert saved["token"].startswith("fco_") and client.me()["username"] == username
+    with pytest.raises(ApiError) as refused:
+        client.update_me(bio="not allowed")  # no `account` scope asked
+    assert refused.value.code == "missing_scope"
+
+
+def test_login_refused_in_the_browser_fails_and_saves_nothing(server, new_player, cli_env):
+    _, username = new_player()
+    process, link = start_login(["--scopes", "read"], cli_env)
+    browser = Browser(server.url)
+    browser.sign_in(username, PASSWORD)
+    consent = browser.open(link)
+    assert "Sign-in refused: access_denied" in browser.answer_consent(consent, allow=False)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and "access_denied" in err
+    assert not (Path(cli_env["XDG_CONFIG_HOME"]) / "freecell" / "config.json").exists()
+
+
+def test_the_token_from_login_is_listed_and_revocable(server, new_player, cli_env):
+    owner, username = new_player()
+    process, link = start_login(["--scopes", "read,play"], cli_env)
+    browser = Browser(server.url)
+    browser.sign_in(username, PASSWORD)
+    browser.answer_consent(browser.open(link), allow=True)
+    assert process.wait(timeout=60) == 0
+    token = json.loads((Path(cli_env["XDG_CONFIG_HOME"]) / "freecell" / "config.json").read_text())["token"]
+    listed = [t for t in owner.tokens() if t.name == "freecell-cli"]
+    assert len(listed) == 1 and listed[0].scopes == ["read", "play"]
+    owner.revoke_token(listed[0].id)
+    with pytest.raises(ApiError) as gone:
+        FreeCellClient(server.url, token).me()
+    assert gone.value.status == 401
 
 
 def test_play_reads_moves_from_stdin(server, new_player, cli_env):
