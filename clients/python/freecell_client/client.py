@@ -321,10 +321,11 @@ class FreeCellClient:
     # --- streams (section 8) ------------------------------------------------------------------
 
     def stream_game(self, game_id: int, **options) -> Iterator[dict]:
-        """The game, then a line per change; ends after the server closes a finished game's stream."""
+        """The game, then a line per change; ends once the game is over (at the server's end line, not yielded)."""
         return streams.follow(self.transport, f"/api/stream/games/{seg(game_id)}/", over=streams.game_over, **options)
 
     def stream_race(self, code: str, **options) -> Iterator[dict]:
+        """The race, then a line per change; ends once the race is finished (at the server's end line, not yielded)."""
         return streams.follow(self.transport, f"/api/stream/races/{seg(code)}/", over=streams.race_over, **options)
 
     def stream_events(self, **options) -> Iterator[dict]:

@@ -29,8 +29,12 @@ def follow(
 
     A connection that drops (a network error, or the server closing it) is opened again, up to
     `reconnects` times in a row; a connection that brought a change after its first line, or lasted
-    a minute, starts the count again (one that only resyncs and drops does not). When the server ends
-    the stream after a line that `over` says is final (a finished game or race), the iterator ends."""
+    a minute, starts the count again (one that only resyncs and drops does not).
+
+    A stream with an end (`over` given: a game's or a race's) ends the iterator at its last line
+    `{"type": "end", ...}`, which the server sends once the game or race is over and which is not
+    yielded; the line before it is the final state. A server that closes such a stream after a final
+    state without an end line (`over` says which) ends it too."""
     failures = 0
     while True:
         try:
@@ -60,7 +64,10 @@ def follow(
                     line = raw.strip()
                     if not line:
                         continue  # keepalive
-                    last = json.loads(line)
+                    body = json.loads(line)
+                    if over is not None and is_end(body):
+                        return  # the last line: the server closes the stream after it
+                    last = body
                     read += 1
                     yield last
         except NETWORK_ERRORS:
@@ -73,6 +80,11 @@ def follow(
         if failures > reconnects:
             raise ApiError(0, "network_error", f"GET {path}: the stream kept closing")
         transport.retry.sleep(transport.retry.backoff_for(failures))
+
+
+def is_end(line: dict) -> bool:
+    """Whether a line is the end of a game's or a race's stream: `{"type": "end", ...}`."""
+    return line.get("type") == "end"
 
 
 def game_over(line: dict) -> bool:

@@ -89,3 +89,34 @@ def test_a_refused_stream_raises_at_once(stand_in):
     with pytest.raises(ApiError) as refused:
         next(client.stream_race("ABC"))
     assert (refused.value.status, refused.value.code) == (404, "not_found") and len(stand_in.requests) == 1
+
+
+# The server's way since SPEC 12: the final state, then a last line {"type": "end"}, then the close.
+ENDED = [
+    [{"id": 1, "ply": 0, "status": "playing"}, None, {"id": 1, "ply": 1, "status": "won"}, {"type": "end", "game": 1, "status": "won"}],
+]
+RACE_ENDED = [
+    [{"code": "ABC", "status": "running"}, {"code": "ABC", "status": "finished"}, {"type": "end", "race": "ABC", "status": "finished"}],
+]
+
+
+@pytest.mark.parametrize("stand_in", [(ENDED,)], indirect=True)
+def test_a_game_stream_ends_at_the_end_line_without_yielding_it_or_reconnecting(stand_in):
+    client = FreeCellClient(stand_in.url, sleep=lambda s: None)
+    lines = list(client.stream_game(1))
+    assert lines == [{"id": 1, "ply": 0, "status": "playing"}, {"id": 1, "ply": 1, "status": "won"}]
+    assert len(stand_in.requests) == 1
+
+
+@pytest.mark.parametrize("stand_in", [(RACE_ENDED,)], indirect=True)
+def test_a_race_stream_ends_at_the_end_line(stand_in):
+    client = FreeCellClient(stand_in.url, sleep=lambda s: None)
+    assert [line["status"] for line in client.stream_race("ABC")] == ["running", "finished"]
+    assert len(stand_in.requests) == 1
+
+
+@pytest.mark.parametrize("stand_in", [([[{"type": "end", "race": "ABC"}, {"type": "race_started", "race": {}}]],)], indirect=True)
+def test_the_events_stream_has_no_end_line(stand_in):
+    client = FreeCellClient(stand_in.url, sleep=lambda s: None)
+    first = next(client.stream_events())
+    assert first == {"type": "end", "race": "ABC"}  # an event of that name would be an event, not the end
