@@ -211,6 +211,57 @@ class StatsSerializer(serializers.Serializer):
     best_streak = serializers.IntegerField()
 
 
+class StreakSerializer(serializers.Serializer):
+    current = serializers.IntegerField()
+    best = serializers.IntegerField()
+
+
+class BestAndMeanSerializer(serializers.Serializer):
+    best = serializers.IntegerField(allow_null=True, help_text="over wins; null before the first")
+    mean = serializers.FloatField(allow_null=True, help_text="over wins; null before the first")
+
+
+class DayResultsSerializer(serializers.Serializer):
+    date = serializers.DateField(help_text="a UTC day")
+    won = serializers.IntegerField()
+    lost = serializers.IntegerField()
+
+
+class DealRecordShortSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    moves = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField()
+    game = serializers.IntegerField()
+
+
+class DealHistorySerializer(serializers.Serializer):
+    deal = serializers.CharField()
+    autoplay = serializers.CharField()
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    best_moves = serializers.IntegerField(allow_null=True)
+    best_time_ms = serializers.IntegerField(allow_null=True)
+    best_game = serializers.IntegerField(allow_null=True)
+    record = DealRecordShortSerializer(allow_null=True, help_text="the deal's record on this autoplay (null: none yet)")
+    holds_record = serializers.BooleanField()
+
+
+class StatisticsSerializer(serializers.Serializer):
+    """A player's statistics as they read them (games/statistics.py): finished games only."""
+
+    games_finished = serializers.IntegerField(help_text="won or lost")
+    games_won = serializers.IntegerField()
+    games_lost = serializers.IntegerField(help_text="resigned, or time up")
+    games_unfinished = serializers.IntegerField(help_text="still playing, left or restarted: neither won nor lost")
+    win_rate = serializers.FloatField(allow_null=True, help_text="games_won / games_finished; null before the first finished game")
+    casual_streak = StreakSerializer(help_text="runs of casual wins (every game but the ranked daily), by finish")
+    daily_streak = StreakSerializer(help_text="runs of days with a ranked daily won")
+    moves = BestAndMeanSerializer()
+    time_ms = BestAndMeanSerializer()
+    by_day = DayResultsSerializer(many=True, help_text="the last 30 UTC days, oldest first")
+    deals = DealHistorySerializer(many=True, help_text="the numbered deals played most recently (10 at most), each beside its record")
+
+
 class PublicProfileSerializer(serializers.Serializer):
     username = serializers.CharField()
     display_name = serializers.CharField()
@@ -225,6 +276,7 @@ class PublicProfileSerializer(serializers.Serializer):
         help_text="what this player is to you: friends, your request awaiting them, theirs awaiting you, or none; null signed out or on your own profile",
     )
     stats = StatsSerializer()
+    statistics = StatisticsSerializer()
 
 
 class PlayerFoundSerializer(serializers.Serializer):

@@ -26,6 +26,7 @@ from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.throttling import AnonRateThrottle
 from games.daily.stats import player_statistics
 from games.play.serializers import ErrorSerializer
+from games.statistics import player_statistics as statistics_of
 
 ERR = OpenApiResponse(ErrorSerializer)
 
@@ -359,6 +360,7 @@ class UserView(APIView):
                 "is_friend": friendship == "friends",
                 "friendship": friendship,
                 "stats": player_statistics(user),
+                "statistics": statistics_of(user),
             }
         )
 

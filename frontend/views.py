@@ -32,6 +32,7 @@ from freecell_site import api_docs
 from freecell_site.errors import ServiceError
 from freecell_site.throttling import AnonRateThrottle
 from frontend import getting_started
+from frontend.charts import results_chart
 from frontend.pictures import result_svg
 from games.daily.services import neighbours, parse_date, published, today, was_made
 from games.daily.sharing import SharedResult, format_elapsed, result_path, share_text, shared_result, summary
@@ -43,6 +44,7 @@ from games.models import Game
 from games.play import lines, selectors, services
 from games.play.payloads import game_payload, iso
 from games.races.services import ends_at, get_race, race_of_game
+from games.statistics import player_statistics as statistics_of
 
 # The spec's Microsoft range; a number typed on the home page outside it is refused with this text.
 MS_MAX = 8_589_934_591
@@ -536,8 +538,25 @@ def profile(request, username: str):
         raise Http404("no such player")
     # `today`: a daily won today cannot be raced as a ghost before its day is over.
     boot = {"username": user.username, "me": _me(request), "today": today().isoformat()}
-    context = {"page": "profile", "player": user.username, "shown_name": guests.shown_name(user.username), "guest": guests.is_guest(user), "boot": boot}
+    context = {**_statistics_context(user), "page": "profile", "player": user.username, "shown_name": guests.shown_name(user.username), "guest": guests.is_guest(user), "boot": boot}
     return render(request, "frontend/profile.html", context)
+
+
+def _statistics_context(user) -> dict:
+    """What the profile's statistics panel draws (frontend/_statistics.html): the numbers, times in words,
+    the chart's geometry and the deals beside their records."""
+    found = statistics_of(user)
+    shown = lambda ms: format_elapsed(ms) if ms is not None else "—"  # noqa: E731
+    deals = [
+        {**deal, "best_time": shown(deal["best_time_ms"]), "record_time": shown(deal["record"]["elapsed_ms"]) if deal["record"] else ""}
+        for deal in found["deals"]
+    ]
+    return {
+        "statistics": found,
+        "times": {"best": shown(found["time_ms"]["best"]), "mean": shown(found["time_ms"]["mean"])},
+        "chart": results_chart(found["by_day"]),
+        "deals": deals,
+    }
 
 
 @login_required
