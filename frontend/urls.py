@@ -21,6 +21,7 @@ urlpatterns = [
     path("daily/<str:date>/result/<str:username>/picture.svg", views.daily_result_picture, name="page-daily-result-picture"),
     path("races/", views.race_form, name="page-race-form"),
     path("races/<str:code>/", views.race, name="page-race"),
+    path("challenges/", views.challenges, name="page-challenges"),
     path("u/<str:username>/", views.profile, name="page-profile"),
     path("account/", views.account, name="page-account"),
     path("replay/<int:game_id>/", views.replay, name="page-replay"),

@@ -526,6 +526,15 @@ def race(request, code: str):
     return render(request, "frontend/race.html", context)
 
 
+@login_required
+@ensure_csrf_cookie
+def challenges(request):
+    """Send challenges, answer those received, and be taken to the race once one is accepted (a guest is
+    asked to sign up). `?to=<username>` fills the player to challenge."""
+    boot = {"me": _me(request), "to": request.GET.get("to", "")[:150]}
+    return render(request, "frontend/challenges.html", {"page": "challenges", "boot": boot})
+
+
 @ensure_csrf_cookie
 def profile(request, username: str):
     user = player_named(username)

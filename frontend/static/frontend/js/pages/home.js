@@ -1,4 +1,4 @@
-// The home page: today's daily, dealing a game, opening or joining a race.
+// The home page: today's daily, dealing a game, quick races and the public races, opening or joining a race.
 import { el, formatDate, get, post } from "../api.js";
 
 async function showDaily() {
@@ -62,6 +62,54 @@ function wireRaces() {
   });
 }
 
+/** Quick race: the server puts the player in the oldest public race with room, or opens one. */
+function wireQuickRace() {
+  const button = document.querySelector("button[data-testid=quick-race]");
+  if (!button) return;
+  const errors = document.querySelector("[data-quick-race] .errors");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const race = await post("/api/races/quick/");
+      location.href = race.link || `/races/${race.code}/`;
+    } catch (err) {
+      errors.textContent = err.message;
+      errors.hidden = false;
+      button.disabled = false;
+    }
+  });
+}
+
+// The public races one may join now, asked again now and then while the page is open.
+const PUBLIC_EVERY_MS = 15000;
+let publicTimer = null;
+
+async function showPublicRaces() {
+  const box = document.querySelector("[data-public-races]");
+  if (!box) return;
+  let page;
+  try {
+    page = await get("/api/races/?status=open&public=1&page_size=10");
+  } catch {
+    return; /* not essential: asked again below */
+  } finally {
+    clearTimeout(publicTimer);
+    if (!document.hidden) publicTimer = setTimeout(showPublicRaces, PUBLIC_EVERY_MS);
+  }
+  if (!page.count) {
+    box.replaceChildren(el("p", { class: "muted", text: "No public race is waiting: a quick race opens one." }));
+    return;
+  }
+  const items = page.results.map((race) => {
+    const racers = race.racers.length;
+    const state = race.status === "countdown" ? "starting" : "waiting";
+    return el("li", { "data-code": race.code },
+      el("a", { href: race.link || `/races/${race.code}/`, text: `Race ${race.code}` }),
+      ` · ${race.deal} · ${racers} racer${racers === 1 ? "" : "s"} · ${state}`);
+  });
+  box.replaceChildren(el("h3", { text: "Public races" }), el("ul", { "data-testid": "public-races-list" }, items));
+}
+
 async function showMyRaces() {
   const box = document.querySelector("[data-my-races]");
   if (!box || !document.querySelector("[data-testid=me]")) return;
@@ -107,6 +155,9 @@ if (new URLSearchParams(location.search).get("closed") === "1" && !document.quer
 }
 
 showDaily();
+wireQuickRace();
+showPublicRaces();
+document.addEventListener("visibilitychange", () => { if (!document.hidden) showPublicRaces(); });
 wireRaces();
 showMyRaces();
 showGamesInProgress();

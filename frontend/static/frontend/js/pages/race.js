@@ -23,6 +23,10 @@ let message = "";
 
 const myEntry = () => (race ? race.racers.find((r) => r.username === me && !r.ghost) : null);
 
+// A public race in its countdown takes racers until a second before its start (docs/races.md).
+const LATE_JOIN_MS = 1500;
+const lateJoin = () => race.status === "countdown" && race.public && race.starts_at && Date.parse(race.starts_at) - Date.now() > LATE_JOIN_MS;
+
 function say(text) {
   message = text;
   render();
@@ -78,11 +82,13 @@ function statusText() {
       const count = race.racers.filter((r) => !r.ghost).length;
       const ghost = race.racers.find((r) => r.ghost);
       const who = `${count === 1 ? "1 racer is in" : `${count} racers are in`}${ghost ? `, against the ghost of ${ghost.username}` : ""}.`;
+      // A public race starts by itself: its countdown begins when a second racer is in.
+      if (race.public) return `Waiting for a second racer: the race starts by itself once one joins. ${who}`;
       if (count < 2 && !ghost) return `Waiting for racers to join. ${who}`;
       // The owner (a rematch's too) is the one who starts: tell them so rather than to wait for themselves.
       return `${me && me === race.owner ? "Start the race when everyone is in." : `Waiting for ${race.owner} to start.`} ${who}`;
     }
-    case "countdown": return "Get ready: the race is about to start.";
+    case "countdown": return race.public && lateJoin() ? "Get ready: the race is about to start. Others may still join." : "Get ready: the race is about to start.";
     case "running": return "Go! The race is on.";
     case "finished": {
       const first = race.racers.find((r) => r.rank === 1);
@@ -147,7 +153,7 @@ lobby.append(joinBox, buttonsBox, inviteBox);
 function renderLobby() {
   const entry = myEntry();
   setText(said, statusText());
-  setText(detail, ` Deal ${race.deal}, opened by ${race.owner}${race.ghost ? `, against ${race.ghost.username}'s recorded game` : ""}.`);
+  setText(detail, ` Deal ${race.deal}, opened by ${race.owner}${race.ghost ? `, against ${race.ghost.username}'s recorded game` : ""}${race.public ? ", a public race" : ""}.`);
   setAttr(statusLine, "data-status", race.status);
   rebuild(messageBox, message, () => (message ? el("p", { class: "errors", text: message }) : null));
   const others = standingText();
@@ -169,10 +175,17 @@ function renderLobby() {
 
   // Each button with its key: the signature of the row is the list of keys.
   const buttons = [];
-  if (race.status === "open") {
+  if (race.status === "open" || lateJoin()) {
     if (!me) buttons.push(["sign-in", () => el("a", { class: "button primary", href: `/login/?next=${encodeURIComponent(location.pathname)}`, text: "Sign in to join" })]);
-    else if (!entry) buttons.push(["join", () => el("button", { type: "button", class: "primary", "data-testid": "join-race", text: "Join the race", onclick: () => act(`/api/races/${code}/join/`, undefined, { focus: "leave" }) })]);
-    if (me && me === race.owner) {
+    else if (!entry) buttons.push(["join", () => el("button", { type: "button", class: "primary", "data-testid": "join-race", text: "Join the race", onclick: () => act(`/api/races/${code}/join/`, undefined, { focus: race.status === "open" ? "leave" : "heading" }) })]);
+  }
+  if (race.status === "open") {
+    if (me && me === race.owner && race.public) {
+      // Nobody starts a public race: it counts down by itself. Its owner may still call it off.
+      buttons.push(["cancel", () => el("button", { type: "button", "data-testid": "cancel-race", text: "Leave the race", onclick: () => {
+        if (window.confirm("Leave this public race? It is called off for anyone waiting in it.")) act(`/api/races/${code}/resign/`, undefined, { focus: "heading" });
+      } })]);
+    } else if (me && me === race.owner) {
       buttons.push(["start", () => el("button", { type: "button", class: "primary", "data-testid": "start-race", text: "Start the race", onclick: () => act(`/api/races/${code}/start/`, undefined, { focus: "heading" }) })]);
       // The owner leaving an open race cancels it (docs/races.md).
       buttons.push(["cancel", () => el("button", { type: "button", "data-testid": "cancel-race", text: "Cancel the race", onclick: () => {
