@@ -124,3 +124,31 @@ def test_a_new_player_has_empty_statistics(alice):
     assert stats["win_rate"] is None and stats["moves"] == {"best": None, "mean": None} and stats["deals"] == []
     html = Client().get("/u/alice/").content.decode()
     assert 'data-testid="win-rate">—<' in html and "0 won, 0 lost." in html
+
+
+def _without_ids_dates_and_times(value):
+    """The answer with what changes from run to run (ids, dates, times in ms) blanked out."""
+    if isinstance(value, dict):
+        return {k: None if k in {"date", "game", "best_game", "elapsed_ms", "best_time_ms", "time_ms"} else _without_ids_dates_and_times(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_ids_dates_and_times(v) for v in value]
+    return value
+
+
+def test_the_docs_statistics_example(alice, bob):
+    """docs/api.md's example of `statistics` is this call's answer (but for ids, dates and times)."""
+    import json
+    import re
+    from pathlib import Path
+
+    win_casual(alice, moves=5, deal="ms:77")
+    win_casual(bob, moves=3, deal="ms:77")
+    resigned(alice)
+    answer = client_for().get("/api/users/alice/").json()["statistics"]
+    answer["by_day"] = answer["by_day"][-2:]  # the docs show the last two of 30
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text()
+    section = docs.split("### A player's statistics", 1)[1]
+    example = json.loads(re.search(r"```json\n(.*?)```", section, re.S).group(1))
+    assert _without_ids_dates_and_times(example) == _without_ids_dates_and_times(answer)
+    assert example["time_ms"]["best"] == example["deals"][0]["best_time_ms"]  # the same win, as in the answer
+    assert answer["time_ms"]["best"] == answer["deals"][0]["best_time_ms"]
