@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from accounts import selectors, services, throttle
 from accounts import serializers as s
 from accounts.closing import close_account
-from accounts.guests import is_guest
+from accounts.guests import is_guest, sign_in_over_guest
 from accounts.models import AccessToken, Profile
 from accounts.permissions import TokenScopes
 from accounts.scopes import ACCOUNT, READ
@@ -117,7 +117,10 @@ class LoginView(APIView):
         body = s.CredentialsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         user = check_credentials(request, **body.validated_data)
+        guest = request.user if is_guest(request.user) else None
         login(request, user)
+        if guest is not None:
+            sign_in_over_guest(guest, user)  # a guest's browser: its games are the player's now
         return Response({"username": user.username})
 
 

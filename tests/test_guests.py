@@ -167,3 +167,10 @@ def test_the_sweepers_clean_up_runs_at_most_hourly():
     User.objects.filter(pk=other.player_id).update(date_joined=timezone.now() - dt.timedelta(days=40))
     Game.objects.filter(pk=other.pk).update(created_at=timezone.now() - dt.timedelta(days=40))
     assert clean_guests_now_and_then() == 0  # within the hour: nothing
+
+
+def test_a_session_sign_in_over_the_api_hands_the_games_over_too(alice):
+    client, game = guest_browser()
+    answer = client.post("/api/auth/login/", {"username": "alice", "password": PASSWORD}, content_type="application/json")
+    assert answer.status_code == 200
+    assert Game.objects.get(pk=game.pk).player_id == alice.pk and User.objects.count() == 1
