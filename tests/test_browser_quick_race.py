@@ -1,0 +1,94 @@
+"""Open play in a real browser (SPEC 12): a quick race between two browser contexts, found from the home
+page and started by itself; a challenge seen live on the challenged player's page from their events
+stream, accepted there, which takes both players to the race."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.support.browser import new_tab
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _short_public_countdown():
+    """The module's server (the `site` fixture copies the environment) counts public races down in 3 s."""
+    before = os.environ.get("RACE_PUBLIC_COUNTDOWN_S")
+    os.environ["RACE_PUBLIC_COUNTDOWN_S"] = "3"
+    yield
+    if before is None:
+        os.environ.pop("RACE_PUBLIC_COUNTDOWN_S", None)
+    else:
+        os.environ["RACE_PUBLIC_COUNTDOWN_S"] = before
+
+
+def racers_of(tab) -> list[str]:
+    return tab.page.eval_on_selector_all("[data-testid=racers] li", "items => items.map(li => li.dataset.username)")
+
+
+def wait_running(tab) -> None:
+    """The race has started on this page: its status and the player's own table are shown."""
+    tab.page.wait_for_selector("[data-race-root][data-status=running]", timeout=30000)
+    tab.page.wait_for_selector("[data-game-panel]:not([hidden])", timeout=20000)
+
+
+def test_two_players_meet_in_a_quick_race_that_starts_by_itself(browser, site):
+    alice = new_tab(browser, site).sign_up("quickalice")
+    bob = new_tab(browser, site).sign_up("quickbob")
+
+    alice.page.click("button[data-testid=quick-race]")
+    alice.page.wait_for_url("**/races/*/")
+    code = alice.page.inner_text("[data-testid=race-code]")
+    alice.page.locator("[data-race-said]", has_text="starts by itself").wait_for()
+    assert alice.page.locator("[data-testid=start-race]").count() == 0  # nobody starts a public race
+
+    bob.goto("/")
+    bob.page.locator("[data-testid=public-races-list] li", has_text=code).wait_for()
+    bob.page.click("button[data-testid=quick-race]")
+    bob.page.wait_for_url(f"**/races/{code}/")
+
+    for tab in (alice, bob):
+        wait_running(tab)
+        assert racers_of(tab) == ["quickalice", "quickbob"]
+    race = site.api("GET", f"/api/races/{code}/")
+    assert race["public"] is True and race["status"] == "running"
+    assert all(r["game"] for r in race["racers"])
+    for tab in (alice, bob):
+        tab.assert_clean()
+        tab.context.close()
+
+
+def test_a_challenge_seen_on_the_events_stream_is_accepted_and_both_go_to_the_race(browser, site):
+    carol = new_tab(browser, site).sign_up("carolchallenger")
+    dave = new_tab(browser, site).sign_up("davechallenged")
+    dave.goto("/challenges/")
+    dave.page.locator("[data-testid=challenges-received]", has_text="No challenges to you.").wait_for()
+
+    carol.goto("/")
+    carol.page.click("[data-testid=challenges-link]")
+    carol.page.wait_for_url("**/challenges/")
+    carol.page.fill("[data-testid=challenge-username]", "davechallenged")
+    carol.page.fill("[data-testid=challenge-deal]", "7")
+    carol.page.click("[data-testid=send-challenge]")
+    carol.page.locator("[data-testid=challenges-sent] li[data-status=open]", has_text="davechallenged").wait_for()
+
+    # Dave's page was not reloaded: the challenge came on his events stream.
+    offer = dave.page.locator("[data-testid=challenges-received] li[data-status=open]", has_text="carolchallenger")
+    offer.wait_for()
+    assert "ms:7" in offer.inner_text()
+    offer.locator("[data-testid=accept-challenge]").click()
+
+    dave.page.wait_for_url("**/races/*/")
+    code = dave.page.inner_text("[data-testid=race-code]")
+    carol.page.wait_for_url(f"**/races/{code}/")  # told of the answer on her events stream
+    for tab in (carol, dave):
+        wait_running(tab)
+        assert racers_of(tab) == ["carolchallenger", "davechallenged"]
+    race = site.api("GET", f"/api/races/{code}/")
+    assert race["deal"] == "ms:7" and race["owner"] == "carolchallenger"
+    for tab in (carol, dave):
+        tab.assert_clean()
+        tab.context.close()
