@@ -22,6 +22,7 @@ from django.core.cache import cache
 from django.db import close_old_connections
 
 from games.daily import services as daily
+from games.play import services
 from games.races import services as races
 
 logger = logging.getLogger(__name__)
@@ -30,15 +31,18 @@ LEASE_KEY = "sweeper:lease"
 
 
 def sweep() -> dict[str, int]:
-    """One pass: every race with a transition due is advanced, every ranked game left playing after its
-    day is resigned. Each step is idempotent, so two sweepers at once do no harm, only double work."""
+    """One pass: every game past its deadline (a race's time limit) is resigned, which ends its race with
+    its last racer; every race with a transition due (a countdown, a ghost) is advanced; every ranked
+    game left playing after its day is resigned. Each step is idempotent, so two sweepers at once do
+    no harm, only double work."""
+    games = services.end_due_games()
     codes = races.due_races()
     for code in codes:
         try:
             races.advance(code)
         except Exception:  # one race's failure must not stop the others'
             logger.exception("sweeping race %s failed", code)
-    return {"races": len(codes), "daily_games": daily.end_past_days()}
+    return {"games": games, "races": len(codes), "daily_games": daily.end_past_days()}
 
 
 def _holder() -> str:

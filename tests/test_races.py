@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from games import sweeper
 from tests.support.players import client_for
-from tests.support.races import MS1_WIN, act, open_race, racer, read, recorded_win, running_race, win
+from tests.support.races import MS1_WIN, act, move_race_start, open_race, racer, read, recorded_win, running_race, win
 
 pytestmark = pytest.mark.django_db
 
@@ -248,7 +248,7 @@ def test_a_race_past_its_time_limit_is_finished_and_racers_still_playing_are_res
 
     race = running_race(alice, bob)
     win(bob, racer(race, "bob")["game"])
-    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
+    move_race_start(race["code"], timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
     done = read(race["code"])
     assert done["status"] == "finished"
     assert racer(done, "alice")["status"] == "resigned" and racer(done, "bob")["status"] == "won"
@@ -264,7 +264,7 @@ def test_racers_the_time_limit_resigned_are_out_of_time_and_those_who_resigned_a
     assert racer(read(race["code"]), "alice")["out_of_time"] is False  # still playing
     # The race began time_limit_s + 1 s ago; charlie and bob were done 10 s after the start.
     starts_at = timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1)
-    Race.objects.filter(code=race["code"]).update(starts_at=starts_at)
+    move_race_start(race["code"], starts_at)
     done_early = [racer(race, "bob")["game"], racer(race, "charlie")["game"]]
     Game.objects.filter(pk__in=done_early).update(finished_at=starts_at + dt.timedelta(seconds=10))
     done = read(race["code"])
@@ -305,7 +305,7 @@ def test_a_move_or_undo_after_the_time_limit_is_refused_even_with_no_one_watchin
     game_id = racer(race, "alice")["game"]
     moves = client_for(alice)
     assert moves.post(f"/api/games/{game_id}/moves/", {"move": MS1_WIN[0], "ply": 0}, format="json").status_code == 200
-    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
+    move_race_start(race["code"], timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
     late = moves.post(f"/api/games/{game_id}/moves/", {"move": MS1_WIN[1], "ply": 1}, format="json")
     assert late.status_code == 409 and late.json()["error"]["code"] == "game_over"
     assert "time limit" in late.json()["error"]["message"] and late.json()["error"]["game"]["status"] == "resigned"
@@ -325,7 +325,7 @@ def test_a_racers_game_read_after_the_time_limit_shows_the_limit_applied(alice, 
 
     race = running_race(alice, bob)
     game_id = racer(race, "alice")["game"]
-    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
+    move_race_start(race["code"], timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
     assert anon_client.get(f"/api/games/{game_id}/").json()["status"] == "resigned"
     assert Race.objects.get(code=race["code"]).status == Race.Status.RUNNING
     sweeper.sweep()

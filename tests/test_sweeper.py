@@ -17,7 +17,7 @@ from games.models import Game, Race
 from games.play import services
 from games.races import services as races
 from tests.support.daily import make_test_daily
-from tests.support.races import act, open_race, racer, read
+from tests.support.races import act, move_race_start, open_race, racer, read
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +32,7 @@ def test_the_sweep_command_reveals_a_race_whose_countdown_is_over_and_a_read_bef
     race = open_race(alice, deal="ms:9")
     act(bob, race["code"], "join")
     assert act(alice, race["code"], "start").json()["status"] == "countdown"
-    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=1))
+    move_race_start(race["code"], timezone.now() - dt.timedelta(seconds=1))
     assert read(race["code"])["status"] == "countdown"  # a read shows it, and stores nothing
     assert not Game.objects.filter(deal_id="ms:9").exists()
     out = io.StringIO()
@@ -49,17 +49,18 @@ def test_a_race_past_its_limit_reads_finished_and_the_sweep_stores_it_once(alice
     race = open_race(alice, deal="ms:9")
     act(bob, race["code"], "join")
     started = act(alice, race["code"], "start").json()
-    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 5))
+    move_race_start(race["code"], timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 5))
     shown = read(race["code"])
     assert shown["status"] == "finished" and racer(shown, "alice")["out_of_time"] is True
     assert Race.objects.get(code=race["code"]).status == Race.Status.RUNNING
-    assert sweeper.sweep()["races"] == 1
+    # The racers' games are read by their deadline and resigned; the last one ends the race.
+    assert sweeper.sweep()["games"] == 2
     stored = Race.objects.get(code=race["code"])
     assert stored.status == Race.Status.FINISHED
     games = Game.objects.filter(pk__in=[r["game"] for r in started["racers"]])
     assert {g.status for g in games} == {Game.Status.RESIGNED}
     assert {g.finished_at for g in games} == {races.ends_at(stored)}, "resigned as of the limit, not of the sweep"
-    assert sweeper.sweep()["races"] == 0
+    assert sweeper.sweep()["races"] == 0 and sweeper.sweep()["games"] == 0
 
 
 def test_the_sweep_ends_a_ranked_game_left_playing_after_its_day(alice, monkeypatch):
@@ -109,7 +110,7 @@ def test_no_read_writes_even_when_time_has_ended_a_race_and_a_day(alice, bob, se
     race = open_race(alice, deal="ms:9")
     act(bob, race["code"], "join")
     started = act(alice, race["code"], "start").json()
-    Race.objects.filter(code=race["code"]).update(starts_at=timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 5))
+    move_race_start(race["code"], timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 5))
     racing = racer(started, "alice")["game"]
     monkeypatch.setattr(daily, "now", lambda: dt.datetime(2026, 3, 1, 23, tzinfo=dt.UTC))
     make_test_daily(dt.date(2026, 3, 1))
@@ -144,10 +145,14 @@ def test_the_days_ranked_games_are_looked_through_once_a_day_not_at_every_sweep(
 
     monkeypatch.setattr(daily, "now", lambda: dt.datetime(2026, 3, 2, 1, tzinfo=dt.UTC))
     sweeper.sweep()
+    # Every sweep reads the games due by their indexed deadline; no other read of games but the daily's look.
+    def ranked_games(sql):
+        return f'FROM "{Game._meta.db_table}"' in sql and '"deadline" <=' not in sql
+
     with CaptureQueriesContext(connection) as queries:
         sweeper.sweep()
-    assert not [q["sql"] for q in queries.captured_queries if f'FROM "{Game._meta.db_table}"' in q["sql"]]
+    assert not [q["sql"] for q in queries.captured_queries if ranked_games(q["sql"])]
     monkeypatch.setattr(daily, "now", lambda: dt.datetime(2026, 3, 3, 1, tzinfo=dt.UTC))
     with CaptureQueriesContext(connection) as queries:
         sweeper.sweep()
-    assert [q["sql"] for q in queries.captured_queries if f'FROM "{Game._meta.db_table}"' in q["sql"]], "a new day is looked through"
+    assert [q["sql"] for q in queries.captured_queries if ranked_games(q["sql"])], "a new day is looked through"

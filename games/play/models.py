@@ -88,7 +88,7 @@ class Game(models.Model):
             # One ranked game per player per daily (the spec's fairness rule), enforced by the database.
             models.UniqueConstraint(fields=["daily", "player"], condition=Q(daily__isnull=False), name="one_ranked_game_per_daily"),
         ]
-        # No index holds a column that an action changes (ply, status, the position...): then PostgreSQL
+        # No index holds a column that a move or an undo changes (ply, the position...): then PostgreSQL
         # updates the row in place on its page (a HOT update, with room kept by the table's fillfactor,
         # migration 0005) instead of adding an entry to every index on every move. The daily
         # leaderboard ranks DailyResult rows, not games.
@@ -98,7 +98,7 @@ class Game(models.Model):
             # Admin review queue.
             models.Index(fields=["review"], condition=~Q(review=""), name="game_review_queue"),
             # Games still playing by their deadline, for the sweeper: only what is due is read. Its columns
-            # change once in a game (dealt, finished), so moves stay in-place updates.
+            # change once in a game (its deal, its end: `status`), so its moves stay in-place updates.
             models.Index(fields=["deadline"], condition=Q(status="playing", deadline__isnull=False), name="game_deadline_due"),
         ]
 

@@ -1,8 +1,9 @@
 """The questions play asks of the domains above it about any game: when its time ends, who may see it.
 
 Play knows nothing of races or dailies. Each adds its own rule here when the app is ready
-(games/apps.py): a race's time limit and a ranked daily's midnight are deadlines; a running race and
-a daily whose day is not over hide their games. Play asks these rules at every action and every read,
+(games/wiring.py): a ranked daily's midnight is a deadline rule (a race deals its games with their
+deadline, `Game.deadline`, which needs no rule); a running race and a daily whose day is not over hide
+their games. Play asks these rules at every action and every read,
 so a rule is written once and holds on every path (REST, sockets, pages, lists, exports).
 """
 
@@ -56,8 +57,11 @@ def add_hiding_rule(rule: HidingRule) -> None:
 
 
 def deadline_of(game) -> Deadline | None:
-    """The earliest deadline any rule sets for the game, or None."""
+    """The earliest deadline of the game: the one it was dealt with (`Game.deadline`, a race's time
+    limit), or one a rule sets (a ranked daily's midnight); None."""
     found = [deadline for rule in _deadline_rules if (deadline := rule(game)) is not None]
+    if game.deadline is not None:
+        found.append(Deadline(game.deadline, "the game's time limit has passed"))
     return min(found, key=lambda deadline: deadline.at) if found else None
 
 

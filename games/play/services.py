@@ -28,7 +28,7 @@ from freecell_site.errors import ServiceError
 from games import events
 from games.engine import Board, DealId, EngineError, Move, parse_deal
 from games.engine import deal_columns as engine_deal_columns
-from games.play import follow_ups, hints, lines, policies, ratelimit
+from games.play import follow_ups, hints, lines, policies, ratelimit, store
 from games.play.models import Action, Deal, Game
 from games.play.payloads import action_payload, game_payload
 
@@ -109,6 +109,7 @@ def create_game(
     started_at=None,
     by_player: bool = True,
     server_clock: bool = False,
+    deadline=None,
 ) -> Game:
     """A new game of `deal` for `player`.
 
@@ -119,6 +120,9 @@ def create_game(
 
     `by_player`: the player asked for it, so their account must be open (a race's start deals every
     racer's board, and closing an account leaves its open races first).
+
+    `deadline`: when the game's time ends (a race's limit): an action after it is refused, and the
+    sweeper resigns the game as of it.
 
     `daily`: the ranked game of that daily. A casual game asked for as `daily:DATE`, or given the
     `past_daily_id` (the date of the daily) a race was asked for by, is shown under that id."""
@@ -140,6 +144,7 @@ def create_game(
             line=line,
             created_at=started_at or timezone.now(),
             clock_ms=None if server_clock or daily is not None else 0,
+            deadline=deadline,
         )
         _store_position(game, board)
         game.save()
@@ -150,16 +155,20 @@ def create_game(
 
 
 def read_game(game_id) -> Game:
-    """The game with what an action needs beside it (its player; what other domains read with it, such
-    as a racer's race: games.play.policies' rules then need no query of their own)."""
+    """The game an action acts on, by its key, with its player's name: one statement (games.play.store).
+    The game carries what an action checks (its deadline, its clock), so no other row is read."""
     try:
-        return Game.objects.select_related(*READ_WITH).get(pk=int(game_id))
-    except (Game.DoesNotExist, ValueError, TypeError, OverflowError):
-        raise ServiceError("not_found", f"no game {game_id}", status=404) from None
+        key = int(game_id)
+    except (ValueError, TypeError, OverflowError):
+        key = None
+    game = store.read_game(key) if key is not None else None
+    if game is None:
+        raise ServiceError("not_found", f"no game {game_id}", status=404)
+    return game
 
 
-#: Relations read with a game for an action and a read; other domains add theirs when the app is ready.
-#: (Not the deal: its layout is needed only to replay the line, for an undo or a hint.)
+#: Relations read with a game for a read of it (its page, its lists). (Not the deal: its layout is
+#: needed only to replay the line, for an undo or a hint.)
 READ_WITH: list[str] = ["player"]
 
 
@@ -258,8 +267,7 @@ def _finish(game: Game, status: str, at: dt.datetime) -> None:
 def _write(game: Game, fields: tuple[str, ...], read_version: int) -> bool:
     """Stores `fields` of the game if it is still at the version it was read at; False when another
     action changed it meanwhile (nothing is written then)."""
-    values = {name: getattr(game, name) for name in fields}
-    return Game.objects.filter(pk=game.pk, version=read_version).update(**values) == 1
+    return store.write_game(game, fields, read_version)
 
 
 def _announce(game: Game) -> dict:
@@ -330,7 +338,7 @@ def _try_act(game_id, user, *, kind: str, ply, client_id: str, via: str, move: s
     action.clock_ms = game.clock_at(action.created_at)
     if not _write(game, ACTION_FIELDS, read_version):
         return None
-    action.save(force_insert=True)
+    store.insert_action(action)
     return Outcome(game, action, shown=_announce(game))
 
 
@@ -383,6 +391,13 @@ def end_time_up(game_id: int) -> bool:
             if _resign(game, at=up.at) is not None:
                 return True
     return False
+
+
+def end_due_games(limit: int = 1000) -> int:
+    """For the sweeper: resigns the games still playing past their deadline (a race's time limit), read
+    by the indexed deadline, so a sweep reads only what is due. How many it resigned."""
+    due = Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=timezone.now()).order_by("deadline")
+    return sum(end_time_up(game_id) for game_id in due.values_list("pk", flat=True)[:limit])
 
 
 def resign_games_of_closed(sender, *, user, **kwargs) -> None:

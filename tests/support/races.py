@@ -67,3 +67,16 @@ def recorded_win(user, *, step_ms: int = 1, slow_after: int | None = None):
     finished = start + dt.timedelta(milliseconds=(len(MS1_WIN) - 1) * step_ms + (3_600_000 if slow_after is not None else 0))
     Game.objects.filter(pk=game.pk).update(finished_at=finished, elapsed_ms=int((finished - start).total_seconds() * 1000))
     return Game.objects.get(pk=game.pk)
+
+
+def move_race_start(code: str, starts_at) -> None:
+    """Moves a race's start instant back in time, as if it began then: the race's `starts_at` and the
+    deadline its racers' games were dealt with (the race's time limit from its start) move together."""
+    import datetime as dt
+
+    from games.models import Game, Race, RaceEntry
+
+    race = Race.objects.get(code=code)
+    Race.objects.filter(pk=race.pk).update(starts_at=starts_at)
+    games = RaceEntry.objects.filter(race=race, game__isnull=False).values("game_id")
+    Game.objects.filter(pk__in=games).update(deadline=starts_at + dt.timedelta(seconds=race.time_limit_s))

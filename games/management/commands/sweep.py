@@ -1,4 +1,4 @@
-"""`manage.py sweep`: applies what time decides (races' countdowns, ghosts and time limits, dailies' midnight)."""
+"""`manage.py sweep`: applies what time decides (games' deadlines, races' countdowns and ghosts, dailies' midnight)."""
 
 import asyncio
 
@@ -18,4 +18,4 @@ class Command(BaseCommand):
             asyncio.run(sweeper.run_forever())
             return
         done = sweeper.sweep()
-        self.stdout.write(f"advanced {done['races']} races, ended {done['daily_games']} daily games past their day")
+        self.stdout.write(f"ended {done['games']} games past their deadline, advanced {done['races']} races, ended {done['daily_games']} daily games past their day")
