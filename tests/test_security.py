@@ -89,6 +89,9 @@ class World:
         races.resign(code=self.finished_race.code, user=self.alice)
         races.resign(code=self.finished_race.code, user=self.bob)
         assert races.get_race(self.finished_race.code).status == "finished"
+        from games.races import challenges
+
+        self.challenge = challenges.send(user=self.alice, username="bob", deal="ms:8")  # open, alice to bob
 
     def legal(self, game) -> str:
         from games.play import services
@@ -165,6 +168,8 @@ API = {
     ),
     "POST /api/games/{game_id}/undo/": row(lambda w, r: f"/api/games/{w.game.pk}/undo/", OWNER_ONLY, lambda w, r: {"ply": 1}),
     "POST /api/games/{game_id}/resign/": row(lambda w, r: f"/api/games/{w.game.pk}/resign/", OWNER_ONLY),
+    # the same deal again, for the game's player alone (games/play/restart.py)
+    "POST /api/games/{game_id}/restart/": row(lambda w, r: f"/api/games/{w.game.pk}/restart/", (401, 201, 403, 403, 403)),
     # daily
     "GET /api/daily/": row(lambda w, r: "/api/daily/", 200),
     "POST /api/daily/play/": row(lambda w, r: "/api/daily/play/", (401, 200, 201, 201, 201)),
@@ -191,6 +196,15 @@ API = {
     # bob races too: racers may resign and ask for a rematch, nobody else
     "POST /api/races/{code}/resign/": row(lambda w, r: f"/api/races/{w.running_race.code}/resign/", (401, 200, 200, 403, 403)),
     "POST /api/races/{code}/rematch/": row(lambda w, r: f"/api/races/{w.finished_race.code}/rematch/", (401, 201, 201, 403, 403)),
+    # quick play: no public race waits in the world, so each signed-in role opens one
+    "POST /api/races/quick/": row(lambda w, r: "/api/races/quick/", CREATED),
+    # challenges: alice's open one to bob is seen by the two alone; bob answers it, alice cancels it
+    "GET /api/challenges/": row(lambda w, r: "/api/challenges/", SIGNED_IN),
+    "POST /api/challenges/": row(lambda w, r: "/api/challenges/", CREATED, lambda w, r: {"username": "dave"}),
+    "GET /api/challenges/{challenge_id}/": row(lambda w, r: f"/api/challenges/{w.challenge.pk}/", (401, 200, 200, 404, 404)),
+    "POST /api/challenges/{challenge_id}/accept/": row(lambda w, r: f"/api/challenges/{w.challenge.pk}/accept/", (401, 403, 200, 404, 404)),
+    "POST /api/challenges/{challenge_id}/decline/": row(lambda w, r: f"/api/challenges/{w.challenge.pk}/decline/", (401, 403, 200, 404, 404)),
+    "POST /api/challenges/{challenge_id}/cancel/": row(lambda w, r: f"/api/challenges/{w.challenge.pk}/cancel/", (401, 200, 403, 404, 404)),
     # fair play: the policy is public; alice's won game is reported by others, its review read by her and
     # staff; verdicts, the queue and marks are staff's; alice has results, so she cannot become a bot
     "GET /api/fair-play/": row(lambda w, r: "/api/fair-play/", 200),
@@ -239,6 +253,7 @@ PAGES = {
     ),
     "races/": row(lambda w, r: "/races/", 302),  # the no-script form's target: on to the race page
     "races/<str:code>/": row(lambda w, r: f"/races/{w.open_race.code}/", 200),
+    "challenges/": row(lambda w, r: "/challenges/", (302, 200, 200, 200, 200)),  # a player's own
     "u/<str:username>/": row(lambda w, r: "/u/alice/", 200),
     # The moderators' pages: staff only, not even named to others (the site's 404).
     "staff/reviews/": row(lambda w, r: "/staff/reviews/", (404, 404, 404, 404, 200)),
