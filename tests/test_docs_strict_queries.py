@@ -69,3 +69,33 @@ def _views(pattern):
             yield from _views(inner)
     elif hasattr(pattern.callback, "cls"):
         yield pattern.callback.cls
+
+
+def test_every_nullable_schema_takes_null_in_strict_openapi_3_0():
+    """OpenAPI 3.0.3: `nullable` counts only beside a `type`. A nullable schema without one (a `$ref`
+    wrapped in allOf, as `ghost` was) must take null through a branch of its own (NullEnum)."""
+    document = generated_schema()
+    schemas = document["components"]["schemas"]
+
+    def takes_null(branch: dict) -> bool:
+        if "$ref" in branch:
+            branch = schemas[branch["$ref"].rsplit("/", 1)[1]]
+        return None in branch.get("enum", []) or (branch.get("nullable") and "type" in branch)
+
+    faults = []
+
+    def visit(node, where):
+        if isinstance(node, dict):
+            if node.get("nullable") and "type" not in node:
+                if not any(takes_null(b) for b in node.get("oneOf", []) + node.get("anyOf", [])):
+                    faults.append(where)
+            for key, value in node.items():
+                visit(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                visit(value, f"{where}/{index}")
+
+    visit(document, "")
+    assert faults == []
+    ghost = schemas["Race"]["properties"]["ghost"]
+    assert {"$ref": "#/components/schemas/NullEnum"} in ghost["oneOf"]
