@@ -66,17 +66,53 @@ def still_signed_in(how: str, key: str, user_id: int) -> bool:
 
 
 class TokenScheme(OpenApiAuthenticationExtension):
-    """The schema's word for TokenAuthentication: an HTTP bearer token (`Token` is taken as well)."""
+    """The schema's words for TokenAuthentication: a token sent as a bearer token (`tokenAuth`) and how an
+    app gets one (`oauth2`, the authorization code flow with its scopes), and for each operation the
+    scope it needs, from the view's `scopes` (accounts.permissions.scope_needed).
+
+    OpenAPI 3.0 lets only an oauth2 requirement name scopes: `{"oauth2": ["play"]}` says what a token
+    needs, whichever way it was made; `tokenAuth`'s requirement is bare, as the standard asks."""
 
     target_class = TokenAuthentication
-    name = "tokenAuth"
+    name = ["tokenAuth", "oauth2"]
     priority = 1  # over drf-spectacular's own scheme for DRF's TokenAuthentication, which says `Token` only
 
+    def get_security_requirement(self, auto_schema):
+        from rest_framework.permissions import SAFE_METHODS
+
+        from accounts.permissions import UNDECLARED, scope_needed
+        from accounts.scopes import READ, SCOPES
+
+        needed = scope_needed(auto_schema.view, auto_schema.method)
+        if needed is UNDECLARED:  # the permission fails closed the same way
+            needed = [READ] if auto_schema.method in SAFE_METHODS else list(SCOPES)
+        return [{"tokenAuth": []}, {"oauth2": [] if needed is None else [needed] if isinstance(needed, str) else needed}]
+
     def get_security_definition(self, auto_schema):
-        return {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "A personal access token (POST /api/tokens/ or the account page), sent as "
-            "`Authorization: Bearer <token>`; `Authorization: Token <token>` is accepted too. Its scopes "
-            "limit what it may do: a request outside them is refused with 403 `missing_scope`.",
-        }
+        from accounts.scopes import DESCRIPTIONS
+
+        return [
+            {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "A token sent as `Authorization: Bearer <token>` (`Authorization: Token <token>` is "
+                "accepted too): a personal access token (POST /api/tokens/ or the account page), or one an app got "
+                "through OAuth (`oauth2`). Its scopes limit what it may do, as each operation's `oauth2` requirement "
+                "names: a request outside them is refused with 403 `missing_scope`. What anyone may read needs no "
+                "scope: a token without `read` reads it as an anonymous visitor would.",
+            },
+            {
+                "type": "oauth2",
+                "description": "OAuth 2.0 authorization code with PKCE (S256) for any app, without registration: "
+                "any `client_id`, a `redirect_uri` that is https or http to a loopback address, and the player's "
+                "consent on the site. The token answered is a bearer token like any other, listed and revocable "
+                "in GET /api/tokens/.",
+                "flows": {
+                    "authorizationCode": {
+                        "authorizationUrl": "/oauth/authorize/",
+                        "tokenUrl": "/oauth/token/",
+                        "scopes": dict(DESCRIPTIONS),
+                    }
+                },
+            },
+        ]

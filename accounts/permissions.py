@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from rest_framework import permissions
 
 from accounts.scopes import READ, SCOPES, allows
@@ -46,12 +48,49 @@ class TokenScopes(permissions.BasePermission):
         else:
             wanted = [needed]
         missing = [scope for scope in wanted if not allows(token, scope)]
-        if missing:
-            names = ", ".join(f"`{scope}`" for scope in missing)
-            raise ServiceError(
-                "missing_scope",
-                f"this token lacks the scope {names} that {request.method} {request.path} needs: make a token with it",
-                status=403,
-                extra={"scopes": missing},
-            )
-        return True
+        if not missing:
+            return True
+        refusal = ServiceError(
+            "missing_scope",
+            f"this token lacks the scope {', '.join(f'`{scope}`' for scope in missing)} that {request.method} {request.path} needs: make a token with it",
+            status=403,
+            extra={"scopes": missing},
+        )
+        # A view that does not declare its scope fails closed: no reading as a visitor there either.
+        if needed == READ and request.method in permissions.SAFE_METHODS and read_as_visitor(request, view, refusal):
+            return True
+        raise refusal
+
+
+def read_as_visitor(request, view, refusal) -> bool:
+    """What anyone may read needs no scope: a token without `read` reads as an anonymous visitor would
+    (a public game, a race, a board; no `me`, nothing private). False, the request untouched, when the
+    view serves no visitor (`/api/me/`). Where the visitor's answer is a refusal (a game hidden from
+    visitors, such as one's own unfinished ranked daily), the request gets `refusal` (403
+    `missing_scope`) instead, since `read` would have shown it."""
+    from django.contrib.auth.models import AnonymousUser
+    from django.http import Http404
+    from rest_framework import exceptions
+
+    from freecell_site.errors import ServiceError
+
+    user, token = request.user, request.auth
+    request.user, request.auth = AnonymousUser(), None
+    if not all(check.has_permission(request, view) for check in view.get_permissions() if not isinstance(check, TokenScopes)):
+        request.user, request.auth = user, token
+        return False
+    handler = getattr(view, request.method.lower())
+
+    @functools.wraps(handler)
+    def as_visitor(*args, **kwargs):
+        try:
+            return handler(*args, **kwargs)
+        except (ServiceError, exceptions.APIException, Http404) as error:
+            status = 404 if isinstance(error, Http404) else getattr(error, "status", None) or getattr(error, "status_code", None)
+            if status in (401, 403, 404):
+                raise refusal from None
+            raise
+
+    # The view instance serves this one request (DRF makes one per request), so this wraps nothing else.
+    setattr(view, request.method.lower(), as_visitor)
+    return True
