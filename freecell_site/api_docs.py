@@ -30,9 +30,19 @@ a few copy-paste steps. The websockets are described by the AsyncAPI document
   (`POST /api/tokens/` `{name, scopes}`, listed by `GET /api/tokens/`, revoked by `DELETE /api/tokens/<id>/`)
   carry only the scopes you give them: `read` (reads, your own private data included), `play` (games,
   moves, undo, resign, hints, the daily), `race` (open, join, start, invite, rematch) and `account`
-  (profile, friends, tokens). A request outside a token's scopes gets 403 `missing_scope`; a revoked
+  (profile, friends, tokens). A request outside a token's scopes gets 403 `missing_scope` (with
+  `scopes`, the ones it lacks); what anyone may read needs no scope (a token without `read` reads it
+  as an anonymous visitor would). Each operation's `security` names the scope it needs. A revoked
   token gets 401 everywhere, sockets included. A token is shown once, when it is made; the server
-  keeps only its hash.
+  keeps only its hash. A player holds at most 100 tokens (one more is 409 `too_many_tokens`), and a
+  token makes only tokens within its own scopes.
+- **Apps (OAuth).** An app of yours signs players in without their password: OAuth 2.0 authorization
+  code with PKCE (S256), any `client_id`, no registration. Send the player to `GET /oauth/authorize/`
+  (`response_type=code`, `client_id`, `redirect_uri` (https, or http to 127.0.0.1), `code_challenge`,
+  `code_challenge_method=S256`, `scope`, `state`); after their consent, trade the code at
+  `POST /oauth/token/` (form-encoded `grant_type=authorization_code`, `code`, `code_verifier`,
+  `redirect_uri`, `client_id`) for `{access_token, token_type: "Bearer", scope, expires_in}`. The token
+  is listed and revoked with the player's others.
 - **Sessions.** The web page signs in with `POST /api/auth/login/` and a session cookie; requests that
   change something then need Django's CSRF token (`X-CSRFToken`). API clients use tokens.
 - **Anonymous** clients may read what is public: deals, finished and casual games, races by code,
@@ -51,7 +61,7 @@ for each field at fault), `game` (the game as it now is), `retry_after` (seconds
 | 403 | `forbidden`, `missing_scope` |
 | 404 | `not_found` (also a game you may not see, and a page past the last) |
 | 405, 406, 413, 415 | `method_not_allowed`, `not_acceptable`, `too_large`, `unsupported_media_type` |
-| 409 | `ply_conflict` and `game_over` and `too_many_actions` (each with `game`), `race_started`, `race_full`, `race_over`, `race_not_started`, `race_not_over`, `game_not_won`, `game_not_finished`, `challenge_pending`, `challenge_over` |
+| 409 | `ply_conflict` and `game_over` and `too_many_actions` (each with `game`), `too_many_tokens`, `race_started`, `race_full`, `race_over`, `race_not_started`, `race_not_over`, `game_not_won`, `game_not_finished`, `challenge_pending`, `challenge_over` |
 | 422 | `illegal_move` (a move that parses but breaks a rule) |
 | 429 | `rate_limited` (with `retry_after`, and the `Retry-After` header) |
 | 503 | `unavailable`, `daily_pending`, `daily_unavailable`, `hint_unavailable`, `server_busy` (with `retry_after`: try again) |
