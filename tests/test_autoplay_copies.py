@@ -1,6 +1,7 @@
-"""The page's rules model (frontend/static/frontend/js/cards.js) agrees with the engine, run under Node:
-safe autoplay (what the page animates before the server's answer), which moves are legal and what a
-legal move leaves, on thousands of positions from real deals played at random."""
+"""The copies of the rules beside the engine agree with it, on positions of real deals played at random:
+the page's rules model (frontend/static/frontend/js/cards.js, run under Node: safe autoplay, which it
+animates before the server's answer, which moves are legal and what a legal move leaves), and the
+solver's packed-card autoplay (games/engine/solver_core.py, whose speed needs its own encoding)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from games.engine import Board, EngineError
+from games.engine import solver_core as core
 
 CARDS_JS = Path(__file__).resolve().parent.parent / "frontend" / "static" / "frontend" / "js" / "cards.js"
 
@@ -91,3 +93,27 @@ def test_the_pages_autoplay_and_move_rules_agree_with_the_engines(tmp_path):
             assert theirs == ours, (move, board.to_text())
         autoplayed += bool(expected["autoplay"])
     assert autoplayed > 100, "the positions must exercise autoplay, not only boards with nothing to send home"
+
+
+def _packed(board: Board) -> tuple:
+    """A position in the solver's encoding (a card is rank << 2 | suit)."""
+    state = board.state()
+    columns = tuple(tuple(core.parse_card(card) for card in column) for column in state["columns"])
+    cells = tuple(sorted(core.parse_card(card) for card in state["cells"] if card))
+    return columns, cells, tuple(state["foundations"][suit] for suit in core.SUITS)
+
+
+def test_the_solvers_autoplay_leaves_the_position_the_engines_leaves():
+    """Safe autoplay's end does not depend on the order cards go home (a card sent home never makes
+    another unsafe), so the solver may send them in its own order: it must end where the engine does."""
+    sent_home = 0
+    for board in _positions(3000, seed=380):
+        columns, cells, foundations = _packed(board)
+        columns, cells, foundations, out = [list(c) for c in columns], list(cells), list(foundations), []
+        core.autoplay(columns, cells, foundations, out)
+        engine = board.copy(history=False)
+        moves = engine.safe_autoplay()
+        assert (tuple(tuple(c) for c in columns), tuple(sorted(cells)), tuple(foundations)) == _packed(engine), board.to_text()
+        assert len(out) == len(moves)
+        sent_home += len(moves)
+    assert sent_home > 100, "the positions must exercise autoplay"
