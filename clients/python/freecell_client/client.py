@@ -279,14 +279,57 @@ class FreeCellClient:
         page.results = [m.Race.from_dict(r) for r in data["results"]]
         return page
 
-    def create_race(self, deal: str | None = None, *, autoplay: str = "safe", time_limit_s: int | None = None) -> m.Race:
-        """Opens a race on `deal` (a fresh random seed when None)."""
+    def create_race(
+        self, deal: str | None = None, *, autoplay: str = "safe", time_limit_s: int | None = None, public: bool = False
+    ) -> m.Race:
+        """Opens a race on `deal` (a fresh random seed when None); a public one is listed for anyone and
+        starts by itself once a second racer is in (section 12)."""
         body: dict[str, Any] = {"autoplay": autoplay}
         if deal:
             body["deal"] = deal
         if time_limit_s is not None:
             body["time_limit_s"] = time_limit_s
+        if public:
+            body["public"] = True
         return m.Race.from_dict(self.post("/api/races/", body))
+
+    def public_races(self, **params) -> m.Page:
+        """The public races one may join now, oldest first (section 12): a page of Race."""
+        data = self.get("/api/races/", status="open", public="1", **params)
+        page = m.Page.from_dict(data)
+        page.results = [m.Race.from_dict(r) for r in data["results"]]
+        return page
+
+    def quick_race(self) -> m.Race:
+        """Quick play: the oldest public race with room, joined, or a new public race."""
+        return m.Race.from_dict(self.post("/api/races/quick/"))
+
+    # --- challenges (section 12) ------------------------------------------------------------------
+
+    def challenge(self, username: str, deal: str | None = None, *, autoplay: str = "safe") -> m.Challenge:
+        """Challenges a player to a race on `deal` (a fresh random seed when None)."""
+        body: dict[str, Any] = {"username": username, "autoplay": autoplay}
+        if deal:
+            body["deal"] = deal
+        return m.Challenge.from_dict(self.post("/api/challenges/", body))
+
+    def challenges(self) -> dict:
+        """`{received, sent}`: lists of Challenge, newest first."""
+        data = self.get("/api/challenges/")
+        return {key: [m.Challenge.from_dict(c) for c in data.get(key, [])] for key in ("received", "sent")}
+
+    def get_challenge(self, challenge_id: int) -> m.Challenge:
+        return m.Challenge.from_dict(self.get(f"/api/challenges/{seg(challenge_id)}/"))
+
+    def accept_challenge(self, challenge_id: int) -> m.Challenge:
+        """Accepts: the answer's `code` is the race of the two, its countdown begun."""
+        return m.Challenge.from_dict(self.post(f"/api/challenges/{seg(challenge_id)}/accept/"))
+
+    def decline_challenge(self, challenge_id: int) -> m.Challenge:
+        return m.Challenge.from_dict(self.post(f"/api/challenges/{seg(challenge_id)}/decline/"))
+
+    def cancel_challenge(self, challenge_id: int) -> m.Challenge:
+        return m.Challenge.from_dict(self.post(f"/api/challenges/{seg(challenge_id)}/cancel/"))
 
     def create_ghost_race(self, game_id: int, time_limit_s: int | None = None) -> m.Race:
         body: dict[str, Any] = {"game": game_id}

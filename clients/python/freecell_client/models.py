@@ -145,10 +145,24 @@ class Race(Shape):
     ends_at: str | None = None
     finished_at: str | None = None
     version: int = None
+    public: bool = None
     nested_lists: ClassVar[dict[str, type]] = {"racers": Racer}
 
     def racer(self, username: str) -> Racer | None:
         return next((r for r in self.racers or [] if r.username == username and not r.ghost), None)
+
+
+@dataclass
+class Challenge(Shape):
+    """A challenge to race (section 12): `code` is its race's once accepted."""
+
+    id: int = None
+    challenger: str = None
+    challenged: str = None
+    deal: str = None
+    status: str = None
+    code: str | None = None
+    expires_at: str = None
 
 
 @dataclass

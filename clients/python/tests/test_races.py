@@ -80,3 +80,27 @@ def test_the_command_line_follows_a_race_to_its_end(new_player):
     assert f"race {code} on ms:1: running" in shown and f"race {code} on ms:1: finished" in shown
     assert f"{guest_name}: 1 moves, 0/52 home, playing" in shown
     assert f"{guest_name}: 1 moves, 0/52 home, resigned" in shown
+
+
+def test_quick_play_public_races_and_a_challenge(new_player):
+    first, first_name = new_player("quick")
+    second, second_name = new_player("quick")
+    opened = first.quick_race()
+    assert opened.public is True and opened.status == "open" and opened.owner == first_name
+    assert opened.code in [race.code for race in second.public_races().results]
+    joined = second.quick_race()
+    assert joined.code == opened.code and joined.status == "countdown"
+    assert {r.username for r in joined.racers} == {first_name, second_name}
+
+    sent = first.challenge(second_name, "ms:3")
+    assert (sent.status, sent.challenged, sent.deal, sent.code) == ("open", second_name, "ms:3", None)
+    assert [c.id for c in second.challenges()["received"]] == [sent.id]
+    accepted = second.accept_challenge(sent.id)
+    assert accepted.status == "accepted" and accepted.code
+    race = first.race(accepted.code)
+    assert race.deal == "ms:3" and race.owner == first_name and race.status in ("countdown", "running")
+    back = second.challenge(first_name)
+    assert first.decline_challenge(back.id).status == "declined"
+    again = second.challenge(first_name)
+    assert second.cancel_challenge(again.id).status == "cancelled"
+    assert first.get_challenge(again.id).status == "cancelled"
