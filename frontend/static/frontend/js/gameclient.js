@@ -106,6 +106,7 @@ export class GameClient {
         const reason = this.readonlyReason();
         if (reason) this.say(reason, "info");
       },
+      onSettle: () => this.finishSequence(),
       interactive: this.canPlay(),
       keyboard: true,
       fit: game.status === "playing",
@@ -118,6 +119,7 @@ export class GameClient {
     new ResizeObserver(fit).observe(document.body);
     fit();
     this.bindControls();
+    this.stickStatus();
     this.refresh();
     this.clock = setInterval(() => this.tickClock(), 250);
     if (game.status !== "playing") this.showResult(false);
@@ -291,6 +293,26 @@ export class GameClient {
       return;
     }
     this.startOver(randomSeedDeal(), "New game");
+  }
+
+  /** The status bar (moves, undos, clock, status) stays on screen when the page scrolls: once its place
+   * has gone above the window's top it is pinned there (`.hud.stuck`), its place kept open so that nothing
+   * jumps. A window under 430 px high (a phone held sideways) keeps it in place, where the table needs
+   * every line. */
+  stickStatus() {
+    const hud = this.q(".hud");
+    if (!hud || !("IntersectionObserver" in window)) return;
+    const mark = el("div", { class: "hud-mark", "aria-hidden": "true" });
+    const room = el("div", { class: "hud-room", "aria-hidden": "true" });
+    hud.before(mark, room);
+    const set = (stuck) => {
+      if (stuck === hud.classList.contains("stuck")) return;
+      room.style.height = stuck ? `${hud.offsetHeight}px` : "0px";
+      hud.classList.toggle("stuck", stuck);
+    };
+    new IntersectionObserver(([entry]) => {
+      set(!entry.isIntersecting && entry.boundingClientRect.top < 0 && window.innerHeight >= 430 && !this.panel.hidden);
+    }).observe(mark);
   }
 
   /** While the game is played the play area fits the window: the table, controls and message stay in
@@ -537,7 +559,10 @@ export class GameClient {
       clearTimeout(this.sequence);
       this.sequence = null;
       this.table.render(this.display, { animate: false });
+    } else if (this.table.root.querySelector(".card.moving")) {
+      this.table.render(this.display, { animate: false }); // the last card's slide
     }
+    this.table.root.classList.remove("autoplaying");
   }
 
   // ------------------------------------------------------------------ the connection
@@ -671,6 +696,8 @@ export class GameClient {
     set("moves", this.shownPly());
     set("undos", game.undos + this.pending.filter((p) => p.kind === "undo").length);
     set("deal", game.deal);
+    const dealName = this.q("[data-testid=deal]");
+    if (dealName && dealName.title !== game.deal) dealName.title = game.deal; // the whole name, when cut short
     set("player", game.player.startsWith("guest ") ? "Guest" : game.player); // accounts/guests.py
     const status = this.q("[data-testid=status]");
     if (status) {
@@ -697,9 +724,16 @@ export class GameClient {
     };
     offWith(this.q("[data-action=restart]"), this.restartReason());
     offWith(this.q("[data-action=new-game]"), this.me ? "" : "Sign in to play.");
+    // A racer's way on is the race's rematch, not a deal of their own.
+    const newGame = this.q("[data-action=new-game]");
+    if (newGame) newGame.hidden = !!this.race;
     const hint = this.q("[data-action=hint]");
-    // A race's page has no Hint (the API refuses hints there); a ranked daily's says why it is off.
-    if (hint && game.ranked) offWith(hint, "No hints in a ranked daily.");
+    // A race's page has no Hint (the API refuses hints there); a ranked daily's says why it is off, on the
+    // button itself (a title alone shows only to a mouse that waits).
+    if (hint && game.ranked) {
+      offWith(hint, "No hints in a ranked daily.");
+      if (!hint.querySelector(".off-reason")) hint.append(" ", el("span", { class: "off-reason", text: "off: ranked" }));
+    }
     this.refreshMoveForm();
     this.tickClock();
     if (game.status !== "playing" && this.announced === "playing") {
@@ -785,12 +819,12 @@ export class GameClient {
   async showResult(fresh) {
     const game = this.confirmed;
     if (fresh) this.say(""); // the result says it all now
-    if (game.status === "won" && this.par === null && !game.ranked) {
-      // Par for a casual deal, when the deals API offers one.
+    if (game.status === "won" && this.par === null && !game.ranked && game.autoplay === "safe") {
+      // Par for a casual deal: what the solver knows of it (counted under safe autoplay, as this game is).
       try {
-        const deal = await get(`/api/deals/${encodeURIComponent(game.deal)}/`);
-        if (typeof deal.par === "number") this.par = deal.par;
-      } catch { /* no par known */ }
+        const facts = await get(`/api/deals/${encodeURIComponent(game.deal)}/facts/`);
+        if (typeof facts.par === "number") this.par = facts.par;
+      } catch { /* no par known (the solver busy, or a race on the deal still running) */ }
     }
     let share = this.shareText();
     this.localShare = true;
@@ -848,7 +882,8 @@ export class GameClient {
       if (game.status === "won") parts.push(shareBox());
       parts.push(linksRow());
       result.replaceChildren(...parts);
-      result.hidden = false;
+      // A fresh win of one's own says it in the dialog; the result under the table comes once it is closed.
+      result.hidden = fresh && game.status === "won" && this.isMine() && !!this.q("dialog[data-testid=win]");
       if (this.focusResult) {
         this.focusResult = false;
         result.focus();
@@ -859,8 +894,16 @@ export class GameClient {
       if (this.isMine()) playSound("win");
       if (this.celebration) this.celebration.stop();
       this.celebration = celebrate(this.table);
-      // The dialog comes once the first cards are flying; they fly on behind it.
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      // The dialog comes once the celebration is over (it covered the cards a second in), or at once when
+      // the player presses a key, clicks or taps.
+      await new Promise((resolve) => {
+        const done = () => {
+          for (const type of ["pointerdown", "keydown"]) window.removeEventListener(type, done, true);
+          resolve();
+        };
+        for (const type of ["pointerdown", "keydown"]) window.addEventListener(type, done, true);
+        this.celebration.done.then(done);
+      });
     }
     if (fresh && game.status === "won" && dialog && this.isMine()) {
       dialog.replaceChildren(
@@ -874,7 +917,10 @@ export class GameClient {
       // Closed, the dialog would leave the keyboard at the top of the page: on to the result below.
       dialog.addEventListener("close", () => {
         if (this.celebration) this.celebration.stop();
-        if (result && !result.hidden) result.focus();
+        if (result) {
+          result.hidden = false;
+          result.focus();
+        }
       }, { once: true });
       if (typeof dialog.showModal === "function") dialog.showModal();
       else dialog.setAttribute("open", "");

@@ -85,6 +85,9 @@ export class RecordLine {
     this.node.dataset.recordHolder = best ? best.username : "";
     this.node.classList.toggle("fell", fell);
     this.replayBox.hidden = !best;
+    // A random (seed:) deal is rarely dealt twice: "No record yet" there says nothing. Its line shows
+    // once it has a record (the player's own win makes one).
+    this.node.hidden = !best && this.deal.startsWith("seed:");
     if (best) {
       this.replay.href = `/replay/${best.game}/`;
       this.replay.setAttribute("aria-label", `Replay of the record game by ${best.username}`);

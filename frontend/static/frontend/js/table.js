@@ -55,6 +55,8 @@ export class Table {
   constructor(root, options = {}) {
     this.root = root;
     this.onMove = options.onMove || (() => {});
+    // Ends an animation in progress (the owner's autoplay), so that a press acts on the latest position.
+    this.onSettle = options.onSettle || (() => this.render(this.model, { animate: false }));
     this.onUndo = options.onUndo || (() => {});
     this.onMessage = options.onMessage || (() => {});
     this.onTyping = options.onTyping || (() => {});
@@ -196,7 +198,9 @@ export class Table {
   place(state) {
     for (const card of this.cards.values()) {
       card.style.transform = "";
-      card.classList.remove("dragging", "selected", "covered");
+      card.style.transition = "";
+      // A card still sliding from the last drawing stops where it is drawn now (and takes clicks again).
+      card.classList.remove("dragging", "selected", "covered", "moving");
     }
     state.columns.forEach((column, i) => {
       const pile = this.columnPiles[i];
@@ -256,7 +260,7 @@ export class Table {
     const width = this.root.clientWidth;
     if (!width) return;
     const gap = Math.round(Math.max(3, Math.min(18, width * 0.011)));
-    const rowGap = Math.max(16, Math.round(gap * 1.6)); // room for the column numbers
+    const rowGap = Math.max(22, Math.round(gap * 2)); // room for the column numbers' tabs, apart from the top row
     const longest = Math.max(1, ...this.state.columns.map((column) => column.length));
     const top = this.root.getBoundingClientRect().top;
     const height = this.fit
@@ -284,10 +288,17 @@ export class Table {
     this.root.style.setProperty("--gap", `${gap}px`);
     this.root.style.setProperty("--row-gap", `${rowGap}px`);
     // The status bar and the controls line up with the board's edges (set on the play area).
-    if (this.root.parentElement) this.root.parentElement.style.setProperty("--board-w", `${8 * cardW + 7 * gap}px`);
+    // The status bar and the controls line up with the board's edges and grow with the cards (set on the play area).
+    const parent = this.root.parentElement;
+    if (parent) {
+      parent.style.setProperty("--board-w", `${8 * cardW + 7 * gap}px`);
+      parent.style.setProperty("--card-px", `${cardW}px`);
+    }
     const area = Math.max(cardH * (this.fit ? 1 : 2.5), height - cardH - rowGap);
-    // Narrow cards (a phone upright) have height to spare: a wider fan shows more of each card.
-    const fanMax = Math.round(cardH * (compact ? 0.62 : 0.28));
+    // Narrow cards (a phone upright) have height to spare: a wider fan shows more of each card, and on a
+    // phone held upright the columns fan down the screen rather than leave its lower third bare.
+    const upright = window.innerHeight > window.innerWidth * 1.3;
+    const fanMax = Math.round(cardH * (compact ? (upright && this.fit ? 0.85 : 0.62) : 0.28));
     const fanMin = Math.max(6, Math.floor(cardH * strip));
     let tallest = cardH;
     this.fans = this.columnPiles.map((pile) => {
@@ -521,10 +532,21 @@ export class Table {
       this.cancelDrag();
       return;
     }
-    const cardEl = e.target.closest("[data-card]");
-    const pileEl = e.target.closest("[data-pile]");
+    let cardEl = e.target.closest("[data-card]");
+    let pileEl = e.target.closest("[data-pile]");
+    const settled = this.root.classList.contains("autoplaying") || !!this.root.querySelector(".card.moving");
+    if (settled) {
+      // A press while autoplay is still drawing its cards home: the animation ends at once and the press
+      // is taken where the cards lie now (a card it sent home was a refusal, "cards never leave the
+      // foundations", though the player pressed the column).
+      this.onSettle();
+      const under = document.elementFromPoint(e.clientX, e.clientY);
+      cardEl = under ? under.closest("[data-card]") : null;
+      pileEl = under ? under.closest("[data-pile]") : null;
+      if (pileEl && !this.root.contains(pileEl)) pileEl = null;
+    }
     if (!pileEl) return;
-    this.press = { x: e.clientX, y: e.clientY, cardEl, pileEl, id: e.pointerId, dragging: false, sel: null };
+    this.press = { x: e.clientX, y: e.clientY, cardEl, pileEl, id: e.pointerId, dragging: false, sel: null, settled };
     if (cardEl) {
       const sel = this.pickable(cardEl);
       if (sel && !sel.notRun) {
@@ -583,7 +605,7 @@ export class Table {
     // A finger that travelled without dragging (a swipe to scroll, from a card that cannot be
     // picked up) made no tap: it must not drop the selection where it happened to lift.
     if (Math.hypot(e.clientX - press.x, e.clientY - press.y) >= DRAG_THRESHOLD) return;
-    this.tap(press.cardEl, press.pileEl);
+    this.tap(press.cardEl, press.pileEl, press.settled);
   }
 
   cancelDrag() {
@@ -596,7 +618,9 @@ export class Table {
     }
   }
 
-  tap(cardEl, pileEl) {
+  /** A tap on a card or a pile; `settled`: it came while autoplay was drawing cards home, so a card it
+   * finds on a foundation is one that flew there under the finger, not one the player meant to take back. */
+  tap(cardEl, pileEl, settled = false) {
     const now = performance.now();
     const code = cardEl ? cardEl.dataset.card : null;
     const last = this.lastTap;
@@ -626,7 +650,7 @@ export class Table {
     if (!code) return;
     const picked = this.pickable(cardEl);
     if (!picked) {
-      if (pileEl.dataset.pile === "h") {
+      if (pileEl.dataset.pile === "h" && !settled) {
         playSound("refuse");
         this.onMessage("cards never leave the foundations");
       }

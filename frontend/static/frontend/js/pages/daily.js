@@ -41,7 +41,15 @@ async function start(attempt = 0) {
   try {
     par = (await get("/api/daily/")).par;
   } catch { /* par is a nicety */ }
-  intro.replaceChildren();
+  // The day's par and the ranked rules, above the table: what the game will be measured against.
+  intro.replaceChildren(el(
+    "p",
+    { class: "daily-rules", "data-testid": "daily-rules" },
+    el("strong", { text: `Daily ${date}` }),
+    par ? el("span", { "data-testid": "daily-par", text: ` · par ${par}` }) : null,
+    " · Ranked: one game, no hints, safe autoplay; undos count as moves; the clock runs from the deal. ",
+    el("a", { href: `/daily/${date}/`, text: "Leaderboard" }),
+  ));
   panel.hidden = false;
   const client = new GameClient(panel, game, {
     me: data.me,

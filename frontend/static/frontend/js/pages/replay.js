@@ -22,6 +22,23 @@ let current = 0;
 let animation = null;
 let playing = null;
 
+/** On a screen wider than tall, the table takes the height the replay's controls, its list of actions
+ * and its links leave, so that all of it is in view at 1280x800 without scrolling. */
+function fitTable() {
+  const root = table.root;
+  if (window.innerWidth <= window.innerHeight) {
+    root.style.removeProperty("height");
+    table.setFit(false);
+    return;
+  }
+  const box = root.getBoundingClientRect();
+  const below = view.getBoundingClientRect().bottom - box.bottom;
+  const height = Math.max(240, Math.floor(window.innerHeight - (box.top + window.scrollY) - below - 8));
+  root.style.height = `${height}px`;
+  if (table.fit) table.layout();
+  else table.setFit(true);
+}
+
 function build(history) {
   const start = { columns: data.columns.map((c) => c.slice()), cells: [null, null, null, null], foundations: { C: 0, D: 0, H: 0, S: 0 } };
   let state = start;
@@ -166,7 +183,8 @@ async function main() {
   list.replaceChildren(...frames.slice(1).map((frame, i) => el("li", { class: frame.kind === "undo" ? "undo" : "", "data-via": frame.via || "" },
     el("button", {
       type: "button", title: `${frame.label}${frame.via ? ` (${VIA[frame.via] || frame.via})` : ""}`,
-      "aria-label": `action ${i + 1}: ${frame.label}${frame.via ? `, ${VIA[frame.via] || frame.via}` : ""}`,
+      // The name starts with the button's visible text (WCAG 2.5.3: "click 5a" works by voice).
+      "aria-label": `${frame.kind === "undo" ? "u" : frame.move}: action ${i + 1}, ${frame.label}${frame.via ? `, ${VIA[frame.via] || frame.via}` : ""}`,
       onclick: () => { if (playing) togglePlay(); show(i + 1, { animate: false }); },
       text: frame.kind === "undo" ? "u" : frame.move,
     }),
@@ -179,6 +197,8 @@ async function main() {
   q("[data-testid=replay-via]").textContent = said.length ? `How the actions came: ${said.join(", ")}.` : "";
   wire();
   show(0, { animate: false });
+  fitTable();
+  window.addEventListener("resize", fitTable);
   view.dataset.ready = "true";
   window.fc = { table, frames: () => frames, show, current: () => current };
 }
