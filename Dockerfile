@@ -8,6 +8,8 @@ COPY games ./games
 COPY accounts ./accounts
 COPY frontend ./frontend
 COPY manage.py ./
+# The docs the site serves at /developers/docs/ (frontend/developer_docs.py).
+COPY docs ./docs
 RUN pip install --no-cache-dir . && DEBUG=0 SECRET_KEY=build-only python manage.py collectstatic --noinput
 RUN useradd --create-home freecell
 USER freecell

@@ -56,7 +56,7 @@ for each field at fault), `game` (the game as it now is), `retry_after` (seconds
 
 | status | codes |
 |---|---|
-| 400 | `bad_notation` (a move that does not parse), `invalid_deal`, `bad_board`, `invalid_request` (with `fields`), `bad_request` |
+| 400 | `bad_notation` (a move that does not parse), `invalid_deal`, `bad_board`, `invalid_request` (with `fields`), `bad_filter` (a query parameter a list or board does not take, named in `fields`), `bad_request` |
 | 401 | `not_authenticated`, `authentication_failed` |
 | 403 | `forbidden`, `missing_scope` |
 | 404 | `not_found` (also a game you may not see, and a page past the last) |
@@ -96,24 +96,42 @@ ranking floor, 150 ms per player action on average (`DAILY_MIN_MS_PER_MOVE`), is
 the game is `won`, its `review` is `flagged`, and it is not on the leaderboard until a moderator
 clears it (`cleared`; `rejected` keeps it off). A bot that plays a daily paces its moves.
 
+## Autoplay and scoring
+
+- Autoplay `none` moves nothing by itself. Under `safe`, when a game is dealt and after each player
+  action, the server sends cards home one at a time: it looks at the exposed cards in the order columns
+  1-8, then free cells a-d, moves the first that qualifies, and starts looking again from column 1; it
+  stops when none qualifies. A card of rank r (ace 1, king 13) qualifies when it goes on its foundation
+  (the foundation holds r - 1) and r <= 2 or both foundations of the other colour hold r - 1 cards or
+  more. Such a card is never needed again in play, so safe autoplay never changes whether a deal can be
+  won. A bot can compute it exactly, and the answer's `action.autoplay` lists the moves it made, in order.
+- An undo takes back the last move together with the autoplay it caused.
+- `moves` counts player actions, undos included (40 moves and 3 undos score 43); autoplay moves are free.
+  Par is the move count of the best line the solver found under the same counting (not proven optimal).
+
 {grammar}
 
 ## Paging and order
 
 Lists are paged with `page` (from 1, or `last`) and `page_size` (1-200, default 50) and answer
 `count`, `next` and `previous` (URLs or null) beside the items; a page past the last is 404
-`not_found`, a bad `page` or an unknown filter 400 `invalid_request`. Each list's order is said in
-its description.
+`not_found`, a bad `page` or `page_size`, or a bad value of a filter, 400 `invalid_request`. A query
+parameter a list or a board does not take (a misspelt `stauts`) is 400 `bad_filter`, naming it in
+`fields`, never ignored. Each list's order is said in its description.
 
 ## Streams and sockets
 
 `GET /api/stream/games/<id>/`, `/api/stream/races/<code>/` and `/api/stream/events/` answer
 newline-delimited JSON (`application/x-ndjson`): the object first, then one line per change, and an
-empty line at least every 10 s. The websockets `/ws/games/<id>/` and `/ws/races/<code>/` are
-described in [/api/asyncapi.json](/api/asyncapi.json).
+empty line at least every 10 s; a game's or a race's stream ends with a line `{"type": "end", ...}`
+once the game or race is over. `?format=ndjson` and `?format=json` both answer the stream as ndjson
+(errors before it starts are JSON either way). The websockets `/ws/games/<id>/`, `/ws/races/<code>/`
+and `/ws/deals/<deal>/records/` are described in [/api/asyncapi.json](/api/asyncapi.json); a race is
+made over REST (`POST /api/races/`, `.../join/`, `.../start/`), then followed and played on its socket.
+More: [streams](/developers/docs/streams/), [websockets](/developers/docs/websocket/), [races](/developers/docs/races/).
 """.strip()
 
-#: The notation (SPEC section 3), one rule a line, as the overview and the getting-started page show it.
+#: The notation, one rule a line: the repository's statement of it, shown by the overview and the getting-started page.
 NOTATION = [
     "Cards: rank `A 2 3 4 5 6 7 8 9 T J Q K` then suit `C D H S`: `TD` is the ten of diamonds; input also accepts `10` and lower case.",
     "A move is its source then its destination: `1`-`8` the columns (left to right), `a`-`d` the free cells, `h` the foundation of the moved card's suit: `3a`, `a4`, `1h`, `ah`, `57`.",
@@ -123,12 +141,12 @@ NOTATION = [
     "A line of play is moves separated by white space: `5a 5b 5c`.",
     "Boards are Freecell Solver's text: one line per column from the covered card to the exposed one, with optional `Foundations: H-0 C-0 D-0 S-0` and `Freecells: ...` lines.",
 ]
-#: The deal ids (SPEC section 4).
+#: The deal ids, one rule a line, shown by the same two.
 DEAL_IDS = [
     "`ms:N`, N from 1 to 8589934591: the Microsoft numbering (`ms:1` to `ms:1000000` as in Microsoft FreeCell, above 2^31 as Freecell Solver extends it); `ms:11982` cannot be won.",
     "`seed:S`, S from 0 to 2^64 - 1: the service's own shuffle (SplitMix64), the same deal forever.",
     "`daily:YYYY-MM-DD`: the daily of that UTC date; its deal is shown once its day is over.",
-    "`random` (`POST /api/games/`, races): a fresh `seed:` deal.",
+    "`random` (`POST /api/games/` only): a fresh `seed:` deal; a race or a challenge given no deal gets a fresh `seed:` deal (`random` there is 400 `invalid_deal`).",
     "Leading zeros are dropped (`ms:0617` is `ms:617`); anything else is 400 `invalid_deal`.",
 ]
 DESCRIPTION = DESCRIPTION.replace(

@@ -27,6 +27,8 @@ urlpatterns = [
     path("replay/<int:game_id>/", views.replay, name="page-replay"),
     path("leaderboards/", views.leaderboards, name="page-leaderboards"),
     path("developers/", views.developers, name="page-developers"),
+    path("developers/docs/", views.developer_docs, name="page-developer-docs"),
+    path("developers/docs/<str:name>/", views.developer_doc, name="page-developer-doc"),
     path("staff/reviews/", views.staff_reviews, name="page-staff-reviews"),
     path("staff/reviews/<int:game_id>/", views.staff_review, name="page-staff-review"),
 ]

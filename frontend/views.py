@@ -31,6 +31,7 @@ from accounts.views import check_credentials, reset_link
 from freecell_site import api_docs
 from freecell_site.errors import ServiceError
 from freecell_site.throttling import AnonRateThrottle
+from frontend import developer_docs as developer_docs_module
 from frontend import getting_started
 from frontend.charts import results_chart
 from frontend.pictures import result_svg
@@ -606,6 +607,20 @@ def developers(request):
         "deals": [getting_started.inline_code(rule) for rule in api_docs.DEAL_IDS],
     }
     return render(request, "frontend/developers.html", {"page": "developers", "steps": steps, **grammar})
+
+
+def developer_docs(request):
+    """The repository's docs served to developers: the list."""
+    docs = [{"name": name, "title": developer_docs_module.title_of(name), "url": developer_docs_module.url_of(name)} for name in developer_docs_module.names()]
+    return render(request, "frontend/developer_docs.html", {"page": "developers", "docs": docs})
+
+
+def developer_doc(request, name: str):
+    """One doc of the repository (docs/<name>.md), rendered; an unknown name is 404."""
+    if not developer_docs_module.exists(name):
+        raise Http404("no such doc")
+    context = {"page": "developers", "title": developer_docs_module.title_of(name), "html": developer_docs_module.render(name)}
+    return render(request, "frontend/developer_doc.html", context)
 
 
 @ensure_csrf_cookie
