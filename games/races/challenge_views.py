@@ -3,7 +3,7 @@ holds the rules."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -28,23 +28,6 @@ def errors(*codes: int) -> dict:
     return answers
 
 
-#: A challenge alice sent bob on ms:1 (`POST /api/challenges/` {"username": "bob", "deal": "ms:1"}).
-CHALLENGE = {
-    "id": 7,
-    "challenger": "alice",
-    "challenged": "bob",
-    "deal": "ms:1",
-    "autoplay": "safe",
-    "status": "open",
-    "code": None,
-    "link": None,
-    "created_at": "2026-12-04T23:10:00.000000Z",
-    "expires_at": "2026-12-04T23:20:00.000000Z",
-    "answered_at": None,
-}
-ACCEPTED = {**CHALLENGE, "status": "accepted", "code": "K7QX2M", "link": "/races/K7QX2M/", "answered_at": "2026-12-04T23:11:30.000000Z"}
-
-
 class SendChallengeSerializer(serializers.Serializer):
     username = StrictCharField(max_length=150, help_text="the player challenged")
     deal = RaceDealField(required=False, allow_blank=True, help_text="ms:N, seed:S or a past daily:DATE; a fresh random seed when left out")
@@ -64,7 +47,6 @@ class ChallengeListView(APIView):
         responses={200: ChallengeListSerializer, **errors(401, 403)},
         summary="My challenges",
         description="The challenges you received and sent, newest first: the open ones and those settled in the last day.",
-        examples=[OpenApiExample("one received", value={"received": [CHALLENGE], "sent": []}, response_only=True)],
     )
     def get(self, request):
         return Response(challenges.challenges_of(request.user))
@@ -79,10 +61,6 @@ class ChallengeListView(APIView):
             "unanswered, it expires after `CHALLENGE_EXPIRY_S` (10 minutes). One open challenge to a player at a "
             "time: another is 409 `challenge_pending`."
         ),
-        examples=[
-            OpenApiExample("body", value={"username": "bob", "deal": "ms:1"}, request_only=True),
-            OpenApiExample("sent", value=CHALLENGE, response_only=True, status_codes=["201"]),
-        ],
     )
     def post(self, request):
         body = SendChallengeSerializer(data=request.data)
@@ -100,7 +78,6 @@ class ChallengeView(APIView):
         responses={200: ChallengeSerializer, **errors(401, 403, 404)},
         summary="A challenge",
         description="A challenge you sent or received (anyone else: 404).",
-        examples=[OpenApiExample("accepted", value=ACCEPTED, response_only=True)],
         operation_id="challenge_retrieve",
     )
     def get(self, request, challenge_id: int):
@@ -130,7 +107,6 @@ class ChallengeAcceptView(_ChallengeAction):
             "race's `code` and `link`; both players' events streams get `race_starting`, the challenger's also "
             "the `challenge`, accepted."
         ),
-        examples=[OpenApiExample("accepted", value=ACCEPTED, response_only=True)],
     )
     def post(self, request, challenge_id: int):
         return super().post(request, challenge_id)
@@ -144,7 +120,6 @@ class ChallengeDeclineView(_ChallengeAction):
         responses={200: ChallengeSerializer, **errors(401, 403, 404, 409)},
         summary="Decline a challenge",
         description="The player challenged declines; the challenger's events stream is told (`challenge`, declined).",
-        examples=[OpenApiExample("declined", value={**CHALLENGE, "status": "declined", "answered_at": "2026-12-04T23:11:30.000000Z"}, response_only=True)],
     )
     def post(self, request, challenge_id: int):
         return super().post(request, challenge_id)
@@ -158,7 +133,6 @@ class ChallengeCancelView(_ChallengeAction):
         responses={200: ChallengeSerializer, **errors(401, 403, 404, 409)},
         summary="Cancel a challenge you sent",
         description="The challenger takes an open challenge back; the challenged player's events stream is told (`challenge`, cancelled).",
-        examples=[OpenApiExample("cancelled", value={**CHALLENGE, "status": "cancelled", "answered_at": "2026-12-04T23:11:30.000000Z"}, response_only=True)],
     )
     def post(self, request, challenge_id: int):
         return super().post(request, challenge_id)

@@ -24,7 +24,6 @@ from games.engine import Board
 from games.play import views as play
 from games.play.serializers import ErrorSerializer, GameDetailSerializer
 from games.races import services as races
-from games.races.challenge_views import CHALLENGE
 from games.races.payloads import ChallengeSerializer, RaceSerializer
 from games.sockets import limits
 from games.streams.feed import line, lines
@@ -257,7 +256,6 @@ class EventStreamView(_StreamView):
                 description="one event per line",
                 examples=[
                     OpenApiExample("A friend request", value={"type": "friend_request", "from": "bob"}),
-                    OpenApiExample("A challenge", value={"type": "challenge", "challenge": CHALLENGE}),
                     OpenApiExample(
                         "A race started",
                         value={"type": "race_started", "race": RACE_EXAMPLE, "game": 42},
