@@ -99,3 +99,19 @@ def test_every_nullable_schema_takes_null_in_strict_openapi_3_0():
     assert faults == []
     ghost = schemas["Race"]["properties"]["ghost"]
     assert {"$ref": "#/components/schemas/NullEnum"} in ghost["oneOf"]
+
+
+def test_the_records_socket_s_query_parameters_are_in_the_asyncapi_document():
+    """Every query parameter a socket reads is declared, with its values, in the channel's ws binding."""
+    import json
+    import re
+    from pathlib import Path
+
+    from games.sockets import boards
+
+    source = Path(boards.__file__).read_text()
+    read = set(re.findall(r'query\.get\("(\w+)"\)', source))
+    document = json.loads((Path(__file__).resolve().parent.parent / "freecell_site" / "asyncapi.json").read_text())
+    query = document["channels"]["/ws/deals/{deal}/records/"]["bindings"]["ws"]["query"]
+    assert read == {"autoplay", "players"} == set(query["properties"])
+    assert query["properties"]["autoplay"]["enum"] == ["none", "safe"]
