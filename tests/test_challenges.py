@@ -253,3 +253,17 @@ def test_the_events_stream_opens_with_the_challenges_awaiting_an_answer(alice, b
     events = [json.loads(line) for line in lines]
     assert [e["challenge"]["id"] for e in events if e["type"] == "challenge"] == [waiting["id"]]
     assert events[0]["challenge"]["deal"] == "ms:9"
+
+
+def test_a_guest_can_neither_challenge_nor_race_quickly(bob):
+    from accounts.guests import new_guest
+
+    guest = new_guest()
+    client = client_for()
+    client.force_login(guest)
+    for path, body in (("/api/challenges/", {"username": "bob"}), ("/api/races/quick/", {})):
+        refused = client.post(path, body, format="json")
+        assert refused.status_code == 403 and "csrf" not in refused.json()["error"]["message"].lower(), (path, refused.json())
+    from games.models import Challenge, Race
+
+    assert not Challenge.objects.exists() and not Race.objects.exists()

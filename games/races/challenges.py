@@ -124,13 +124,14 @@ def pending_events(user) -> list[dict]:
 # --- sending and answering ------------------------------------------------------------------------
 
 
-def _lock_players(*users) -> None:
+def _lock_players(*users) -> set[int]:
     """Locks the players' rows in the order of their ids (as every path here does) and refuses the act
-    when the acting player's account (the first) is closed."""
+    when the acting player's account (the first) is closed. Returns the ids of the open accounts."""
     ids = sorted({u.pk for u in users})
     active = set(User.objects.select_for_update().filter(pk__in=ids, is_active=True).order_by("pk").values_list("pk", flat=True))
     if users[0].pk not in active:
         raise ServiceError("authentication_failed", "this account is closed", status=401)
+    return active
 
 
 def challengeable(username: str) -> User | None:
@@ -152,7 +153,8 @@ def send(*, user, username: str, deal: str | None = None, autoplay: str = "safe"
         raise ServiceError("not_found", f"no player named {username!r}", status=404)
     if other.pk == user.pk:
         raise ServiceError("invalid_request", "you cannot challenge yourself", extra={"fields": {"username": ["you cannot challenge yourself"]}})
-    _lock_players(user, other)
+    if other.pk not in _lock_players(user, other):  # closed a moment ago
+        raise ServiceError("not_found", f"no player named {username!r}", status=404)
     deal_row, past_daily = races.resolve_deal(deal)
     now = timezone.now()
     between = Challenge.objects.filter(challenger=user, challenged=other, status=Challenge.Status.OPEN)

@@ -46,8 +46,10 @@ async function act(challenge, what) {
 function item(challenge, received) {
   const other = received ? challenge.challenger : challenge.challenged;
   const words = received ? `${other} challenges you to ${challenge.deal}` : `You challenged ${other} to ${challenge.deal}`;
-  const open = challenge.status === "open";
-  const parts = [el("span", { text: `${words} · ${open ? minutesLeft(challenge) : challenge.status}` })];
+  // Expired since the list was read: the server says so too, without a push.
+  const status = challenge.status === "open" && Date.parse(challenge.expires_at) <= Date.now() ? "expired" : challenge.status;
+  const open = status === "open";
+  const parts = [el("span", { text: `${words} · ${open ? minutesLeft(challenge) : status}` })];
   if (open && received) {
     parts.push(" ",
       el("button", { type: "button", class: "primary", "data-testid": "accept-challenge", text: "Accept", onclick: () => act(challenge, "accept") }),
@@ -58,7 +60,7 @@ function item(challenge, received) {
   } else if (challenge.status === "accepted" && challenge.link) {
     parts.push(" ", el("a", { href: challenge.link, text: "Go to the race" }));
   }
-  return el("li", { "data-challenge": challenge.id, "data-status": challenge.status }, parts);
+  return el("li", { "data-challenge": challenge.id, "data-status": status }, parts);
 }
 
 function render() {
