@@ -115,3 +115,12 @@ def test_the_records_socket_s_query_parameters_are_in_the_asyncapi_document():
     query = document["channels"]["/ws/deals/{deal}/records/"]["bindings"]["ws"]["query"]
     assert read == {"autoplay", "players"} == set(query["properties"])
     assert query["properties"]["autoplay"]["enum"] == ["none", "safe"]
+
+
+def test_a_documented_401_of_a_public_board_says_when_it_is_answered(anon_client, today_daily):
+    """The leaderboard is public: its 401 is only for `scope=friends` without a sign-in, and says so."""
+    day = today_daily.date.isoformat()
+    assert anon_client.get(f"/api/daily/{day}/leaderboard/").status_code == 200
+    assert code_of(anon_client.get(f"/api/daily/{day}/leaderboard/?scope=friends")) == "not_authenticated"
+    described = generated_schema()["paths"]["/api/daily/{date}/leaderboard/"]["get"]["responses"]["401"]["description"]
+    assert "scope=friends" in described

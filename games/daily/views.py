@@ -286,7 +286,11 @@ class LeaderboardView(filters.FilteredList, APIView):
             PLAYERS,
             *PAGING,
         ],
-        responses={200: LeaderboardSerializer, **E400, **E401, **E404, **E503},
+        responses={
+            200: LeaderboardSerializer, **E400,
+            401: _err("not_authenticated: only `scope=friends` asked without a sign-in (anyone reads the whole board)"),
+            **E404, **E503,
+        },
         summary="A daily's leaderboard", operation_id="daily_leaderboard",
     )
     def get(self, request, date: str):
@@ -359,7 +363,11 @@ class ShareView(APIView):
 
     @extend_schema(
         parameters=[DATE, OpenApiParameter("user", OpenApiTypes.STR, description="whose result (default: yours)")],
-        responses={200: ShareSerializer, **E400, **E401, **E404, **E409, **E503},
+        responses={
+            200: ShareSerializer, **E400,
+            401: _err("not_authenticated: no `?user=` asked without a sign-in (whose result?)"),
+            **E404, **E409, **E503,
+        },
         summary="A shareable result of a finished daily", operation_id="daily_share",
         description=(
             "A finished ranked game's result (moves, undos, time, rank), anyone's, at once: the leaderboard shows "
