@@ -6,7 +6,10 @@ from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
 from django.http import HttpResponse
 
-from accounts import throttle
+from accounts import (
+    oauth_admin,  # noqa: F401 (django-oauth-toolkit's apps, with the checked selection)
+    throttle,
+)
 from accounts.closing import close_account, is_closed_name
 from accounts.models import AccessToken, Friendship, LoginFailure, Profile
 from accounts.services import sign_ins_changed

@@ -294,7 +294,7 @@ OAUTH2_PROVIDER = {
     "SCOPES": {"read": "read", "play": "play", "race": "race", "account": "account"},  # accounts.scopes
     "DEFAULT_SCOPES": ["read"],
     # An app's token holds a year (as Lichess's do); the code traded for it, two minutes.
-    "ACCESS_TOKEN_EXPIRE_SECONDS": env_int("OAUTH_TOKEN_SECONDS", 365 * 24 * 3600),
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env_int("OAUTH_TOKEN_SECONDS", 31536000, minimum=60),
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 120,
     "PKCE_REQUIRED": True,
     "REQUEST_APPROVAL_PROMPT": "force",
