@@ -240,10 +240,10 @@ PAGES = {
     "reset/": row(lambda w, r: "/reset/", 200),
     "reset/<str:uid>/<str:token>/": row(lambda w, r: "/reset/MQ/guess/", 400),
     "play/": row(lambda w, r: "/play/?deal=ms:2", 302),
-    "play/<str:deal>/": row(lambda w, r: "/play/ms:2/", (302, 200, 200, 200, 200)),  # the start page: a GET deals nothing
+    "play/<str:deal>/": row(lambda w, r: "/play/ms:2/", 200),  # the start page, for anyone (SPEC 12): a GET deals nothing
     "games/<int:game_id>/": row(lambda w, r: f"/games/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
     "replay/<int:game_id>/": row(lambda w, r: f"/replay/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
-    "daily/": row(lambda w, r: "/daily/", (302, 200, 200, 200, 200)),  # the ranked table needs a player
+    "daily/": row(lambda w, r: "/daily/", 200),  # the ranked table for a player; a visitor is invited to sign up
     "account/": row(lambda w, r: "/account/", (302, 200, 200, 200, 200)),  # one's own settings
     "daily/<str:date>/": row(lambda w, r: f"/daily/{w.yesterday}/", 200),
     # A shared result: alice's ranked game is still being played, which only those who may see it learn.
