@@ -73,10 +73,11 @@ request_finished.connect(_forget_request, dispatch_uid="freecell_site.logging_co
 
 def json_formatter():
     """One JSON object a line (python-json-logger), with the time, level, logger and both ids."""
+    from pythonjsonlogger.core import RESERVED_ATTRS
     from pythonjsonlogger.json import JsonFormatter
 
     return JsonFormatter(
         "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(connection_id)s",
         rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
-        timestamp=False,
+        reserved_attrs=[*RESERVED_ATTRS, "context"],  # the plain format's words, said by the fields above
     )

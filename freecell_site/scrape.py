@@ -34,7 +34,7 @@ class StateCollector(Collector):
 
     def collect(self):
         yield from self._pool()
-        for read in (self._review_queue, self._dailies, self._sweeper_lag, self._sweeper_lease, self._database_size):
+        for read in (self._review_queue, self._dailies, self._sweeper_lag, self._sweeper_lease, self._database):
             try:
                 yield from read()
             except Exception as exc:  # a figure that cannot be read is missing, and the scrape goes on
@@ -93,13 +93,18 @@ class StateCollector(Collector):
         yield family
         yield GaugeMetricFamily("freecell_sweeper_lease_held", "1 when some process holds the sweeper's lease", value=int(bool(holder)))
 
-    def _database_size(self):
+    def _database(self):
         if connection.vendor != "postgresql":
             return
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_database_size(current_database())")
-            size = cursor.fetchone()[0]
+            cursor.execute(
+                "SELECT pg_database_size(current_database()), (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'),"
+                " current_setting('max_connections')::int"
+            )
+            size, connections, most = cursor.fetchone()
         yield GaugeMetricFamily("freecell_database_bytes", "Size of the PostgreSQL database on disk", value=size)
+        yield GaugeMetricFamily("freecell_database_connections", "Client connections PostgreSQL has open, from every process", value=connections)
+        yield GaugeMetricFamily("freecell_database_max_connections", "PostgreSQL's max_connections", value=most)
 
 
 _registered: list[Collector] = []
