@@ -140,6 +140,7 @@ def name_faults(document: Path) -> list[str]:
     faults = []
     for span in sorted(set(_SPAN.findall(_strip_code_blocks(document.read_text())))):
         span = span.strip()
+        span = span.removesuffix("()")
         if _MODULE.match(span) and not importable(span):
             faults.append(f"{span}: no such module or attribute")
         found = _URL.match(span)

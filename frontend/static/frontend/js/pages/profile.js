@@ -45,8 +45,7 @@ async function profile() {
     stat("Daily win rate", pct(s.daily_win_rate)),
     stat("Moves over par (mean)", s.mean_moves_over_par === null || s.mean_moves_over_par === undefined ? "—" : `${s.mean_moves_over_par > 0 ? "+" : ""}${num(s.mean_moves_over_par, 1)}`),
     stat("Best daily rank", s.best_rank ?? "—"),
-    stat("Games won", `${s.games_won ?? 0} of ${s.games_played ?? 0}`, "games-won"),
-  ));
+  )); // games won of finished, streaks of casual play: the statistics panel (templates/frontend/_statistics.html)
   if (p.friendship === "friends") parts.push(el("p", { class: "muted", text: `${who} is your friend.` }));
   else if (p.friendship === "request_sent") parts.push(el("p", { class: "muted", text: `Friend request sent: waiting for ${who} to accept.` }));
   else if (p.friendship) { // "none", or "request_received": sending a request to someone who asked you accepts theirs
@@ -101,7 +100,7 @@ async function games() {
     box.replaceChildren(el("p", { class: "errors", text: err.message }));
     return;
   }
-  // "Games won: 2 of 5" counts games still in play, and another player's daily or race game that is
+  // The profile's `stats.games_played` counts games still in play, and another player's daily or race game that is
   // kept from view until its day or race is over (can_view_game): say why the list has fewer.
   const unlistedNote = unlisted
     ? [el("p", { class: "muted", "data-testid": "games-unlisted", text: me === who
