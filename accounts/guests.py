@@ -1,4 +1,4 @@
-"""Guests (SPEC 12): a visitor who deals a game gets an account of their own at once, without a form.
+"""Guests (docs/api.md, "Guests"): a visitor who deals a game gets an account of their own at once, without a form.
 
 A guest is a real User, made only when the visitor starts a first game (a page view makes nothing), and
 signed in to that browser's session, so the games, the sockets and the move path treat it like any
@@ -17,11 +17,14 @@ and the password is unusable (no one signs in to it; the session is its only key
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import secrets
 
 from django.contrib.auth import password_validation
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 
@@ -29,6 +32,8 @@ from accounts.models import Profile
 from accounts.scopes import PLAY
 from accounts.signals import guest_became_player, guest_signed_in
 from freecell_site.errors import ServiceError
+
+logger = logging.getLogger(__name__)
 
 #: Every guest's name starts so; the rest is random. Sign-up's names never hold a space.
 GUEST_PREFIX = "guest "
@@ -63,6 +68,30 @@ def is_guest_name(username: str) -> bool:
 def shown_name(username: str) -> str:
     """A player's name as the pages show it: GUEST_LABEL for a guest."""
     return GUEST_LABEL if is_guest_name(username) else username
+
+
+#: New guests one address may make in an hour: a guest is a row, and a script posting Deal without
+#: keeping its cookie would otherwise make one per request.
+GUESTS_PER_ADDRESS_PER_HOUR = 30
+
+
+def check_new_guest_allowed(address: str) -> None:
+    """429 `rate_limited` past GUESTS_PER_ADDRESS_PER_HOUR new guests from `address` (counted in the
+    cache; with the cache away, allowed: a guest too many beats a visitor turned away)."""
+    key = "guests:made:" + hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()
+    try:
+        cache.add(key, 0, timeout=3600)
+        made = cache.incr(key)
+    except Exception as exc:  # noqa: BLE001 (Redis away)
+        logger.warning("guest limit skipped, cache unavailable: %s: %s", type(exc).__name__, exc)
+        return
+    if made > GUESTS_PER_ADDRESS_PER_HOUR:
+        raise ServiceError(
+            "rate_limited",
+            "Too many new guests from your address this hour: sign up or sign in, or keep this browser's cookies.",
+            status=429,
+            extra={"retry_after": 3600},
+        )
 
 
 @transaction.atomic

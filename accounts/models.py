@@ -42,7 +42,7 @@ class Profile(models.Model):
     settings = models.JSONField(default=dict, blank=True)
     # (Columns added to a table in use get a database default: processes of the release before, still
     # serving during an upgrade, insert rows without them.)
-    # A bot account (SPEC 11): its results rank on the bots' boards, never on the people's. Set once, for
+    # A bot account (docs/fair-play.md): its results rank on the bots' boards, never on the people's. Set once, for
     # good, by accounts.services.become_bot, before the account has any ranked result.
     bot = models.BooleanField(default=False, db_default=False)
     # A moderator's mark (games.fairplay): every result of the account is off every board while it is set.

@@ -1,4 +1,4 @@
-"""OAuth 2.0 for apps of other developers (SPEC section 13): the authorization code grant with PKCE
+"""OAuth 2.0 for apps of other developers (docs/tokens.md, "Apps of other developers"): the authorization code grant with PKCE
 (S256) for public clients, any `client_id` welcome without registration, run by django-oauth-toolkit
 and oauthlib; the token an app gets is one of our own personal access tokens.
 

@@ -1,4 +1,4 @@
-"""The OAuth endpoints (SPEC section 13): `/oauth/authorize/`, the consent page a signed-in player
+"""The OAuth endpoints (docs/tokens.md, "Apps of other developers"): `/oauth/authorize/`, the consent page a signed-in player
 answers, and `/oauth/token/`, where an app trades its code and PKCE verifier for a token of ours."""
 
 from __future__ import annotations

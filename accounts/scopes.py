@@ -1,4 +1,4 @@
-"""The scopes of personal access tokens (SPEC section 8) and whether a sign-in holds one.
+"""The scopes of personal access tokens (docs/tokens.md) and whether a sign-in holds one.
 
 A request signed in by session, or by a token that carries every scope, may do anything its account
 may; a token limited to some scopes may do only what they name.

@@ -43,7 +43,7 @@ def players_starting_with(prefix: str):
 
 
 def is_bot(user_id: int) -> bool:
-    """Whether the player's account is a bot (SPEC 11): its results rank on the bots' boards. An account
+    """Whether the player's account is a bot (docs/fair-play.md): its results rank on the bots' boards. An account
     without a profile is a person's."""
     return Profile.objects.filter(user_id=user_id, bot=True).exists()
 

@@ -1,4 +1,4 @@
-"""GET /metrics (SPEC 14): this process's metrics in Prometheus' text format, to METRICS_ALLOW_IPS only,
+"""GET /metrics (docs/operations.md): this process's metrics in Prometheus' text format, to METRICS_ALLOW_IPS only,
 with the figures read at scrape time: the database pool, and from the database and the cache the
 sweeper's lag and lease, the dailies made ahead and the fair-play review queue (docs/operations.md).
 

@@ -284,7 +284,7 @@ class TestVerify:
         assert words in response.json()["error"]["message"], response.json()
 
     def test_the_longest_line_a_game_can_have_fits_what_verify_takes(self):
-        """A game's text history is "replayable by /api/solutions/verify/" (SPEC): its moves, at most
+        """A game's text history is "replayable by /api/solutions/verify/" (docs/api.md, "The contract"): its moves, at most
         MAX_ACTIONS, plus the autoplay written out (52 cards at most), each at most "12v13" long."""
         from games.play import services
         from games.play.serializers import MAX_LINE_CHARS, MAX_LINE_MOVES

@@ -16,8 +16,8 @@ from tests.support.openapi import strict
 
 SOCKETS = Path(__file__).resolve().parents[1] / "games" / "sockets"
 
-# A channel of the document whose socket another branch adds (the deal records board of SPEC
-# section 10). Once merged, empty this set: every channel must then have its socket.
+# A channel of the document whose socket is still to come (none now): every other channel must have
+# its socket.
 PENDING_CHANNELS: set[str] = set()
 
 

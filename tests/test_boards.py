@@ -1,4 +1,4 @@
-"""Boards beyond the day (SPEC section 10): deal records, the month's ladder, streaks, their live socket."""
+"""Boards beyond the day (docs/boards.md): deal records, the month's ladder, streaks, their live socket."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bots on boards (SPEC 11): every board ranks people by default and bots with `?players=bots`.
+"""Bots on boards (docs/fair-play.md): every board ranks people by default and bots with `?players=bots`.
 
 A bot here plays better than the people (fewer moves, more points, a longer streak), so that a board
 that let it in would show it first and push the best person down to rank 2.

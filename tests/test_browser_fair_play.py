@@ -1,4 +1,4 @@
-"""Fair play on the pages in a real browser (SPEC 11; tests/support/browser.py: Daphne on a fresh SQLite
+"""Fair play on the pages in a real browser (docs/fair-play.md; tests/support/browser.py: Daphne on a fresh SQLite
 file, Debian's Chromium), over games won through the REST API: the People / Bots switch of the boards
 (a bot only under Bots, with its badge; no sideways scrolling on a phone), a player's report of another's
 result from its Report link (then "already reported"), the player's own flagged and rejected result said on

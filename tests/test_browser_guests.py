@@ -1,4 +1,4 @@
-"""Guests, Restart and statistics in Chromium (issue 39, SPEC 12): a visitor deals and plays at once with
+"""Guests, Restart and statistics in Chromium (issue 39, docs/frontend.md): a visitor deals and plays at once with
 the full table, restarts without a loss, wins, signs up and keeps every game; a guest signing in hands
 its games over; the daily invites a guest to sign up; leaving a ranked daily asks first; the profile's
 statistics on a desktop and a phone."""

@@ -1,4 +1,4 @@
-"""Challenges (SPEC 12, docs/races.md): send, accept into a race of the two, decline, cancel, expiry, who
+"""Challenges (docs/races.md): send, accept into a race of the two, decline, cancel, expiry, who
 may do what, and the `challenge` event on the players' events streams."""
 
 from __future__ import annotations

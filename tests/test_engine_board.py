@@ -1,4 +1,4 @@
-"""The board: every rule of SPEC section 2 (legal and illegal), autoplay, undo, board text and state."""
+"""The board: every rule of FreeCell (legal and illegal: docs/engine-api.md), autoplay, undo, board text and state."""
 
 from __future__ import annotations
 

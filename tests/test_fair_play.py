@@ -1,4 +1,4 @@
-"""Fair play (SPEC 11): the automatic review of a won result, its privacy, reports, verdicts, marks, bots,
+"""Fair play (docs/fair-play.md): the automatic review of a won result, its privacy, reports, verdicts, marks, bots,
 `via` on every action, and no help where it would rank."""
 
 from __future__ import annotations

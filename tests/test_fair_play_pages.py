@@ -1,4 +1,4 @@
-"""Fair play on the pages without a browser (SPEC 11): the moderators' pages (/staff/reviews/ and a case,
+"""Fair play on the pages without a browser (docs/fair-play.md): the moderators' pages (/staff/reviews/ and a case,
 staff only, their forms clearing, rejecting, marking and unmarking with a message), the header's link for
 staff, the timing chart, and the hooks the pages' scripts fill (the review notice, the people / bots
 switch, the replay's `via`)."""

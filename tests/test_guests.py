@@ -1,4 +1,4 @@
-"""Guests (SPEC 12, accounts/guests.py): a visitor deals at once as a guest, made only when a first game is
+"""Guests (accounts/guests.py, docs/api.md "Guests"): a visitor deals at once as a guest, made only when a first game is
 dealt; sign-up keeps the same account and its games, a sign-in hands them over; guests play casual deals
 only; idle guests are cleaned up."""
 

@@ -1,4 +1,4 @@
-"""GET /metrics (SPEC 14): who may read it, and that the transports record what docs/operations.md says."""
+"""GET /metrics (docs/operations.md): who may read it, and that the transports record what docs/operations.md says."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""OAuth 2.0 for apps of other developers (SPEC section 13): the consent page, the code with PKCE S256,
+"""OAuth 2.0 for apps of other developers (docs/tokens.md, "Apps of other developers"): the consent page, the code with PKCE S256,
 any client_id, the token an app gets working, listed and revoked like any other, and RFC 6749's
 errors."""
 

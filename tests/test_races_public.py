@@ -1,4 +1,4 @@
-"""Public races and quick play (SPEC 12, docs/races.md): listed for anyone, joined by quick play, started
+"""Public races and quick play (docs/races.md): listed for anyone, joined by quick play, started
 by themselves once a second racer is in and their countdown has run, called off when nobody comes."""
 
 from __future__ import annotations

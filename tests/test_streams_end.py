@@ -1,4 +1,4 @@
-"""The ndjson streams of a game and of a race end (SPEC 12, docs/streams.md): once the game or race is
+"""The ndjson streams of a game and of a race end (docs/streams.md): once the game or race is
 over, a last line `{"type": "end", ...}`, then the server closes the stream."""
 
 from __future__ import annotations

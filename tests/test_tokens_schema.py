@@ -1,4 +1,4 @@
-"""The schema says how to authenticate and what each operation needs (SPEC section 13, issue 40 D13):
+"""The schema says how to authenticate and what each operation needs (issue 40 D13, docs/tokens.md):
 `components.securitySchemes` holds the bearer token and OAuth's authorization code flow with the four
 scopes, and each operation's `security` names the scope its view declares."""
 

@@ -1,1 +1,1 @@
-"""Boards beyond the day (SPEC section 10): deal records, the month's ladder over the dailies, streaks."""
+"""Boards beyond the day (docs/boards.md): deal records, the month's ladder over the dailies, streaks."""

@@ -1,6 +1,6 @@
 """The boards' stored data: deal records, the month's ladder, streaks, and the tallies their ranks sum.
 
-Every board is two: people's and bots' (SPEC 11). Each row carries its player's `bot` (which never
+Every board is two: people's and bots' (docs/fair-play.md). Each row carries its player's `bot` (which never
 changes while the player has rows), next to the board's own key in the tallies and ranking indexes.
 """
 

@@ -8,7 +8,7 @@ of a few hundred rows plus, for the deal records, a count inside the player's ow
 - Streaks: by current streak, then longest; equal pairs share a rank. A current streak is alive while
   its last won day is today or yesterday; older, it reads as 0 (nothing is stored for that).
 
-Every board is people's, or with `bots=True` bots' (SPEC 11): each read filters on the rows' `bot`,
+Every board is people's, or with `bots=True` bots' (docs/fair-play.md): each read filters on the rows' `bot`,
 which comes right after the board's own key in its tallies and ranking index, and ranks count only
 their own board's rows.
 """

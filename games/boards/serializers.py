@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from games.daily.leaderboard import PLAYERS
 
-#: What every board line says of its player (SPEC 11).
+#: What every board line says of its player (docs/fair-play.md).
 BOT = "a bot account's line (on the bots' board only)"
 
 

@@ -12,7 +12,7 @@ index in that order. A rank is never a count over every better row (O(n) on a mi
 The tallies are kept in the same transaction as the result they count (`add_result`,
 `remove_result`), and `rebuild` recomputes a day's from its results.
 
-A day has two boards, people's and bots' (SPEC 11): each result and tally row carries its player's
+A day has two boards, people's and bots' (docs/fair-play.md): each result and tally row carries its player's
 `bot` right after the day in its key, every read takes `bots` (people's board by default), and a rank
 counts only the rows of its own board.
 """
@@ -34,7 +34,7 @@ from games.play.models import Game
 from games.play.payloads import review_state
 
 ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
-#: The two boards of every board (SPEC 11), as `?players=` names them: people's (the default) and bots'.
+#: The two boards of every board (docs/fair-play.md), as `?players=` names them: people's (the default) and bots'.
 PLAYERS = ("people", "bots")
 User = get_user_model()
 

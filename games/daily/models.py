@@ -40,7 +40,7 @@ class DailyResult(models.Model):
     undos = models.PositiveIntegerField(default=0)
     elapsed_ms = models.PositiveBigIntegerField()
     finished_at = models.DateTimeField()
-    # A bot's result ranks on the day's board of bots, never on the people's (SPEC 11): the player's
+    # A bot's result ranks on the day's board of bots, never on the people's (docs/fair-play.md): the player's
     # Profile.bot, which never changes once they have a result.
     bot = models.BooleanField(default=False, db_default=False)
 

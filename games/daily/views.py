@@ -41,7 +41,7 @@ E409 = {409: _err("game_not_finished: the daily game is still being played")}
 E503 = {503: _err("daily_pending (being prepared: retry) or daily_unavailable")}
 
 DATE = OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="a UTC date, YYYY-MM-DD")
-#: Which board of two (SPEC 11), on every board: the daily's and those beyond the day (games/boards/views.py).
+#: Which board of two (docs/fair-play.md), on every board: the daily's and those beyond the day (games/boards/views.py).
 PLAYERS = OpenApiParameter(
     "players", OpenApiTypes.STR, enum=list(leaderboard.PLAYERS),
     description="whose board: people's (the default) or bots' (bot accounts rank only among bots)",

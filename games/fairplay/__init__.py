@@ -1,1 +1,1 @@
-"""Fair play (SPEC 11): the automatic review of results, players' reports, moderators' verdicts and marks."""
+"""Fair play (docs/fair-play.md): the automatic review of results, players' reports, moderators' verdicts and marks."""

@@ -1,4 +1,4 @@
-"""Restart (SPEC 12, issue 39): the same deal dealt again for its player, and the game left is no loss.
+"""Restart (issue 39, docs/frontend.md): the same deal dealt again for its player, and the game left is no loss.
 
 A restart is casual play's: the player wants the same cards from the start. The game they leave is
 kept as it stands, unfinished, with its clock stopped: it is no loss (a resignation was), it stays in

@@ -141,7 +141,7 @@ class DealFactsView(APIView):
             # a daily is proven solvable before anyone sees it; its par was found then
             facts = {"solvable": True, "par": found.par, "par_line": found.par_line or None, "result": "solved", "reason": None, "source": "daily"}
         else:
-            # No help where it would rank (SPEC 11): not to a racer on this deal, nor to a visitor while a race on it runs.
+            # No help where it would rank (docs/fair-play.md): not to a racer on this deal, nor to a visitor while a race on it runs.
             policies.guard_help(str(deal_id), request.user)
             facts = {**solver_facts(str(deal_id), selectors.board_of_deal_id(deal_id)), "source": "solver"}
         return Response(s.DealFactsSerializer({"deal": str(deal_id), "autoplay": "safe", **facts}).data)
@@ -247,7 +247,7 @@ class LegalMovesView(APIView):
 
 
 def via_of(request) -> str:
-    """How an action came (SPEC 11): `api` with a token (DRF's `request.auth`), `web` on the site's session."""
+    """How an action came (docs/fair-play.md): `api` with a token (DRF's `request.auth`), `web` on the site's session."""
     return Action.Via.API if request.auth is not None else Action.Via.WEB
 
 

@@ -1,1 +1,1 @@
-"""Newline-delimited JSON streams over HTTP (SPEC section 8): a game, a race, a player's events."""
+"""Newline-delimited JSON streams over HTTP (docs/streams.md): a game, a race, a player's events."""

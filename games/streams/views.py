@@ -1,4 +1,4 @@
-"""The three ndjson streams over HTTP (SPEC section 8, docs/streams.md): thin views that ask what a
+"""The three ndjson streams over HTTP (docs/streams.md): thin views that ask what a
 request to `GET /api/games/<id>/` or `GET /api/races/<code>/` asks, then hold the answer open.
 
 The checks are DRF's, as on every endpoint (the project's authentication classes, the error shape,

@@ -91,7 +91,7 @@ def test_a_refused_stream_raises_at_once(stand_in):
     assert (refused.value.status, refused.value.code) == (404, "not_found") and len(stand_in.requests) == 1
 
 
-# The server's way since SPEC 12: the final state, then a last line {"type": "end"}, then the close.
+# The server's way (docs/streams.md, "The end"): the final state, then a last line {"type": "end"}, then the close.
 ENDED = [
     [{"id": 1, "ply": 0, "status": "playing"}, None, {"id": 1, "ply": 1, "status": "won"}, {"type": "end", "game": 1, "status": "won"}],
 ]

@@ -1,4 +1,4 @@
-// Fair play on the pages (SPEC 11): the people / bots switch of a board, the "bot" badge of a bot's
+// Fair play on the pages (docs/fair-play.md): the people / bots switch of a board, the "bot" badge of a bot's
 // line, the Report link beside another player's result and its dialog, and the notice of a player's own
 // result under review (GET /api/games/<id>/review/, the signals in words from GET /api/fair-play/).
 

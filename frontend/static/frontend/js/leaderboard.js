@@ -92,7 +92,7 @@ export class Leaderboard {
     this.prev = prev;
     this.next = next;
     this.scope = "all";
-    // People's board or bots' (SPEC 11), from the page's address (`?players=bots`), which keeps it.
+    // People's board or bots' (docs/fair-play.md), from the page's address (`?players=bots`), which keeps it.
     this.players = playersOf();
     this.page = 1;
     this.detail = null;

@@ -30,7 +30,7 @@ async function profile() {
   // dir=auto: a name or bio in a right-to-left script is laid out as one.
   if (p.display_name && p.display_name !== p.username) parts.push(el("p", { class: "big-number", dir: "auto", text: p.display_name }));
   if (p.bio) parts.push(el("p", { class: "bio", dir: "auto", text: p.bio }));
-  // Fair play (SPEC 11): a bot ranks among bots only; a marked account's results are off every board.
+  // Fair play (docs/fair-play.md): a bot ranks among bots only; a marked account's results are off every board.
   if (p.bot) {
     parts.push(el("p", { class: "account-kind", "data-testid": "bot-account" }, botBadge(p), " account: a program's, ranked on the bots' boards only."));
   }
