@@ -5,6 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from accounts.scopes import SCOPES
 from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
 from games.play.payloads import ActionSerializer, GameSerializer, StateSerializer  # noqa: F401 (the shapes the views answer with)
 
@@ -45,6 +46,11 @@ class ErrorDetailSerializer(serializers.Serializer):
     )
     game = serializers.DictField(
         required=False, help_text="ply_conflict, game_over and too_many_actions: the game as it now is (the game object)"
+    )
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=SCOPES),
+        required=False,
+        help_text="missing_scope: the scopes the token lacks for this request (docs/tokens.md)",
     )
 
 
