@@ -13,6 +13,7 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth import login, logout, password_validation
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
@@ -21,13 +22,13 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
-from accounts import guests, scopes
+from accounts import devices, guests, scopes
 from accounts import services as accounts
 from accounts.closing import is_closed_name
 from accounts.selectors import player_named
 from accounts.serializers import PasswordResetSerializer, RegisterSerializer
 from accounts.services import sign_ins_changed
-from accounts.views import check_credentials, reset_link
+from accounts.views import check_credentials, client_address, reset_link
 from freecell_site import api_docs
 from freecell_site.errors import ServiceError
 from freecell_site.throttling import AnonRateThrottle
@@ -361,15 +362,21 @@ def _deal(request, deal: str, autoplay: str | None):
     refusal = _daily_refusal(request, deal_id)
     if refusal is not None:
         return refusal
-    if not request.user.is_authenticated:
-        login(request, guests.new_guest(), backend="django.contrib.auth.backends.ModelBackend")
-    if guests.is_guest(request.user):
-        # A guest's games are kept while the browser keeps its session: each new game renews it.
-        request.session.set_expiry(dt.timedelta(days=guests.GUEST_DAYS))
+    player = request.user if request.user.is_authenticated else None
     try:
-        game = services.create_game(player=request.user, deal=deal_id, autoplay=autoplay if autoplay in Game.Autoplay.values else "safe")
+        # A guest and its first game are made together: a deal refused leaves no guest behind.
+        with transaction.atomic():
+            if player is None:
+                guests.check_new_guest_allowed(client_address(request))
+                player = guests.new_guest()
+            game = services.create_game(player=player, deal=deal_id, autoplay=autoplay if autoplay in Game.Autoplay.values else "safe")
     except ServiceError as exc:
         return render(request, "frontend/error.html", {"title": "Cannot start that game", "message": exc.message}, status=exc.status)
+    if not request.user.is_authenticated:
+        login(request, player, backend="django.contrib.auth.backends.ModelBackend")
+    if guests.is_guest(player):
+        # A guest's games are kept while the browser keeps its session: each new game renews it.
+        request.session.set_expiry(dt.timedelta(days=guests.GUEST_DAYS))
     return redirect("page-game", game_id=game.pk)
 
 

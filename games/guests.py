@@ -85,6 +85,9 @@ def clean_guests(days: int = GUEST_DAYS, *, at: dt.datetime | None = None, batch
 
 def clean_guests_now_and_then() -> int:
     """`clean_guests` at most once per CLEAN_EVERY_S across the processes (a cache key), for the sweeper."""
-    if not cache.add("guests:cleaned", 1, timeout=CLEAN_EVERY_S):
+    try:
+        due = cache.add("guests:cleaned", 1, timeout=CLEAN_EVERY_S)
+    except Exception as exc:  # noqa: BLE001 (Redis away: the next pass tries again)
+        logger.warning("guest clean-up skipped, cache unavailable: %s: %s", type(exc).__name__, exc)
         return 0
-    return clean_guests()
+    return clean_guests() if due else 0

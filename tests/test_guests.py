@@ -174,3 +174,29 @@ def test_a_session_sign_in_over_the_api_hands_the_games_over_too(alice):
     answer = client.post("/api/auth/login/", {"username": "alice", "password": PASSWORD}, content_type="application/json")
     assert answer.status_code == 200
     assert Game.objects.get(pk=game.pk).player_id == alice.pk and User.objects.count() == 1
+
+
+def test_a_deal_refused_leaves_no_guest_behind(monkeypatch):
+    from freecell_site.errors import ServiceError
+    from games.play import services
+
+    def refuse(**kwargs):
+        raise ServiceError("invalid_deal", "not today")
+
+    monkeypatch.setattr(services, "create_game", refuse)
+    answer = Client().post("/play/ms:1/")
+    assert answer.status_code == 400 and b"not today" in answer.content
+    assert not User.objects.exists()
+
+
+def test_one_address_makes_a_few_guests_an_hour(monkeypatch):
+    from django.core.cache import cache
+
+    cache.clear()
+    monkeypatch.setattr(guests, "GUESTS_PER_ADDRESS_PER_HOUR", 2)
+    first, _ = guest_browser()
+    guest_browser()
+    refused = Client().post("/play/ms:1/")
+    assert refused.status_code == 429 and b"Too many new guests" in refused.content
+    assert User.objects.count() == 2
+    assert first.post("/play/ms:2/")["Location"].startswith("/games/")  # a browser that kept its guest deals on
