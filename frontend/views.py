@@ -22,7 +22,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
-from accounts import devices, guests, scopes
+from accounts import guests, scopes
 from accounts import services as accounts
 from accounts.closing import is_closed_name
 from accounts.selectors import player_named
