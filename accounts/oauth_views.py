@@ -3,10 +3,12 @@ answers, and `/oauth/token/`, where an app trades its code and PKCE verifier for
 
 from __future__ import annotations
 
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
 from oauth2_provider import views as dot
 
 from accounts import services
+from accounts.guests import is_guest
 from accounts.oauth import acceptable_redirect_uri, origin_of, token_lifetime
 from accounts.scopes import DESCRIPTIONS
 from freecell_site.csp import POLICY
@@ -18,6 +20,13 @@ class AuthorizeView(dot.AuthorizationView):
     (LOGIN_URL, coming back here)."""
 
     template_name = "accounts/oauth_authorize.html"
+
+    def dispatch(self, request, *args, **kwargs):
+        if is_guest(request.user):
+            # A guest holds no tokens (accounts/guests.py): signing in or up comes first, and the sign-in
+            # page comes back here (where the guest's games become the account's).
+            return redirect_to_login(request.get_full_path())
+        return super().dispatch(request, *args, **kwargs)
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

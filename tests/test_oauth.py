@@ -160,6 +160,17 @@ def test_a_visitor_signs_in_first_and_comes_back(db):
     assert target.path == "/login/" and parse_qs(target.query)["next"] == [url]
 
 
+def test_a_guest_signs_in_first(db):
+    from accounts.guests import new_guest
+
+    _, challenge = pkce()
+    url = authorize_url(challenge)
+    answer = page_of(new_guest()).get(url)
+    assert answer.status_code == 302
+    target = urlsplit(answer["Location"])
+    assert target.path == "/login/" and parse_qs(target.query)["next"] == [url]
+
+
 def test_deny_sends_access_denied_and_makes_no_token(alice):
     _, challenge = pkce()
     answer = consent(page_of(alice), authorize_url(challenge), allow=False)
