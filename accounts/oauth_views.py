@@ -3,8 +3,10 @@ answers, and `/oauth/token/`, where an app trades its code and PKCE verifier for
 
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from oauth2_provider import views as dot
 
 from accounts import services
@@ -50,14 +52,33 @@ class AuthorizeView(dot.AuthorizationView):
         return response
 
 
+#: What an error of the token endpoint means, for those oauthlib leaves without a description.
+TOKEN_ERRORS = {
+    "unsupported_grant_type": "grant_type must be authorization_code, sent in a form-encoded body (application/x-www-form-urlencoded)",
+    "invalid_client": "client_id must be the one the code was given to",
+    "invalid_grant": "the code is wrong, expired (2 minutes) or already traded, or the code_verifier is not the one of its code_challenge",
+    "invalid_request": "a parameter is missing or repeated: grant_type, code, code_verifier, redirect_uri and client_id are needed",
+}
+
+
 class TokenView(dot.TokenView):
-    """django-oauth-toolkit's token endpoint, answering oauthlib's JSON as it is: the token made is one
-    of ours (accounts.oauth.AnyPublicClient.save_bearer_token), which django-oauth-toolkit's own
-    bookkeeping after a success (a lookup in its token table) would not find."""
+    """django-oauth-toolkit's token endpoint, answering RFC 6749's JSON: the token made is one of ours
+    (accounts.oauth.AnyPublicClient.save_bearer_token), which django-oauth-toolkit's own bookkeeping
+    after a success (a lookup in its token table) would not find; an error gets a description when
+    oauthlib gives none."""
 
     def post(self, request, *args, **kwargs):
         _, headers, body, status = self.create_token_response(request)
+        if status != 200:
+            answer = json.loads(body)
+            if not answer.get("error_description") and answer.get("error") in TOKEN_ERRORS:
+                answer["error_description"] = TOKEN_ERRORS[answer["error"]]
+            body = json.dumps(answer)
         response = HttpResponse(content=body, status=status, content_type="application/json")
         for name, value in headers.items():
             response[name] = value
         return response
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        answer = {"error": "invalid_request", "error_description": "POST the form to /oauth/token/ to trade a code for a token"}
+        return JsonResponse(answer, status=405, headers={"Allow": "POST"})

@@ -209,7 +209,16 @@ def test_a_bad_exchange_gets_rfc_6749_errors(alice, changes, error):
     assert answer.status_code in (400, 401), answer.content
     assert answer["Content-Type"].startswith("application/json")
     assert answer.json()["error"] == error, answer.json()
+    assert answer.json()["error_description"]  # a developer is told what went wrong
     assert not AccessToken.objects.filter(user=alice, name="my-bot").exists()
+
+
+def test_a_json_body_or_a_get_is_told_what_the_endpoint_takes(db):
+    json_body = Client().post("/oauth/token/", {"grant_type": "authorization_code"}, content_type="application/json")
+    assert json_body.status_code == 400 and json_body.json()["error"] == "unsupported_grant_type"
+    assert "form-encoded" in json_body.json()["error_description"]
+    get = Client().get("/oauth/token/")
+    assert get.status_code == 405 and get.json()["error"] == "invalid_request" and get["Allow"] == "POST"
 
 
 # --- the authorization endpoint's errors ----------------------------------------------------------
