@@ -176,9 +176,10 @@ DOCS: dict[tuple[str, str], Doc] = {
         'is where password resets go).',
     ),
     ('/api/auth/token/', 'post'): Doc(
-        'Your API token (every scope) in exchange for your username and password; the same token each '
-        'time until you log out with it or change your password. For tokens limited to some scopes, use '
-        '`POST /api/tokens/`.',
+        'Your password sign-in token (every scope) in exchange for your username and password. Each call '
+        'answers a new key and the key an earlier call answered stops working (keys are stored hashed and '
+        'cannot be answered again): keep the key rather than sign in on every run. For tokens limited to '
+        'some scopes, use `POST /api/tokens/`; for an app that signs players in, OAuth (the overview).',
     ),
     ('/api/auth/logout/', 'post'): Doc(
         'Signed in by session: ends the session. Signed in by a token: revokes that token (every socket '

@@ -113,7 +113,8 @@ STEPS = [
     Step(
         "Get a token",
         "Sign up (pick your own username) and keep the token of the answer. It carries every scope; "
-        "with an account already, `POST /api/auth/token/` with the same body gives yours. Send it as "
+        "with an account already, `POST /api/auth/token/` with the same body gives a new key (the key an "
+        "earlier sign-in gave stops working). Send it as "
         "`Authorization: Token <token>` (or `Bearer <token>`).",
         f"TOKEN=$(curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/auth/register/\" {JSON} \\\n"
         f"  -d '{{\"username\": \"dev_ada\", \"password\": \"{PASSWORD}\"}}' | {TOKEN_OF})\n"
