@@ -110,6 +110,17 @@ def test_a_challenge_seen_on_the_events_stream_is_accepted_and_both_go_to_the_ra
         assert racers_of(tab) == ["carolchallenger", "davechallenged"]
     race = site.api("GET", f"/api/races/{code}/")
     assert race["deal"] == "ms:7" and race["owner"] == "carolchallenger"
+    # Another challenge waits on dave's home page for his answer.
+    carol.page.evaluate("""async () => {
+        const csrf = document.cookie.match(/csrftoken=([^;]+)/)[1];
+        await fetch("/api/challenges/", {method: "POST", headers: {"Content-Type": "application/json", "X-CSRFToken": csrf},
+                                         body: JSON.stringify({username: "davechallenged", deal: "ms:8"})});
+    }""")
+    dave.goto("/")
+    waiting = dave.page.locator("[data-testid=challenge-waiting]", has_text="carolchallenger challenges you to ms:8")
+    waiting.wait_for()
+    waiting.locator("a").click()
+    dave.page.locator("[data-testid=challenges-received] li[data-status=open]", has_text="ms:8").wait_for()
     for tab in (carol, dave):
         tab.assert_clean()
         tab.context.close()

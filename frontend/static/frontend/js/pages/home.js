@@ -114,15 +114,21 @@ async function showMyRaces() {
   const box = document.querySelector("[data-my-races]");
   if (!box || !document.querySelector("[data-testid=me]")) return;
   try {
-    const mine = await get("/api/races/");
+    const [mine, challenges] = await Promise.all([get("/api/races/"), get("/api/challenges/").catch(() => ({ received: [] }))]);
     const items = [];
+    // Challenges waiting for the player's answer, answered on the challenges page.
+    for (const challenge of challenges.received || []) {
+      if (challenge.status !== "open") continue;
+      items.push(el("li", { "data-testid": "challenge-waiting" }, `${challenge.challenger} challenges you to ${challenge.deal}: `,
+        el("a", { href: "/challenges/", text: "answer" })));
+    }
     for (const invite of mine.invites || []) {
       items.push(el("li", {}, `${invite.invited_by} invites you: `, el("a", { href: invite.link, text: `race ${invite.code}` })));
     }
     for (const race of mine.races || []) {
       items.push(el("li", {}, el("a", { href: race.link, text: `race ${race.code}` }), ` (${race.status}, ${race.racers.length} racer${race.racers.length === 1 ? "" : "s"})`));
     }
-    if (items.length) box.replaceChildren(el("h3", { text: "Your races" }), el("ul", {}, items));
+    if (items.length) box.replaceChildren(el("h3", { text: "Your races and challenges" }), el("ul", {}, items));
   } catch { /* not essential */ }
 }
 
