@@ -1,4 +1,4 @@
-"""The service's Prometheus metrics (docs/operations.md): each one defined once, here, with the
+"""The service's Prometheus metrics (SPEC 14, docs/operations.md): each one defined once, here, with the
 cheap calls the transports record them through.
 
 Recording costs a lock and an addition in the process (no I/O, no query): `GET /metrics`
@@ -79,44 +79,69 @@ def outcome_of(exc: BaseException | None, repeated: bool = False) -> str:
     return "server_error"
 
 
-@contextmanager
-def action(*, via: str, transport: str, kind: str):
-    """Counts and times the action played inside the block; its outcome is the exception that leaves the
-    block, or the `repeated` flag of the outcome set with `.repeated(outcome)` on what this yields."""
-    if not enabled():
-        yield _Noted()
-        return
-    noted = _Noted()
-    started = time.perf_counter()
-    failure: BaseException | None = None
-    try:
-        yield noted
-    except BaseException as exc:
-        failure = exc
-        raise
-    finally:
-        ACTION_SECONDS.labels(transport).observe(time.perf_counter() - started)
-        ACTIONS.labels(via, transport, kind, outcome_of(failure, noted.was_repeated)).inc()
+# Each label set's child, looked up once: `labels()` checks and locks on every call.
+_children: dict[tuple, object] = {}
+
+
+def _child(metric, *labels):
+    key = (metric, *labels)
+    child = _children.get(key)
+    if child is None:
+        child = _children[key] = metric.labels(*labels)
+    return child
+
+
+def _record(via: str, transport: str, kind: str, outcome: str, seconds: float) -> None:
+    _child(ACTION_SECONDS, transport).observe(seconds)
+    _child(ACTIONS, via, transport, kind, outcome).inc()
+
+
+def _repeated(outcome) -> bool:
+    """Whether an action was a resend: an Outcome's `repeated`, or a socket's result's."""
+    found = outcome.get("repeated") if isinstance(outcome, dict) else getattr(outcome, "repeated", False)
+    return bool(found)
 
 
 class _Noted:
     was_repeated = False
 
     def repeated(self, outcome) -> None:
-        """Notes whether the action was a resend: an Outcome's `repeated`, or a socket's result's."""
-        found = outcome.get("repeated") if isinstance(outcome, dict) else getattr(outcome, "repeated", False)
-        self.was_repeated = bool(found)
+        self.was_repeated = _repeated(outcome)
+
+
+@contextmanager
+def action(*, via: str, transport: str, kind: str):
+    """Counts and times the action played inside the block; its outcome is the exception that leaves the
+    block, or the `repeated` flag of the outcome set with `.repeated(outcome)` on what this yields."""
+    noted = _Noted()
+    if not enabled():
+        yield noted
+        return
+    started = time.perf_counter()
+    try:
+        yield noted
+    except BaseException as exc:
+        _record(via, transport, kind, outcome_of(exc), time.perf_counter() - started)
+        raise
+    _record(via, transport, kind, outcome_of(None, noted.was_repeated), time.perf_counter() - started)
 
 
 def counted(act, *, via: str, transport: str, kind: str):
     """`act` (a move or undo taking keywords, returning an Outcome or a socket's result dict), counted and
-    timed at each call: for the sockets, whose actions run in a database thread."""
+    timed at each call: for the sockets, whose actions run in a database thread. (No context manager:
+    this is on every socket move's path.)"""
 
     def call(**kwargs):
-        with action(via=via, transport=transport, kind=kind) as noted:
+        if not enabled():
+            return act(**kwargs)
+        started = time.perf_counter()
+        try:
             result = act(**kwargs)
-            noted.repeated(result)
-            return result
+        except BaseException as exc:
+            _record(via, transport, kind, outcome_of(exc), time.perf_counter() - started)
+            raise
+        _record(via, transport, kind, "repeated" if _repeated(result) else "ok", time.perf_counter() - started)
+        return result
 
     return call
 
@@ -128,12 +153,12 @@ def ack_sent(seconds: float) -> None:
 
 def opened(gauge: Gauge, kind: str) -> None:
     if enabled():
-        gauge.labels(kind).inc()
+        _child(gauge, kind).inc()
 
 
 def closed(gauge: Gauge, kind: str) -> None:
     if enabled():
-        gauge.labels(kind).dec()
+        _child(gauge, kind).dec()
 
 
 def bus_failed(what: str) -> None:
@@ -143,14 +168,14 @@ def bus_failed(what: str) -> None:
         return
     words = what.removeprefix("channel layer ")
     operation = next((known for known in _BUS_OPERATIONS if words.startswith(known)), "connection")
-    BUS_FAILURES.labels(operation).inc()
+    _child(BUS_FAILURES, operation).inc()
 
 
 def resynced(transport: str, reason: str) -> None:
     if enabled():
-        RESYNCS.labels(transport, reason).inc()
+        _child(RESYNCS, transport, reason).inc()
 
 
 def throttled(kind: str) -> None:
     if enabled():
-        THROTTLED.labels(kind).inc()
+        _child(THROTTLED, kind).inc()

@@ -93,7 +93,6 @@ class Socket(AsyncWebsocketConsumer):
         # This socket's id on every log line its frames cause (the task's context carries it on).
         logging_context.connection_id.set(logging_context.new_id()[:12])
         self.metric_kind = type(self).__name__.removesuffix("Consumer").lower()
-        metrics.opened(metrics.OPEN_SOCKETS, self.metric_kind)
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.base_send = send
         self.bus_groups: set[str] = set()
@@ -115,6 +114,7 @@ class Socket(AsyncWebsocketConsumer):
                 # _bus_receive makes the channel once it can, and the resync after the outage catches up.
                 bus.failed("new_channel", exc)
             sources.append(self._bus_receive)
+        metrics.opened(metrics.OPEN_SOCKETS, self.metric_kind)  # closed in the `finally` below
         try:
             await await_many_dispatch(sources, self.dispatch)
         except StopConsumer:
