@@ -183,10 +183,11 @@ DOCS: dict[tuple[str, str], Doc] = {
     ),
     ('/api/auth/logout/', 'post'): Doc(
         'Signed in by session: ends the session. Signed in by a token: revokes that token (every socket '
-        'signed in with it is closed with 4401). Answers 204 without a body.',
+        'signed in with it is closed with 4401). Answers 204 without a body; not signed in, 204 too '
+        '(nothing to end). A token that is not one (revoked, mistyped) is 401 `authentication_failed`.',
     ),
     ('/api/auth/password/change/', 'post'): Doc(
-        'Changes your password. Every other session and your API token end; made with the token, the '
+        'Changes your password. Every other session and every token of the account end; made with a token, the '
         'answer is your new token (200), made with the session it is 204 and the session goes on.',
     ),
     ('/api/auth/password/reset/', 'post'): Doc(
@@ -194,7 +195,7 @@ DOCS: dict[tuple[str, str], Doc] = {
         'says nothing about who has an account.',
     ),
     ('/api/auth/password/reset/confirm/', 'post'): Doc(
-        'Sets a new password with the `uid` and `token` of a reset link (204). Every session and the API '
+        'Sets a new password with the `uid` and `token` of a reset link (204). Every session and every '
         'token of the account end.',
     ),
     ('/api/me/', 'get'): Doc(
@@ -208,7 +209,8 @@ DOCS: dict[tuple[str, str], Doc] = {
     ('/api/users/{username}/', 'get'): Doc(
         "A player's public profile and statistics: games played and won, dailies played and won, the "
         'daily win rate, mean moves over par, best rank and streaks. `friendship` says where you stand '
-        'with them (`none`, `friends`, `incoming`, `outgoing`, or `self`).',
+        'with them: `none`, `friends`, `request_sent` (yours awaits them), `request_received` (theirs awaits '
+        'you), or null signed out or on your own profile.',
     ),
     ('/api/users/{username}/games/', 'get'): Doc(
         "A player's finished games that you may see, newest first, each with its line of play (autoplay "
@@ -220,7 +222,8 @@ DOCS: dict[tuple[str, str], Doc] = {
         '(`outgoing`).',
     ),
     ('/api/friends/requests/', 'post'): Doc(
-        'Asks a player to be friends (201). If they had already asked you, you are friends at once (200).',
+        'Asks a player to be friends (201). If they had already asked you, you are friends at once (200); '
+        'if you had already asked them or are friends, nothing new is sent (200).',
     ),
     ('/api/friends/requests/{username}/accept/', 'post'): Doc(
         "Accepts the player's friend request; answers your friends and requests.",
