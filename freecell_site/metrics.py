@@ -178,4 +178,4 @@ def resynced(transport: str, reason: str) -> None:
 
 def throttled(kind: str) -> None:
     if enabled():
-        _child(THROTTLED, kind).inc()
+        _child(THROTTLED, kind.replace(" ", "_")).inc()  # "sockets opened_per_address": one word

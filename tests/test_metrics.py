@@ -249,3 +249,15 @@ def test_an_outcome_is_the_refusals_code_or_what_failed():
     assert metrics.outcome_of(IllegalMove("the 2S cannot go there")) == "illegal_move"
     assert metrics.outcome_of(OperationalError("gone")) == "database_unavailable"
     assert metrics.outcome_of(KeyError("x")) == "server_error"
+
+
+def test_a_socket_limit_is_counted_under_one_word_kind(settings):
+    from freecell_site.errors import ServiceError
+    from games.sockets import limits
+
+    settings.WS_ADDRESS_OPEN_BURST, settings.WS_ADDRESS_OPEN_RATE = 1, 0.1
+    before = sample("freecell_throttle_refusals_total", kind="sockets_opened_per_address")
+    limits.opens_per_address.spend("198.51.100.77", 1000.0)
+    with pytest.raises(ServiceError):
+        limits.opens_per_address.spend("198.51.100.77", 1000.0)
+    assert sample("freecell_throttle_refusals_total", kind="sockets_opened_per_address") == before + 1

@@ -220,7 +220,7 @@ class Socket(AsyncWebsocketConsumer):
             "moves": Budget("moves", settings.WS_MOVE_BURST, settings.WS_MOVE_RATE, loop.time()),
             "reads": Budget("reads", settings.WS_READ_BURST, settings.WS_READ_RATE, loop.time()),
         }
-        # A socket that opened without the bus resyncs once it is back (_check_bus).
+        # A socket that opened without the bus resyncs once it is back (bus_back).
         self.bus_generation = events.bus_failures() if self.channel_name is not None or self.channel_layer is None else -1
         await self.accept()
         if self.user.is_authenticated:
@@ -228,6 +228,7 @@ class Socket(AsyncWebsocketConsumer):
                 return  # refused before any work for the socket
             await self.join_group(events.account_group(self.user.pk))
         self.tasks.append(asyncio.create_task(self._heartbeat()))
+        bus.watch(self)
         try:
             await self.open()
         except Exception:
@@ -276,23 +277,22 @@ class Socket(AsyncWebsocketConsumer):
 
     async def disconnect(self, code):
         self.closed = True
+        bus.unwatch(self)
         for task in self.tasks:
             task.cancel()
         await self.leave_groups()
 
     async def _heartbeat(self):
-        """Sends heartbeats, closes silent sockets, re-joins groups and resyncs after a bus failure."""
+        """Sends heartbeats and closes silent sockets; the bus is watched once per process (bus.watch)."""
         beat = settings.WS_HEARTBEAT_S
         idle = settings.WS_IDLE_TIMEOUT_S
-        check = settings.WS_BUS_CHECK_S
         loop = asyncio.get_running_loop()
-        next_beat, next_check = loop.time() + beat, loop.time() + check
+        next_beat = loop.time() + beat
         try:
             while not self.closed:
-                # Wake at the idle deadline too: waking only for beats and checks closed a silent
-                # socket up to WS_BUS_CHECK_S late (after 65 s, not 60).
+                # Wake at the idle deadline too, so that a silent socket closes on time.
                 deadline = self.last_seen + idle
-                await asyncio.sleep(max(0.01, min(next_beat, next_check, deadline) - loop.time()))
+                await asyncio.sleep(max(0.01, min(next_beat, deadline) - loop.time()))
                 now = loop.time()
                 if now - self.last_seen >= idle:
                     await self.close_with(None, "idle_timeout", f"nothing heard for {idle:g} s", 4408)
@@ -300,27 +300,20 @@ class Socket(AsyncWebsocketConsumer):
                 if now >= next_beat:
                     next_beat = now + beat
                     await self.send_json({"type": "heartbeat"})
-                if now >= next_check:
-                    next_check = now + check
-                    await self._check_bus()
         except asyncio.CancelledError:
             pass
         except Exception:
             logger.exception("heartbeat failed")
 
-    async def _check_bus(self) -> None:
-        """Re-joins the groups (a restarted Redis forgot them); after a failure of the bus in this
-        process, resyncs the client once a publish goes through again."""
-        generation = events.bus_failures()
+    async def bus_back(self, generation: int) -> None:
+        """The bus is back after a failure this socket saw (or it opened without the bus): it re-joins
+        its groups (a restarted Redis forgot them) and resyncs its client (bus.watch calls it)."""
         for group in list(self.bus_groups):
             await self.join_group(group)
-        if generation == self.bus_generation:
-            await bus.probe(self.channel_layer, settings.WS_BUS_CHECK_S * 0.9)
-        elif await bus.is_back(self.channel_layer) and events.bus_failures() == generation:
-            self.bus_generation = generation
-            if await self.check_sign_in():  # a sign-out may have been lost with the bus, too
-                await self.resync()
-                metrics.resynced("ws", "bus_back")
+        self.bus_generation = generation
+        if await self.check_sign_in():  # a sign-out may have been lost with the bus, too
+            await self.resync()
+            metrics.resynced("ws", "bus_back")
 
     # --- frames -----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 
 from games import events
 
@@ -59,3 +60,55 @@ async def probe(layer, every: float) -> None:
 
 def failed(what: str, exc: BaseException) -> None:
     events.note_bus_failure(f"channel layer {what}", exc)
+
+
+# --- one watch of the bus per process --------------------------------------------------------------
+#
+# The sockets of a process share one watch instead of each checking the bus on a timer of its own:
+# at 10,000 idle sockets, a check every few seconds per socket (a wake-up and a re-join of each of
+# its groups) cost a core's time and held other players' acks up. The watch probes the bus every
+# WS_BUS_CHECK_S; once a failure has been seen and the bus is back, it hands each socket that saw the
+# failure (or opened without the bus) to `bus_back`, which re-joins its groups and resyncs its client.
+
+_watched: weakref.WeakSet = weakref.WeakSet()
+_watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = weakref.WeakKeyDictionary()
+
+
+def watch(socket) -> None:
+    """Puts an open socket under its process's watch (started with the first socket on the loop). The
+    socket has `channel_layer`, `bus_generation` (the failure count it is in step with) and `bus_back()`."""
+    _watched.add(socket)
+    loop = asyncio.get_running_loop()
+    task = _watches.get(loop)
+    if task is None or task.done():
+        _watches[loop] = loop.create_task(_watch_forever(socket.channel_layer))
+
+
+def unwatch(socket) -> None:
+    _watched.discard(socket)
+
+
+async def _watch_forever(layer) -> None:
+    from django.conf import settings
+
+    while True:
+        try:
+            await asyncio.sleep(settings.WS_BUS_CHECK_S)
+            await _check(layer, settings.WS_BUS_CHECK_S)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logging.getLogger(__name__).exception("watching the bus failed")
+
+
+async def _check(layer, every: float) -> None:
+    generation = events.bus_failures()
+    behind = [socket for socket in list(_watched) if socket.bus_generation != generation and not socket.closed]
+    if not behind:
+        await probe(layer, every * 0.9)
+        return
+    if await is_back(layer) and events.bus_failures() == generation:
+        done = await asyncio.gather(*(socket.bus_back(generation) for socket in behind), return_exceptions=True)
+        for failure in done:
+            if isinstance(failure, Exception):  # one socket's failure must not keep the others behind
+                logging.getLogger(__name__).error("a socket's way back from a bus failure failed", exc_info=failure)

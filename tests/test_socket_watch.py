@@ -1,0 +1,85 @@
+"""One watch of the bus per process (games.sockets.bus): idle sockets cost no bus call and no wake-up of
+their own between heartbeats, and after a failure each socket that saw it re-joins its groups and
+resyncs its client once the bus is back."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+from games import events
+from games.play import services
+from games.sockets import bus
+from tests.support.sockets import new_game, next_of, open_socket, run, session_cookie
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_idle_sockets_make_no_bus_call_between_failures(alice, settings, monkeypatch):
+    """Each socket re-joined each of its groups at every check (every 5 s): at 10,000 idle sockets,
+    2,000 wake-ups and several thousand layer calls a second."""
+    settings.WS_BUS_CHECK_S = 0.05
+    game = new_game(alice)
+    layer = get_channel_layer()
+    calls = []
+    real_add = layer.group_add
+
+    async def counted_add(group, channel):
+        calls.append(group)
+        await real_add(group, channel)
+
+    monkeypatch.setattr(layer, "group_add", counted_add)
+
+    cookie = session_cookie(alice)
+
+    async def scenario():
+        sockets = [await open_socket(f"/ws/games/{game.pk}/", cookie=cookie) for _ in range(4)]
+        for socket in sockets:
+            await next_of(socket, "state")
+        joined = len(calls)
+        assert joined >= 4  # each socket joined its groups once
+        await asyncio.sleep(0.6)  # a dozen check periods
+        assert len(calls) == joined, calls[joined:]
+        assert len(bus._watches) == 1 and len([s for s in bus._watched if not s.closed]) == 4  # one watch for all
+        for socket in sockets:
+            await socket.disconnect()
+
+    run(scenario)
+
+
+def test_after_a_bus_failure_each_socket_rejoins_its_groups_and_resyncs_its_client(alice, settings, monkeypatch):
+    settings.WS_BUS_CHECK_S = 0.05
+    game = new_game(alice)
+    layer = get_channel_layer()
+    rejoined = []
+    real_add = layer.group_add
+
+    async def counted_add(group, channel):
+        rejoined.append(group)
+        await real_add(group, channel)
+
+    cookie = session_cookie(alice)
+
+    async def scenario():
+        sockets = [await open_socket(f"/ws/games/{game.pk}/", cookie=cookie) for _ in range(2)]
+        for socket in sockets:
+            await next_of(socket, "state")
+        monkeypatch.setattr(layer, "group_add", counted_add)
+        # A move whose push the outage lost: each socket learns it from the database once the bus is back.
+        monkeypatch.setattr(events, "publish_game", lambda payload: None)
+        await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="3a", ply=0)
+        events.note_bus_failure("a test's outage")
+        for socket in sockets:
+            assert (await next_of(socket, "state", timeout=5))["version"] == 1  # resynced
+        assert rejoined.count(events.game_group(game.pk)) == 2, rejoined  # each socket its game's group
+        await asyncio.sleep(0.3)
+        count = len(rejoined)
+        await asyncio.sleep(0.3)
+        assert len(rejoined) == count  # once back in step, nothing more
+        for socket in sockets:
+            await socket.disconnect()
+
+    run(scenario)
