@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -66,13 +66,6 @@ def _board(request, *, friends, count, page, mine) -> dict:
     }
 
 
-PAGE = {"scope": "all", "players": "people", "count": 2, "page": 1, "page_size": 50, "next": None, "previous": None}
-RECORD_LINE = {
-    "rank": 1, "username": "alice", "moves": 82, "undos": 2, "elapsed_ms": 312400, "finished_at": "2026-12-01T10:15:00Z",
-    "game": 4512, "bot": False,
-}
-
-
 class DealRecordsView(FilteredList, APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
     filter_params = ("autoplay", "scope", "players")
@@ -94,18 +87,6 @@ class DealRecordsView(FilteredList, APIView):
             "page; `me` is the caller's best with its rank. Games held for review are not counted. Separate boards per "
             "autoplay mode, and for people (the default) and bots (`?players=bots`). Live: `/ws/deals/<deal>/records/`."
         ),
-        examples=[
-            OpenApiExample(
-                "A deal's board",
-                response_only=True,
-                value={
-                    **PAGE,
-                    "deal": "ms:617", "autoplay": "safe", "record": RECORD_LINE,
-                    "entries": [RECORD_LINE, {**RECORD_LINE, "rank": 2, "username": "bob", "moves": 90, "game": 4600}],
-                    "me": {**RECORD_LINE, "rank": 2, "username": "bob", "moves": 90, "game": 4600},
-                },
-            )
-        ],
         operation_id="deal_records",
     )
     def get(self, request, deal: str):
@@ -139,21 +120,6 @@ class LadderView(FilteredList, APIView):
             "of the month started (from the first action), `won` those won. Listed by points, then wins. People rank "
             "among people (the default), bots among bots (`?players=bots`)."
         ),
-        examples=[
-            OpenApiExample(
-                "A month",
-                response_only=True,
-                value={
-                    **PAGE,
-                    "month": "2026-12", "points_rule": POINTS_RULE,
-                    "entries": [
-                        {"rank": 1, "username": "alice", "points": 287, "played": 3, "won": 3, "bot": False},
-                        {"rank": 2, "username": "bob", "points": 95, "played": 2, "won": 1, "bot": False},
-                    ],
-                    "me": {"rank": 2, "username": "bob", "points": 95, "played": 2, "won": 1, "bot": False},
-                },
-            )
-        ],
         operation_id="ladder_month",
     )
     def get(self, request, month: str):
@@ -182,20 +148,6 @@ class StreaksView(FilteredList, APIView):
             "Current and longest daily streaks of every player who has won a ranked daily: people's (the default) or "
             "bots' (`?players=bots`). " + STREAK_ORDER
         ),
-        examples=[
-            OpenApiExample(
-                "Streaks",
-                response_only=True,
-                value={
-                    **PAGE, "order": STREAK_ORDER,
-                    "entries": [
-                        {"rank": 1, "username": "alice", "current": 12, "longest": 30, "bot": False},
-                        {"rank": 2, "username": "bob", "current": 0, "longest": 4, "bot": False},
-                    ],
-                    "me": {"rank": 2, "username": "bob", "current": 0, "longest": 4, "bot": False},
-                },
-            )
-        ],
         operation_id="ladder_streaks",
     )
     def get(self, request):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -427,21 +427,6 @@ class PlayerDailyResultsView(filters.FilteredList, APIView):
             "`since`/`until` bound the days (both included); any other query parameter is 400 `bad_filter`."
         ),
         operation_id="user_daily_results",
-        examples=[
-            OpenApiExample(
-                "two days",
-                value={
-                    "count": 2, "next": None, "previous": None,
-                    "results": [
-                        {"date": "2026-12-02", "deal": "daily:2026-12-02", "game": 812, "status": "won", "moves": 41, "undos": 2,
-                         "elapsed_ms": 402113, "finished_at": "2026-12-02T08:14:09Z", "rank": 3, "review": "none"},
-                        {"date": "2026-12-01", "deal": "daily:2026-12-01", "game": 777, "status": "won", "moves": 52, "undos": 0,
-                         "elapsed_ms": 615020, "finished_at": "2026-12-01T19:40:51Z", "rank": 17, "review": "none"},
-                    ],
-                },
-                response_only=True,
-            )
-        ],
     )
     def get(self, request, username: str):
         player = player_named(username)
