@@ -16,6 +16,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PHONE = {"width": 390, "height": 844}
 
 
+def axe_violations(page) -> list:
+    """axe-core's violations on the page (the package ships axe-core), with the rule off by default on too."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    options = {"rules": {"label-content-name-mismatch": {"enabled": True}}, "resultTypes": ["violations"]}
+    found = Axe().run(page, options=options).response["violations"]
+    return [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in found]
+
+
 def game_id_of(tab) -> int:
     return int(tab.page.url.rstrip("/").split("/")[-1])
 
@@ -88,6 +97,7 @@ def test_a_visitor_plays_restarts_wins_and_keeps_the_games_on_sign_up(browser, s
     assert row.locator("[data-testid=deal-record]").inner_text() == "yours"
     assert row.locator("[data-testid=deal-best]").inner_text().startswith(f"{len(line)} moves")
     assert page.locator("[data-testid=results-chart] rect[data-kind=won]").count() == 1
+    assert axe_violations(page) == []
     tab.shot("statistics.png", full_page=True)
     tab.assert_clean()
     tab.context.close()
@@ -107,6 +117,7 @@ def test_a_guest_signing_in_hands_its_games_over_and_the_daily_invites_sign_up(b
     assert page.locator("[data-testid=invite]").is_visible()
     assert "come with you" in page.inner_text("[data-testid=invite]")
     assert page.locator("[data-game-panel]").count() == 0  # no ranked game was dealt
+    assert axe_violations(page) == []
 
     sign_in(tab, "hugo")
     assert page.inner_text("[data-testid=me]") == "hugo"
@@ -152,6 +163,7 @@ def test_the_statistics_fit_a_phone(browser, site):
     assert page.inner_text("[data-testid=win-rate]") == "0%"
     row = page.locator('[data-testid=deal-history] tr[data-deal="ms:3"]')
     assert row.locator("[data-testid=deal-best]").inner_text() == "—"
+    assert axe_violations(page) == []
     tab.shot("statistics-phone.png", full_page=True)
     tab.assert_clean()
     tab.context.close()
