@@ -58,7 +58,7 @@ def test_login_signs_in_through_the_browser_and_saves_the_token(server, new_play
     browser.sign_in(username, PASSWORD)
     consent = browser.open(link)
     assert 'data-testid="oauth-client">freecell-cli<' in consent
-    assert all(f"<li><code>{scope}</code>" in consent for scope in ("read", "play", "race")) and "<code>account</code>" not in consent
+    assert all(f"(<code>{scope}</code>)</li>" in consent for scope in ("read", "play", "race")) and "<code>account</code>" not in consent
     assert "<p>Signed in.</p>" in browser.answer_consent(consent, allow=True)  # the CLI's own page
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
