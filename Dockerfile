@@ -14,4 +14,5 @@ RUN pip install --no-cache-dir . && DEBUG=0 SECRET_KEY=build-only python manage.
 RUN useradd --create-home freecell
 USER freecell
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "freecell_site.asgi:application"]
+# The options are freecell_site/serving.py's (tests/test_hostile.py checks that they agree).
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--websocket-max-message-size", "16384", "--websocket-max-frame-size", "16384", "--websocket_connect_timeout", "5", "freecell_site.asgi:application"]

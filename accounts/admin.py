@@ -11,7 +11,9 @@ from accounts import (
     throttle,
 )
 from accounts.closing import close_account, is_closed_name
+from accounts.devices import device_of, remember
 from accounts.models import AccessToken, Friendship, LoginFailure, Profile
+from accounts.selectors import player_named
 from accounts.services import sign_ins_changed
 from freecell_site.admin_selection import CheckedSelection
 from freecell_site.errors import ServiceError
@@ -22,13 +24,17 @@ def admin_login(request, extra_context=None):
     (accounts.throttle): otherwise the admin was the one place to guess a staff password at will."""
     if request.method != "POST":
         return admin.site.login(request, extra_context)
-    keys = throttle.keys_for(request.POST.get("username", ""), request.META.get("REMOTE_ADDR"))
+    name = request.POST.get("username", "")
+    player = player_named(name)
+    keys = throttle.keys_for(player.username if player else name, request.META.get("REMOTE_ADDR"), device_of(request, player.pk if player else None))
     if throttle.is_limited(keys):
-        text = "Too many failed sign-ins: wait a minute and try again."
+        text = "Too many failed sign-ins: wait a few minutes and try again."
         return HttpResponse(text, status=429, content_type="text/plain; charset=utf-8")
     response = admin.site.login(request, extra_context)
     if response.status_code == 200:  # the form again, with its error: not signed in
         throttle.record_failure(keys)
+    elif request.user.is_authenticated:  # signed in: this browser is no stranger from now on
+        remember(response, request, request.user)
     return response
 
 

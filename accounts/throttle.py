@@ -1,9 +1,17 @@
-"""Login throttling: failures a minute are counted per account and address, and past a limit refused
-until the minute passes.
+"""Login throttling: failures are counted per device, per account and per network, and past a
+limit refused until their window passes (OWASP's device-cookie scheme, accounts/devices.py).
+
+- A sign-in that presents a valid device cookie for the account (the browser signed in to it before)
+  is judged by that device's own failures only: `device`, LOGIN_DEVICE_FAILURES a minute. A guesser
+  cannot lock the owner's browsers out.
+- Any other is judged by the account's failures from such sign-ins (`user`, LOGIN_ACCOUNT_FAILURES
+  in 15 minutes: the limit that slows a guesser, however many addresses it has) and by its network's
+  over every account (`net`, LOGIN_NETWORK_FAILURES a minute: the /32 of an IPv4 address, the /64 of
+  an IPv6 one, since a subscriber picks addresses in its /64 at will; sized for a school's NAT).
 
 Counters are atomic and shared by every server process: Redis INCR when REDIS_URL is set, else an
 UPDATE ... SET count = count + 1 on a database row. While Redis is unreachable the database counts, so
-logins keep working and stay limited. Windows are fixed calendar minutes.
+logins keep working and stay limited. Windows are fixed: the clock's minutes and quarter hours.
 """
 
 from __future__ import annotations
@@ -20,35 +28,48 @@ from django.db.models import F
 from accounts.models import LoginFailure
 from freecell_site import metrics
 from freecell_site.errors import ServiceError
+from freecell_site.throttling import network_of
 
 logger = logging.getLogger(__name__)
 
-WINDOW_S = 60
-#: Failures a minute before a key is refused, by the key's kind: one account tried from one address,
-#: one address over every account, one account from everywhere (a guess spread over many machines).
-#: An account is refused to everyone only past the last, which one address alone cannot reach (it is
-#: stopped at 10), so nobody can lock another player out from one machine.
-LIMITS = {"user+addr": 10, "addr": 10, "user": 100}
+#: Each kind of key's window, in seconds.
+WINDOWS = {"device": 60, "user": 900, "net": 60}
+LIMIT_SETTINGS = {"device": "LOGIN_DEVICE_FAILURES", "user": "LOGIN_ACCOUNT_FAILURES", "net": "LOGIN_NETWORK_FAILURES"}
+#: Rows of windows that ended this long ago are swept.
+KEEP_S = 2 * max(WINDOWS.values())
 
 
-def _window() -> int:
-    return int(time.time() // WINDOW_S)
+def _kind(key: str) -> str:
+    return key.partition(":")[0]
 
 
-def keys_for(username: str, address: str | None) -> list[str]:
+def _window(key: str) -> int:
+    """The start of the key's current window, in minutes since the epoch (one scale for every kind,
+    so old rows of any kind are swept by one comparison)."""
+    length = WINDOWS[_kind(key)]
+    return int(time.time() // length) * length // 60
+
+
+def keys_for(username: str, address: str | None, device: str | None = None) -> list[str]:
+    """The counters a sign-in to `username` is judged by: its device's alone when it presented a valid
+    device cookie (`device`, from accounts.devices.device_of), else the account's and the network's."""
+    if device:
+        return [f"device:{device}"]
     name = username.strip().lower()[:150]
     keys = [f"user:{name}"]
     if address:
-        keys += [f"user+addr:{address} {name}", f"addr:{address}"]
+        keys.append(f"net:{network_of(address)}")
     return keys
 
 
 def _limit(key: str) -> int:
-    return LIMITS[key.partition(":")[0]]
+    return getattr(settings, LIMIT_SETTINGS[_kind(key)])
 
 
-def seconds_left() -> int:
-    return int(WINDOW_S - time.time() % WINDOW_S) + 1
+def seconds_left(keys: list[str] | None = None) -> int:
+    """Seconds until the longest window among `keys` ends (a minute's when none is given)."""
+    length = max((WINDOWS[_kind(key)] for key in keys or ()), default=60)
+    return int(length - time.time() % length) + 1
 
 
 def _cache_key(key: str, window: int) -> str:
@@ -76,7 +97,7 @@ def _redis_failed(exc: Exception) -> None:
 
 
 def failures(key: str) -> int:
-    window = _window()
+    window = _window(key)
     if settings.REDIS_URL:
         try:
             # Failures counted in the database while Redis was away still count.
@@ -92,23 +113,25 @@ def is_limited(keys: list[str]) -> bool:
 
 def refuse_if_limited(keys: list[str], message: str) -> None:
     """429 `rate_limited` with `retry_after` when any of `keys` is over its limit."""
-    if is_limited(keys):
+    over = [key for key in keys if failures(key) >= _limit(key)]
+    if over:
         metrics.throttled("sign_ins")
-        raise ServiceError("rate_limited", message, status=429, extra={"retry_after": seconds_left()})
+        raise ServiceError("rate_limited", message, status=429, extra={"retry_after": seconds_left(over)})
 
 
 def record_failure(keys: list[str]) -> None:
-    window = _window()
     for key in keys:
+        window = _window(key)
         if settings.REDIS_URL:
             name = _cache_key(key, window)
             try:
-                cache.add(name, 0, timeout=WINDOW_S * 2)
+                cache.add(name, 0, timeout=WINDOWS[_kind(key)] * 2)
                 cache.incr(name)
                 continue
             except Exception as exc:
                 _redis_failed(exc)
         _db_record(key, window)
     # Old rows are swept now and then, so the table stays small.
-    if window % 10 == 0:
-        LoginFailure.objects.filter(window__lt=window - 1).delete()
+    minute = int(time.time() // 60)
+    if minute % 10 == 0:
+        LoginFailure.objects.filter(window__lt=minute - KEEP_S // 60).delete()

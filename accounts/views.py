@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -13,7 +14,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import selectors, services, throttle
+from accounts import devices, selectors, services, throttle
 from accounts import serializers as s
 from accounts.closing import close_account
 from accounts.guests import is_guest, sign_in_over_guest
@@ -23,7 +24,7 @@ from accounts.scopes import ACCOUNT, READ
 from freecell_site.errors import ServiceError
 from freecell_site.filters import FilteredList
 from freecell_site.pagination import PAGING, Pagination, paginated
-from freecell_site.throttling import AnonRateThrottle
+from freecell_site.throttling import AnonRateThrottle, SignUpRateThrottle
 from games.daily.stats import player_statistics
 from games.play.serializers import ErrorSerializer
 from games.statistics import player_statistics as statistics_of
@@ -36,7 +37,10 @@ def client_address(request) -> str:
 
 
 def check_credentials(request, username: str, password: str) -> User:
-    """Authenticates, counting failures per account and address; 429 once either is over the limit.
+    """Authenticates, counting failures per device, or else per account and network (accounts/throttle.py);
+    429 once one is over its limit. A browser whose device cookie names the account (it signed in
+    before: accounts/devices.py) is judged by its own failures only, so a guesser cannot lock it out.
+    The caller gives a successful sign-in's answer a device cookie (`devices.remember`).
 
     The name is taken in any case (`alice` signs in `Alice`), as the failures are counted.
     """
@@ -46,8 +50,8 @@ def check_credentials(request, username: str, password: str) -> User:
     # time taken does not tell which names exist.
     player = selectors.player_named(username)
     name = player.username if player else username
-    keys = throttle.keys_for(name, client_address(request))
-    throttle.refuse_if_limited(keys, "too many failed logins: wait a minute and try again")
+    keys = throttle.keys_for(name, client_address(request), devices.device_of(request, player.pk if player else None))
+    throttle.refuse_if_limited(keys, "too many failed logins: wait a few minutes and try again")
     user = authenticate(request, username=name, password=password)
     if user is None:
         throttle.record_failure(keys)
@@ -58,8 +62,8 @@ def check_credentials(request, username: str, password: str) -> User:
 def check_own_password(request, password: str, field: str) -> None:
     """The signed-in player's current password, given to confirm a change; wrong ones are counted and
     refused like failed logins (a stolen session must not guess it at will)."""
-    keys = throttle.keys_for(request.user.username, client_address(request))
-    throttle.refuse_if_limited(keys, "too many wrong passwords: wait a minute and try again")
+    keys = throttle.keys_for(request.user.username, client_address(request), devices.device_of(request, request.user.pk))
+    throttle.refuse_if_limited(keys, "too many wrong passwords: wait a few minutes and try again")
     if not password or not request.user.check_password(password):
         throttle.record_failure(keys)
         message = "your current password is needed" if not password else "wrong password"
@@ -69,7 +73,7 @@ def check_own_password(request, password: str, field: str) -> None:
 class RegisterView(APIView):
     permission_classes = [permissions.AllowAny, TokenScopes]
     scopes = {"POST": None}
-    throttle_classes = [AnonRateThrottle]
+    throttle_classes = [SignUpRateThrottle]
 
     @extend_schema(request=s.RegisterSerializer, responses={201: s.RegisteredSerializer, 400: ERR, 429: ERR}, summary="Sign up")
     def post(self, request):
@@ -100,7 +104,9 @@ class TokenView(APIView):
         body = s.CredentialsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         user = check_credentials(request, **body.validated_data)
-        return Response({"token": services.token_for(user).key})
+        response = Response({"token": services.token_for(user).key})
+        devices.remember(response, request, user)
+        return response
 
 
 class LoginView(APIView):
@@ -121,7 +127,9 @@ class LoginView(APIView):
         login(request, user)
         if guest is not None:
             sign_in_over_guest(guest, user)  # a guest's browser: its games are the player's now
-        return Response({"username": user.username})
+        response = Response({"username": user.username})
+        devices.remember(response, request, user)
+        return response
 
 
 def signed_in_with_token(request) -> bool:
@@ -178,8 +186,9 @@ class PasswordChangeView(APIView):
 
 
 def reset_link(request, uid: str, token: str) -> str:
-    """The absolute URL of the page a reset e-mail links to."""
-    return request.build_absolute_uri(reverse("page-password-reset", kwargs={"uid": uid, "token": token}))
+    """The absolute URL of the page a reset e-mail links to: on the configured SITE_URL, never on the
+    request's Host header (a client writes that, and any port of an allowed host passed)."""
+    return settings.SITE_URL + reverse("page-password-reset", kwargs={"uid": uid, "token": token})
 
 
 class PasswordResetView(APIView):

@@ -263,6 +263,8 @@ WS_ADDRESS_FRAME_BURST = env_float("WS_ADDRESS_FRAME_BURST", 400, minimum=0)
 WS_ADDRESS_FRAME_RATE = env_float("WS_ADDRESS_FRAME_RATE", 200, minimum=0.1)
 WS_ACCOUNT_FRAME_BURST = env_float("WS_ACCOUNT_FRAME_BURST", 30, minimum=0)
 WS_ACCOUNT_FRAME_RATE = env_float("WS_ACCOUNT_FRAME_RATE", 15, minimum=0.1)
+# Frames over 4 KiB a socket may send (each answered too_large); the next closes it, 1009 (0: never).
+WS_OVERSIZED_FRAMES = env_int("WS_OVERSIZED_FRAMES", 3, minimum=0)
 WS_DB_CALLS_PER_ADDRESS = env_int("WS_DB_CALLS_PER_ADDRESS", 2, minimum=0)  # an address's sockets' database calls at once, per process
 # Sockets run their database calls in one thread per process (Channels' default) even on PostgreSQL.
 WS_DB_ONE_THREAD = env_bool("WS_DB_ONE_THREAD", False)
@@ -283,6 +285,17 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 # hold every later reset mail of the process (Django's default is no timeout).
 EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0, minimum=1)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "FreeCell Online <noreply@freecell.invalid>")
+
+# Failed sign-ins (accounts/throttle.py, docs/deployment.md): per device that signed in before (its
+# device cookie, accounts/devices.py) a minute; per account from every other client, in 15 minutes;
+# per network (an IPv4 address, an IPv6 /64) a minute, room for a school's NAT.
+LOGIN_DEVICE_FAILURES = env_int("LOGIN_DEVICE_FAILURES", 10, minimum=1)
+LOGIN_ACCOUNT_FAILURES = env_int("LOGIN_ACCOUNT_FAILURES", 20, minimum=1)
+LOGIN_NETWORK_FAILURES = env_int("LOGIN_NETWORK_FAILURES", 100, minimum=1)
+DEVICE_COOKIE_DAYS = env_float("DEVICE_COOKIE_DAYS", 365, minimum=1)
+# The site's own address, the start of the links it mails (password resets): never the request's Host
+# header, which a client writes. `check --deploy` flags the development default (accounts.checks).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -356,6 +369,8 @@ REST_FRAMEWORK = {
         "verify": env_rate("THROTTLE_VERIFY", "60/min"),
         "hint": env_rate("THROTTLE_HINT", "20/min"),
         "report": env_rate("THROTTLE_REPORT", "10/hour"),
+        # Sign-ups per network: a class of 150 behind one NAT address signs up in one go (issue 41).
+        "signup": env_rate("THROTTLE_SIGNUP", "200/hour"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Throttles key anonymous clients by REMOTE_ADDR only. DRF's default (None) believes any

@@ -10,10 +10,15 @@ set in the view's response headers (`view.headers`, which DRF writes onto every 
 included); a 429 carries `Retry-After` too (DRF's handler sets it). A request the API refuses for
 another reason (a 4xx or 5xx error: not your game, game over, bad input) costs no budget: the error
 handler (freecell_site/errors.py) calls `refund`.
+
+An anonymous client is counted by its network: the address itself for IPv4, its /64 for IPv6 (a
+subscriber picks any address of its /64, so counting addresses gave it 2^64 allowances). The
+sign-up throttle has a scope of its own (`signup`), sized for a school behind one NAT address.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 
@@ -26,7 +31,24 @@ logger = logging.getLogger(__name__)
 HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 
 
+def network_of(address: str) -> str:
+    """The network a client is counted as: an IPv4 address (an IPv4-mapped IPv6 one too) as itself,
+    an IPv6 address as its /64; anything else (a unix socket's peer) as given."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if parsed.version == 6:
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
+
+
 class FailOpen:
+    def get_ident(self, request):
+        return network_of(super().get_ident(request))
+
     def allow_request(self, request, view):
         try:
             allowed = super().allow_request(request, view)
@@ -100,3 +122,13 @@ class UserRateThrottle(FailOpen, throttling.UserRateThrottle):
 
 class ScopedRateThrottle(FailOpen, throttling.ScopedRateThrottle):
     pass
+
+
+class SignUpRateThrottle(FailOpen, throttling.SimpleRateThrottle):
+    """Sign-ups per network (`THROTTLE_SIGNUP`): a count of its own, not the anonymous budget every
+    other anonymous request spends, so a class signing up together behind one address is let in."""
+
+    scope = "signup"
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

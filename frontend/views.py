@@ -22,7 +22,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
-from accounts import guests, scopes
+from accounts import devices, guests, scopes
 from accounts import services as accounts
 from accounts.closing import is_closed_name
 from accounts.selectors import player_named
@@ -193,7 +193,9 @@ def login_page(request):
             login(request, user)
             if guest is not None:
                 guests.sign_in_over_guest(guest, user)  # the guest's games are the player's now
-            return redirect(_next_url(request))
+            response = redirect(_next_url(request))
+            devices.remember(response, request, user)  # this browser signed in: a guesser cannot lock it out
+            return response
     # A refused sign-in does not say which of the two was wrong: the message is tied to both fields, and
     # the password (the one to type again) takes the focus once a username is there.
     fields = _form(["username", "password"], {"": errors} if errors else {}, focus="password" if username else None)

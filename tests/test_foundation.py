@@ -215,9 +215,18 @@ class TestDeployCheck:
         result = manage(
             "check", "--deploy", "--fail-level", "WARNING",
             DEBUG="0", SECRET_KEY="k8$" + "q7Zp" * 16, ALLOWED_HOSTS="freecell.example",
-            EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend",
+            EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend", SITE_URL="https://freecell.example",
         )
         assert result.returncode == 0, result.stdout + result.stderr
+
+    def test_it_flags_reset_links_on_the_development_site_address(self):
+        result = manage(
+            "check", "--deploy", "--fail-level", "WARNING",
+            DEBUG="0", SECRET_KEY="k8$" + "q7Zp" * 16, ALLOWED_HOSTS="freecell.example",
+            EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend",
+        )
+        assert result.returncode != 0
+        assert "accounts.W002" in result.stdout + result.stderr
 
     def test_it_flags_reset_mail_written_to_the_log(self):
         result = manage(

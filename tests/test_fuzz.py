@@ -134,6 +134,7 @@ def test_every_random_frame_is_answered_once_without_a_server_error_and_the_sock
     # Hundreds of frames from one account in seconds: the account's budget over all its sockets
     # (tests/test_socket_limits.py) would refuse them; this test is about each frame's answer.
     settings.WS_ACCOUNT_FRAME_BURST = settings.WS_ADDRESS_FRAME_BURST = 0
+    settings.WS_OVERSIZED_FRAMES = 0  # nor is the close after a few frames over 4 KiB (tests/test_hostile.py)
     game = new_game(alice)
     token = token_of(alice)
 
@@ -158,6 +159,7 @@ def test_random_frames_on_a_race_socket_get_answers_and_never_a_server_error(ali
     from games.races import services as races
 
     settings.WS_ACCOUNT_FRAME_BURST = settings.WS_ADDRESS_FRAME_BURST = 0  # as in the test above
+    settings.WS_OVERSIZED_FRAMES = 0
 
     race = races.create_race(owner=alice, deal="ms:2")
     token = token_of(alice)

@@ -765,33 +765,32 @@ def test_tokens_never_appear_in_the_logs(caplog, settings):
 
 
 @pytest.mark.django_db
-def test_failures_on_the_token_endpoint_also_lock_session_login_whatever_the_case_of_the_name(monkeypatch):
+def test_failures_on_the_token_endpoint_also_lock_session_login_whatever_the_case_of_the_name(monkeypatch, settings):
     from accounts import throttle
 
-    monkeypatch.setattr(throttle.time, "time", lambda: 2_000_000.0)
+    monkeypatch.setattr(throttle.time, "time", lambda: 2_000_700.0)  # the start of a quarter hour
     make_player("alice")
-    client = APIClient()
-    for i in range(10):
+    for i in range(settings.LOGIN_ACCOUNT_FAILURES):
         name = "alice" if i % 2 else "ALICE"
-        assert client.post("/api/auth/token/", {"username": name, "password": "wrong"}, format="json", REMOTE_ADDR="10.0.0.1").status_code == 401
-    # The account is locked from that address (from everywhere only after 100: README, accounts).
-    locked = APIClient().post("/api/auth/login/", {"username": "Alice", "password": PASSWORD}, format="json", REMOTE_ADDR="10.0.0.1")
+        assert APIClient().post("/api/auth/token/", {"username": name, "password": "wrong"}, format="json", REMOTE_ADDR=f"10.0.{i}.1").status_code == 401
+    # The account is locked to every client that has not signed in to it before (accounts/throttle.py).
+    locked = APIClient().post("/api/auth/login/", {"username": "Alice", "password": PASSWORD}, format="json", REMOTE_ADDR="10.9.0.1")
     assert locked.status_code == 429
-    assert locked.json()["error"]["code"] == "rate_limited" and locked.json()["error"]["retry_after"] > 0
-    page = APIClient().post("/login/", {"username": "alice", "password": PASSWORD}, REMOTE_ADDR="10.0.0.1")
+    assert locked.json()["error"]["code"] == "rate_limited" and locked.json()["error"]["retry_after"] > 60
+    page = APIClient().post("/login/", {"username": "alice", "password": PASSWORD}, REMOTE_ADDR="10.9.0.1")
     assert page.status_code != 302, "the sign-in page let a locked account in"
 
 
 @pytest.mark.django_db
-def test_a_throttled_login_says_nothing_about_whether_the_account_exists(monkeypatch):
+def test_a_throttled_login_says_nothing_about_whether_the_account_exists(monkeypatch, settings):
     from accounts import throttle
 
-    monkeypatch.setattr(throttle.time, "time", lambda: 3_000_000.0)
+    monkeypatch.setattr(throttle.time, "time", lambda: 3_000_600.0)
     make_player("alice")
     answers = {}
     for name in ("alice", "nobody"):
-        for _ in range(11):
-            response = APIClient().post("/api/auth/token/", {"username": name, "password": "wrong"}, format="json", REMOTE_ADDR=f"10.1.{len(answers)}.1")
+        for i in range(settings.LOGIN_ACCOUNT_FAILURES + 1):
+            response = APIClient().post("/api/auth/token/", {"username": name, "password": "wrong"}, format="json", REMOTE_ADDR=f"10.{len(answers)}.{i}.1")
         answers[name] = (response.status_code, response.json()["error"]["code"])
     assert answers["alice"] == answers["nobody"] == (429, "rate_limited")
 

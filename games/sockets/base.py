@@ -102,6 +102,7 @@ class Socket(AsyncWebsocketConsumer):
         self.closed = False
         self.counted_account: str | None = None  # the account this socket counts against (limits)
         self.refused_frames = 0
+        self.oversized_frames = 0  # frames over MAX_FRAME this socket sent (refuse_oversized)
         self.address = limits.address_of(scope)
         self.turns = limits.turns.take(self.address)
         sources = [receive]
@@ -260,16 +261,16 @@ class Socket(AsyncWebsocketConsumer):
         await self.close(code=limits.CLOSE_CODE)
         return False
 
-    def spend_shared_budgets(self, kind: str) -> None:
+    def spend_shared_budgets(self, kind: str | None, cost: int = 1) -> None:
         """The frame budgets of the socket's address and account, over all their sockets: beyond them
         a frame is refused (rate_limited), and a socket that goes on sending is closed. An account's
         moves and undos are counted by the services' limit instead (ACTIONS_PER_SECOND), once."""
         now = time.monotonic()
         try:
             if self.address:
-                limits.frames_per_address.spend(self.address, now)
+                limits.frames_per_address.spend(self.address, now, cost)
             if self.user.is_authenticated and kind not in ("move", "undo"):
-                limits.frames_per_account.spend(str(self.user.pk), now)
+                limits.frames_per_account.spend(str(self.user.pk), now, cost)
         except ServiceError:
             self.refused_frames += 1
             raise
@@ -324,7 +325,7 @@ class Socket(AsyncWebsocketConsumer):
             if text_data is None:
                 raise BadFrame("frames are JSON text; binary frames are not accepted")
             if len(text_data) > MAX_FRAME or len(text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME:
-                await self.send_error(None, "too_large", f"a frame is at most {MAX_FRAME} bytes")
+                await self.refuse_oversized(len(text_data.encode("utf-8", "surrogatepass")))
                 return
             try:
                 frame = parse_frame(text_data)
@@ -369,6 +370,27 @@ class Socket(AsyncWebsocketConsumer):
                 self.in_turn(frame_id, functools.partial(self.answer_failure, frame_id, exc))
             else:
                 await self.answer_failure(frame_id, exc)
+
+    async def refuse_oversized(self, size: int) -> None:
+        """A frame over MAX_FRAME bytes: not parsed, answered `too_large` (no `id`: it is not read), and
+        charged to the address's and account's frame budgets one frame per 4 KiB it began, so big
+        frames spend a flood's budget as fast as their bytes cost; a socket's frame past
+        WS_OVERSIZED_FRAMES closes it (1009, "message too big")."""
+        self.oversized_frames += 1
+        if settings.WS_OVERSIZED_FRAMES and self.oversized_frames > settings.WS_OVERSIZED_FRAMES:
+            await self.close_with(
+                None, "too_large", f"too many frames over {MAX_FRAME} bytes: this socket is closed", limits.TOO_LARGE_CLOSE_CODE
+            )
+            return
+        try:
+            self.spend_shared_budgets(None, cost=-(-size // MAX_FRAME))
+        except ServiceError as exc:
+            if self.refused_frames > limits.REFUSALS_BEFORE_CLOSE:
+                await self.close_with(None, "rate_limited", "too many frames refused: this socket is closed", limits.CLOSE_CODE)
+                return
+            await self.answer_failure(None, exc)
+            return
+        await self.send_error(None, "too_large", f"a frame is at most {MAX_FRAME} bytes")
 
     async def answer_failure(self, frame_id, exc: Exception) -> None:
         """A frame that failed gets an error frame with the spec's code; the socket goes on."""

@@ -40,6 +40,9 @@ logger = logging.getLogger(__name__)
 CLOSE_CODE = 4429
 #: Frames in a row refused by the budgets of a socket's address or account before it is closed.
 REFUSALS_BEFORE_CLOSE = 50
+#: The close code of a socket that sent more than WS_OVERSIZED_FRAMES frames over the size limit
+#: (frames.MAX_FRAME): RFC 6455's "message too big".
+TOO_LARGE_CLOSE_CODE = 1009
 PERIOD_S = 30.0
 WINDOW_S = 10.0
 FLUSH_S = 0.25
@@ -174,8 +177,9 @@ class Meter:
         self.pending: Counter[str] = Counter()  # frames not yet added to the shared count
         self.blocked: dict[str, float] = {}  # key -> the monotonic instant its shared window ends
 
-    def spend(self, who: str, now: float) -> None:
-        """Counts one frame of `who`; raises `rate_limited` when it is one too many."""
+    def spend(self, who: str, now: float, cost: int = 1) -> None:
+        """Counts `cost` frames of `who` (one, or an oversized frame's share); raises `rate_limited`
+        when that is too many."""
         burst, rate = getattr(settings, self.burst_setting), getattr(settings, self.rate_setting)
         if not burst:
             return
@@ -190,11 +194,11 @@ class Meter:
         if bucket is None:
             bucket = self.buckets[who] = Budget(self.what, burst, rate, now)
         try:
-            bucket.spend(now)
+            bucket.spend(now, cost)
         except ServiceError as exc:
             metrics.throttled(f"{self.what}_per_{self.kind}")
             raise ServiceError("rate_limited", f"too many {self.what} from this {self.kind}", extra=exc.extra) from None
-        self.pending[who] += 1
+        self.pending[who] += cost
 
     def flush(self, now: float | None = None) -> None:
         """Adds the frames counted here to the shared windows; blocks a key whose window is full. A

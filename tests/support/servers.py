@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from freecell_site.serving import DAPHNE_OPTIONS
 from tests.support.players import PASSWORD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +65,7 @@ class Server:
         self.log_path = (log_dir or Path("/tmp")) / f"daphne-{self.port}.log"
         self.log = open(self.log_path, "w")  # noqa: SIM115
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "freecell_site.asgi:application"],
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), *DAPHNE_OPTIONS, "freecell_site.asgi:application"],
             cwd=ROOT,
             env=env,
             stdout=self.log,
