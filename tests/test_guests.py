@@ -200,3 +200,10 @@ def test_one_address_makes_a_few_guests_an_hour(monkeypatch):
     assert refused.status_code == 429 and b"Too many new guests" in refused.content
     assert User.objects.count() == 2
     assert first.post("/play/ms:2/")["Location"].startswith("/games/")  # a browser that kept its guest deals on
+
+
+def test_clean_guests_takes_a_number_of_days_or_says_so():
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="'0' is not a number of days"):
+        call_command("clean_guests", "--days", "0")

@@ -1,9 +1,18 @@
 """`manage.py clean_guests`: deletes guest accounts left idle, with their games (games/guests.py)."""
 
+import argparse
+
 from django.core.management.base import BaseCommand
 
 from accounts.guests import GUEST_DAYS
 from games.guests import CLEAN_BATCH, clean_guests
+
+
+def _days(text: str) -> int:
+    """An argparse type: a whole number of days, 1 or more (argparse makes its error a usage error)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days: give 1 or more")
+    return int(text)
 
 
 class Command(BaseCommand):
@@ -14,12 +23,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--days", type=int, default=GUEST_DAYS, help=f"idle days before a guest goes (default {GUEST_DAYS})")
+        parser.add_argument("--days", type=_days, default=GUEST_DAYS, help=f"idle days before a guest goes (default {GUEST_DAYS})")
 
     def handle(self, *args, days: int, **options):
-        if days < 1:
-            self.stderr.write("--days must be 1 or more")
-            raise SystemExit(2)
         total = 0
         while True:
             deleted = clean_guests(days)
