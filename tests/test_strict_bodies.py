@@ -296,7 +296,7 @@ def test_every_request_body_in_the_schema_is_read_by_strict_fields():
     from drf_spectacular.generators import SchemaGenerator
     from rest_framework import serializers
 
-    from freecell_site.fields import StrictChoiceListField, StrictIntegerField, StrictStringMixin
+    from freecell_site.fields import StrictBooleanField, StrictChoiceListField, StrictIntegerField, StrictStringMixin
     from games.play.serializers import LineField
 
     def every_subclass(klass):
@@ -333,7 +333,7 @@ def test_every_request_body_in_the_schema_is_read_by_strict_fields():
                 found += lenient(field, f"{prefix}{name}.")
             elif getattr(field, "checked_by", None) is not None:  # an object read by a serializer of its own
                 found += lenient(field.checked_by(), f"{prefix}{name}.")
-            elif not isinstance(field, StrictStringMixin | StrictIntegerField | StrictChoiceListField | LineField):
+            elif not isinstance(field, StrictStringMixin | StrictIntegerField | StrictBooleanField | StrictChoiceListField | LineField):
                 found.append(f"{prefix}{name} ({type(field).__name__})")
         return found
 
