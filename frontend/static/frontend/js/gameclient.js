@@ -819,12 +819,32 @@ export class GameClient {
   async showResult(fresh) {
     const game = this.confirmed;
     if (fresh) this.say(""); // the result says it all now
-    if (game.status === "won" && this.par === null && !game.ranked && game.autoplay === "safe") {
-      // Par for a casual deal: what the solver knows of it (counted under safe autoplay, as this game is).
-      try {
-        const facts = await get(`/api/deals/${encodeURIComponent(game.deal)}/facts/`);
-        if (typeof facts.par === "number") this.par = facts.par;
-      } catch { /* no par known (the solver busy, or a race on the deal still running) */ }
+    // A fresh win is celebrated at once; the dialog comes once the celebration is over (it covered the
+    // cards a second in), or as soon as the player presses a key, clicks or taps.
+    let celebrated = null;
+    if (fresh && game.status === "won") {
+      if (this.isMine()) playSound("win");
+      if (this.celebration) this.celebration.stop();
+      this.celebration = celebrate(this.table);
+      const { done } = this.celebration;
+      celebrated = new Promise((resolve) => {
+        const over = () => {
+          for (const type of ["pointerdown", "keydown"]) window.removeEventListener(type, over, true);
+          resolve();
+        };
+        for (const type of ["pointerdown", "keydown"]) window.addEventListener(type, over, true);
+        done.then(over);
+      });
+    }
+    // Par for a casual deal: what the solver knows of it (counted under safe autoplay, as this game is),
+    // asked while the celebration plays and waited for a moment at most. (A racer's deal gets none: the
+    // solver's answer is refused while the race runs, SPEC 11.)
+    if (game.status === "won" && this.par === null && !game.ranked && !this.race && game.autoplay === "safe") {
+      const asked = get(`/api/deals/${encodeURIComponent(game.deal)}/facts/`)
+        .then((facts) => { if (typeof facts.par === "number") this.par = facts.par; })
+        .catch(() => { /* no par known (the solver busy) */ });
+      if (celebrated) await celebrated;
+      await Promise.race([asked, new Promise((resolve) => setTimeout(resolve, 1500))]);
     }
     let share = this.shareText();
     this.localShare = true;
@@ -890,21 +910,7 @@ export class GameClient {
       }
     }
     const dialog = this.q("dialog[data-testid=win]");
-    if (fresh && game.status === "won") {
-      if (this.isMine()) playSound("win");
-      if (this.celebration) this.celebration.stop();
-      this.celebration = celebrate(this.table);
-      // The dialog comes once the celebration is over (it covered the cards a second in), or at once when
-      // the player presses a key, clicks or taps.
-      await new Promise((resolve) => {
-        const done = () => {
-          for (const type of ["pointerdown", "keydown"]) window.removeEventListener(type, done, true);
-          resolve();
-        };
-        for (const type of ["pointerdown", "keydown"]) window.addEventListener(type, done, true);
-        this.celebration.done.then(done);
-      });
-    }
+    if (celebrated) await celebrated;
     if (fresh && game.status === "won" && dialog && this.isMine()) {
       dialog.replaceChildren(
         el("h2", { text: "You won!" }),
