@@ -136,6 +136,8 @@ def test_a_guest_has_no_public_profile():
     own = client.get(f"/u/{name}/")
     assert own.status_code == 200 and b'data-testid="profile-name">Guest<' in own.content
     assert client.get(f"/api/users/{name}/").status_code == 200
+    assert Client().get(f"/api/users/{name}/games/").status_code == 404
+    assert client.get(f"/api/users/{name}/games/").status_code == 200
     assert Client().get("/api/users/?q=guest").json()["count"] == 0
 
 

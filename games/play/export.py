@@ -11,6 +11,7 @@ from rest_framework import permissions, serializers
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.views import APIView
 
+from accounts.guests import is_guest
 from accounts.permissions import TokenScopes
 from accounts.scopes import READ
 from accounts.selectors import player_named
@@ -66,7 +67,7 @@ class UserGamesExportView(filters.FilteredList, APIView):
     )
     def get(self, request, username: str):
         player = player_named(username)
-        if player is None:
+        if player is None or (is_guest(player) and player.pk != request.user.pk):  # a guest's are its own
             raise ServiceError("not_found", f"no player named {username!r}", status=404)
         chosen = {
             "since": filters.moment(request, "since"),
