@@ -232,6 +232,8 @@ PAGES = {
     "api/docs/": row(lambda w, r: "/api/docs/", 200),
     "api/asyncapi.json": row(lambda w, r: "/api/asyncapi.json", 200),
     "developers/": row(lambda w, r: "/developers/", 200),
+    "developers/docs/": row(lambda w, r: "/developers/docs/", 200),
+    "developers/docs/<str:name>/": row(lambda w, r: "/developers/docs/streams/", 200),
     "leaderboards/": row(lambda w, r: "/leaderboards/", 200),
     # Signed in, there is nothing to do there: on to `next` or the home page.
     "signup/": row(lambda w, r: "/signup/", (200, 302, 302, 302, 302)),
