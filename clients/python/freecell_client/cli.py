@@ -1,4 +1,4 @@
-"""The `freecell` command: sign in, play a deal on a text board, the daily, follow a race, export and verify."""
+"""The `freecell` command: sign in (through the browser) and out, play a deal on a text board, the daily, follow a race, export and verify."""
 
 from __future__ import annotations
 
@@ -49,6 +49,24 @@ def cmd_login(args, out: TextIO) -> int:
     path = config.save({**config.load(), "url": client.base_url, "token": grant.access_token, "username": username, "scopes": grant.scope.split()})
     who = f" as {username}" if username else ""
     print(f"signed in{who} on {client.base_url} with scopes {grant.scope} (token saved in {path})", file=out)
+    return 0
+
+
+def cmd_logout(args, out: TextIO) -> int:
+    """Revokes the saved token on the server and forgets it here."""
+    stored = config.load()
+    client = make_client(args)
+    if not client.token:
+        print("not signed in", file=out)
+        return 0
+    try:
+        client.logout()
+    except ApiError as error:
+        if error.status != 401:  # a token already revoked or expired is as good as logged out
+            raise
+    if stored.get("token"):
+        config.save({key: value for key, value in stored.items() if key not in ("token", "username", "scopes")})
+    print(f"signed out of {client.base_url} (the token is revoked)", file=out)
     return 0
 
 
@@ -243,6 +261,9 @@ def parser() -> argparse.ArgumentParser:
         "--scopes", default=" ".join(oauth.DEFAULT_SCOPES), help="what the token may do: read, play, race, account (default: read play race)"
     )
     login.set_defaults(run=cmd_login)
+
+    logout = sub.add_parser("logout", help="revoke the saved token and forget it")
+    logout.set_defaults(run=cmd_logout)
 
     play = sub.add_parser("play", help="play a deal on a text board")
     play.add_argument("deal", nargs="?", default="random", help="ms:N, seed:S, a past daily:DATE, or random")

@@ -74,6 +74,26 @@ def test_login_signs_in_through_the_browser_and_saves_the_token(server, new_play
     assert refused.value.code == "missing_scope"
 
 
+def test_logout_revokes_the_saved_token_and_forgets_it(server, new_player, cli_env):
+    _, username = new_player()
+    process, link = start_login(["--scopes", "read"], cli_env)
+    browser = Browser(server.url)
+    browser.sign_in(username, PASSWORD)
+    browser.answer_consent(browser.open(link), allow=True)
+    assert process.wait(timeout=60) == 0
+    path = Path(cli_env["XDG_CONFIG_HOME"]) / "freecell" / "config.json"
+    token = json.loads(path.read_text())["token"]
+    done = freecell(["logout"], "", cli_env)
+    assert done.returncode == 0 and "signed out" in done.stdout, done.stderr
+    saved = json.loads(path.read_text())
+    assert "token" not in saved and saved["url"] == server.url
+    with pytest.raises(ApiError) as gone:
+        FreeCellClient(server.url, token).me()
+    assert gone.value.status == 401
+    again = freecell(["logout"], "", cli_env)
+    assert again.returncode == 0 and "not signed in" in again.stdout
+
+
 def test_login_refused_in_the_browser_fails_and_saves_nothing(server, new_player, cli_env):
     _, username = new_player()
     process, link = start_login(["--scopes", "read"], cli_env)
