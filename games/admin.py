@@ -1,4 +1,4 @@
-"""Admin pages for deals, games (with their read-only histories), dailies, races, the boards and fair play."""
+"""Admin pages for deals, games (with their read-only histories), dailies, races and challenges, the boards and fair play."""
 
 from django.contrib import admin
 
@@ -6,6 +6,7 @@ from freecell_site.admin_selection import CheckedSelection
 from games.admin_daily import clear_review_action, reject_review_action
 from games.models import (
     Action,
+    Challenge,
     DailyChallenge,
     DailyMovesTally,
     DailyResult,
@@ -208,6 +209,14 @@ class RaceEntryAdmin(ServiceMadeAdmin):
 class RaceInviteAdmin(ServiceMadeAdmin):
     list_display = ["race", "invited", "invited_by", "created_at"]
     raw_id_fields = ["race", "invited", "invited_by"]
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(ServiceMadeAdmin):
+    list_display = ["challenger", "challenged", "deal", "status", "race", "created_at", "expires_at"]
+    list_filter = ["status"]
+    search_fields = ["challenger__username", "challenged__username"]
+    raw_id_fields = ["challenger", "challenged", "deal", "past_daily", "race"]
 
 
 @admin.register(ReviewCase)
