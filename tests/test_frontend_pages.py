@@ -370,9 +370,10 @@ def test_the_profile_page_exists_for_players_only(alice, bob):
 def test_the_header_links_a_player_to_their_account_page(alice):
     assert 'data-testid="nav-account"' not in Client().get("/").content.decode()
     home = signed_in(alice).get("/").content.decode()
-    assert '<a href="/account/" data-testid="nav-account">Account</a>' in home
+    # Its word, or a gear on a phone (the word stays its name).
+    assert '<a href="/account/" data-testid="nav-account" aria-label="Account"><span class="nav-long">Account</span>' in home
     account = signed_in(alice).get("/account/").content.decode()
-    assert '<a href="/account/" data-testid="nav-account" aria-current="page">Account</a>' in account
+    assert '<a href="/account/" data-testid="nav-account" aria-current="page" aria-label="Account"><span class="nav-long">Account</span>' in account
 
 
 @pytest.mark.django_db
