@@ -267,3 +267,31 @@ def test_a_guest_can_neither_challenge_nor_race_quickly(bob):
     from games.models import Challenge, Race
 
     assert not Challenge.objects.exists() and not Race.objects.exists()
+
+
+# --- the pages -----------------------------------------------------------------------------------------
+
+
+def test_another_player_s_profile_links_to_challenging_them_and_one_s_own_does_not(alice, bob):
+    from django.test import Client
+
+    viewer = Client()
+    viewer.force_login(alice)
+    assert 'href="/challenges/?to=bob" data-testid="challenge-player"' in viewer.get("/u/bob/").content.decode()
+    assert 'data-testid="challenge-player"' not in viewer.get("/u/alice/").content.decode()
+    assert 'data-testid="challenge-player"' not in Client().get("/u/bob/").content.decode()
+    page = viewer.get("/challenges/?to=bob").content.decode()
+    assert 'value="bob"' in page and "challenges.js" in page
+
+
+def test_the_challenges_page_asks_a_visitor_to_sign_in_and_a_guest_to_sign_up(bob):
+    from django.test import Client
+
+    from accounts.guests import new_guest
+
+    assert Client().get("/challenges/").status_code == 302
+    guest = Client()
+    guest.force_login(new_guest())
+    page = guest.get("/challenges/").content.decode()
+    assert "sign up" in page and "challenges.js" not in page
+    assert 'data-testid="challenge-player"' not in guest.get("/u/bob/").content.decode()
