@@ -21,6 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections
 
+from games import guests
 from games.daily import services as daily
 from games.play import services
 from games.races import services as races
@@ -33,8 +34,8 @@ LEASE_KEY = "sweeper:lease"
 def sweep() -> dict[str, int]:
     """One pass: every game past its deadline (a race's time limit) is resigned, which ends its race with
     its last racer; every race with a transition due (a countdown, a ghost) is advanced; every ranked
-    game left playing after its day is resigned. Each step is idempotent, so two sweepers at once do
-    no harm, only double work."""
+    game left playing after its day is resigned; guests idle for long are cleaned up (once an hour).
+    Each step is idempotent, so two sweepers at once do no harm, only double work."""
     games = services.end_due_games()
     codes = races.due_races()
     for code in codes:
@@ -42,7 +43,7 @@ def sweep() -> dict[str, int]:
             races.advance(code)
         except Exception:  # one race's failure must not stop the others'
             logger.exception("sweeping race %s failed", code)
-    return {"games": games, "races": len(codes), "daily_games": daily.end_past_days()}
+    return {"games": games, "races": len(codes), "daily_games": daily.end_past_days(), "guests": guests.clean_guests_now_and_then()}
 
 
 def _holder() -> str:
