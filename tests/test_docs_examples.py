@@ -193,6 +193,7 @@ def scenario(settings, monkeypatch) -> dict:
     rec.call(bob, "post", "/api/races/ghost/", {"game": won}, expect=201)
     rec.call(carol, "post", "/api/races/quick/", expect=201)
     rec.call(dora, "post", "/api/races/quick/", expect=200)
+    rec.call(anyone, "get", "/api/races/?status=open&public=1", name="status=open&public=1", expect=200)
     challenge = rec.call(alice, "post", "/api/challenges/", {"username": "bob", "deal": "ms:1"}, expect=201).json()["id"]
     rec.call(bob, "get", "/api/challenges/", expect=200)
     rec.call(bob, "get", f"/api/challenges/{challenge}/", expect=200)
