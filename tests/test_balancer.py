@@ -18,6 +18,7 @@ import socket
 import ssl
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from tests.support.servers import FrameReader, Server, free_port, fresh_database
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "deploy" / "nginx" / "nginx.conf"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+STREAM_MODULE = Path("/usr/lib/nginx/modules/ngx_stream_module.so")
 
 
 # --- docker-compose.yml --------------------------------------------------------------------------
@@ -90,7 +92,9 @@ def render(config: str, *, listen: list[int], upstreams: list[int], certs: Path,
             line = "\n".join(f"{match.group(1)}server 127.0.0.1:{port}{match.group(2) or ''};" for port in upstreams)
         elif re.fullmatch(r"\s*#\s*@paths\s*", line):
             line = "\n".join(f"    {name}_temp_path {folder / name};" for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-        lines.append(line.replace("/etc/nginx/certs/", f"{certs}/"))
+        elif re.fullmatch(r"\s*#\s*@modules\s*", line) and STREAM_MODULE.exists():
+            line = f"load_module {STREAM_MODULE};"  # Debian builds it as a module; nginx's image has it built in
+        lines.append(line.replace("/etc/nginx/certs/", f"{certs}/").replace("/var/run/nginx-freecell-", f"{folder}/nginx-freecell-"))
     rendered = "\n".join(lines) + "\n"
     assert next(ports, None) is None, "every listen line of the config was given a port"
     return rendered
@@ -187,6 +191,7 @@ def stack():
             WS_MOVE_RATE="1000",
             THROTTLE_USER="100000/min",
             THROTTLE_ANON="100000/min",
+            LOGIN_NETWORK_FAILURES="10",  # 100 by default: the spoofing test below needs fewer guesses
         )
         replicas = [Server(env, log_dir=folder) for _ in range(2)]
         balancer = None
@@ -252,7 +257,9 @@ class TestThroughTheBalancer:
         response = connection.getresponse()
         page = response.read().decode("latin-1")
         connection.close()
-        assert response.status == 413 and "<html>" in page and '"error"' not in page, page[:300]
+        # nginx's own answer, in the API's error shape (it was nginx's HTML page).
+        assert response.status == 413 and response.getheader("Content-Type") == "application/json", page[:300]
+        assert json.loads(page)["error"]["code"] == "too_large" and response.getheader("Retry-After") is None
         # A chunked body without a length is cut off at the cap too.
         connection = balancer.connection()
         connection.putrequest("POST", "/api/auth/register/")
@@ -273,14 +280,17 @@ class TestThroughTheBalancer:
         status, body = balancer.call("POST", "/api/auth/register/", {"username": "x" * 100, "password": "p" * (1024 * 1024)})
         assert status == 400 and body["error"]["code"] == "invalid_request", (status, str(body)[:200])
 
-    def test_one_address_cannot_hold_more_connections_than_its_share(self, stack):
-        """limit_conn: an address holding 64 requests open (headers sent, body awaited: nginx holds them
-        itself, no replica sees them) has its next ones refused with 429, while another address is
-        served meanwhile."""
+    def test_one_address_cannot_hold_more_requests_than_its_share(self, stack):
+        """limit_conn at the HTTP stage: an address holding its share of requests open (headers sent,
+        body awaited: nginx holds them itself, no replica sees them) has its next ones refused with 429
+        in the API's error shape, while another address is served meanwhile. The share has room for a
+        school behind one NAT address (64 refused 26 of 90 players their socket)."""
         balancer, _ = stack
+        share = config_limit("limit_conn per_client")
+        assert share >= 200
         held = []
         try:
-            for _ in range(70):
+            for _ in range(share + 6):
                 raw = balancer.tls.wrap_socket(socket.create_connection(("127.0.0.1", balancer.port), timeout=10), server_hostname="127.0.0.1")
                 raw.sendall(b"POST /api/auth/token/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
                 held.append(raw)
@@ -290,7 +300,39 @@ class TestThroughTheBalancer:
         finally:
             for raw in held:
                 raw.close()
-        assert statuses.count(None) == 64 and statuses.count(429) == 6, statuses
+        assert statuses.count(None) == share and statuses.count(429) == 6, statuses
+
+    def test_idle_connections_of_one_address_are_bounded_before_any_request(self, stack):
+        """Issue 41, H3: one address held 14,800 idle TCP connections on :443 (the HTTP stage counts
+        only connections with a request). The stream stage counts from accept: past its share, a
+        connection is closed at once, unread, and another address is still served."""
+        balancer, _ = stack
+        share = config_limit("limit_conn connections_per_client")
+        assert share >= 300  # a school's NAT: 100 players, their sockets and kept-alive connections
+        idle = []
+        try:
+            for _ in range(share + 20):
+                idle.append(socket.create_connection(("127.0.0.1", balancer.port), timeout=10, source_address=("127.0.0.5", 0)))
+            time.sleep(1.0)
+            closed = [closed_by_peer(raw) for raw in idle]
+            assert balancer.call("GET", "/api/ping/", source="127.0.0.6")[0] == 200
+        finally:
+            for raw in idle:
+                raw.close()
+        assert closed.count(True) == 20 and closed[:share].count(True) == 0, closed.count(True)
+
+    def test_nginxs_own_answers_are_the_apis_json_errors(self, stack):
+        """405 and 429 (and 413, above; 502, below) were nginx's HTML pages."""
+        balancer, _ = stack
+        connection = balancer.connection()
+        connection.request("TRACE", "/api/ping/")
+        response = connection.getresponse()
+        body = json.loads(response.read())
+        connection.close()
+        assert response.status == 405 and body["error"]["code"] == "method_not_allowed", body
+        # The application's own errors pass through as they are.
+        status, body = balancer.call("GET", "/api/games/999999999/")
+        assert status in (401, 404) and body["error"]["code"] in ("not_authenticated", "not_found"), body
 
     def test_a_race_through_the_balancer_survives_a_replica_killed_mid_race(self, stack):
         balancer, replicas = stack
@@ -350,6 +392,46 @@ class TestThroughTheBalancer:
         status, race = balancer.call("GET", f"/api/races/{code}/")
         assert status == 200 and race["status"] == "finished"
 
+    def test_after_both_replicas_restart_the_balancer_sends_to_them_at_once(self, stack):
+        """Issue 41: after both replicas restarted, nginx answered 502 for about 10 s after they were
+        back (fail_timeout=10s: once every replica is marked failed, nginx tries none until it ends).
+        Runs last: it stops the replicas. While none runs, the answer is a JSON 502; then stand-ins
+        for them start listening on their ports the moment both are marked failed, and the balancer
+        must send to them within about fail_timeout (1 s), not 10 s."""
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        balancer, replicas = stack
+        for replica in replicas:
+            replica.stop()
+
+        class Back(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (the standard library's name)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            def log_message(self, *args):
+                pass
+
+        status, body = balancer.call("GET", "/api/ping/")
+        assert status == 502 and body["error"]["code"] == "unavailable", (status, body)
+        balancer.call("GET", "/api/ping/")  # every replica is now marked failed
+        stand_ins = [ThreadingHTTPServer(("127.0.0.1", replica.port), Back) for replica in replicas]
+        for server in stand_ins:
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+        back = time.monotonic()
+        try:
+            while balancer.call("GET", "/api/ping/")[0] != 200:
+                assert time.monotonic() - back < 15, "nginx never sent to the replicas that came back"
+                time.sleep(0.1)
+            waited = time.monotonic() - back
+        finally:
+            for server in stand_ins:
+                server.shutdown()
+                server.server_close()
+        assert waited < 2.5, f"502 for {waited:.1f} s after the replicas were back"
 
 def answer_now(raw: ssl.SSLSocket) -> int | None:
     """The status of an answer already received on `raw`, or None. Non-blocking: TLS 1.3 session
@@ -359,6 +441,23 @@ def answer_now(raw: ssl.SSLSocket) -> int | None:
         return int(raw.recv(64).split()[1])
     except (ssl.SSLWantReadError, BlockingIOError):
         return None
+
+
+def config_limit(directive: str) -> int:
+    """The number a `directive <zone> <number>;` line of the config sets."""
+    (number,) = re.findall(rf"^\s*{re.escape(directive)}\s+(\d+);", CONFIG.read_text(), flags=re.M)
+    return int(number)
+
+
+def closed_by_peer(raw: socket.socket) -> bool:
+    """Whether the other end has closed `raw` (non-blocking)."""
+    raw.setblocking(False)
+    try:
+        return raw.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:  # reset
+        return True
 
 
 def established_by_port(ports: list[int]) -> dict[int, int]:
