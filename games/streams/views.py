@@ -35,7 +35,7 @@ NDJSON = "application/x-ndjson"
 def _errors(*codes: int) -> dict:
     answers = {
         401: "not_authenticated or authentication_failed",
-        403: "missing_scope: the token lacks the `read` scope",
+        403: "missing_scope: the token lacks the `read` scope, and a visitor would be refused",
         404: "not_found (also a game the caller may not see now)",
     }
     return {
@@ -142,7 +142,8 @@ COMMON = (
     "line every 10 s (`STREAM_KEEPALIVE_S`) whatever else is sent; read it line by line and skip empty "
     "lines. It works across server processes (a change made through any of them is sent within a "
     "second). It ends when the sign-in it was opened with ends (a logout, a revoked token), after a last "
-    'line `{"error": {"code": "authentication_failed", ...}}`. A token needs the `read` scope.'
+    'line `{"error": {"code": "authentication_failed", ...}}`. A token without the `read` scope streams what '
+    "an anonymous visitor may see, and gets 403 `missing_scope` where a visitor is refused."
 )
 
 
