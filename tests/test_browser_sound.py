@@ -1,6 +1,7 @@
 """The table's sounds in a real browser (the fixtures of tests/support/browser.py: Daphne on a fresh SQLite
 file, Debian's Chromium): the switch (`data-testid="sound"`) turns them off and on, the choice outlives a
-reload (kept with the account, and in the browser's local storage for a visitor), and a move, a refusal,
+reload (kept with the account, and in the browser's local storage for a visitor, whose account takes it up
+on sign-up), and a move, a refusal,
 an undo and the win each make a sound while it is on and none while it is off. What sounds is counted
 twice: by sound.js (`window.fcSound.played`) and by a spy on the Web Audio sources actually started.
 """
@@ -134,5 +135,10 @@ def test_the_win_sounds_and_a_visitors_choice_is_kept_in_the_browser(browser, si
     visitor.page.reload()
     visitor.page.wait_for_selector("[data-game-panel] [data-testid=sound][aria-pressed=false]")
     assert visitor.page.evaluate("() => localStorage.getItem('fc-sound')") == "off"
+    # Signing up in that browser, the new account takes the choice up.
+    visitor.sign_up("quietone")
+    visitor.page.wait_for_function("async () => (await (await fetch('/api/me/')).json()).settings.sound === 'off'")
+    visitor.goto(f"/games/{game['id']}/")
+    visitor.page.wait_for_selector("[data-game-panel] [data-testid=sound][aria-pressed=false]")
     visitor.assert_clean()
     visitor.context.close()

@@ -75,6 +75,13 @@ export function adoptBrowserSettings() {
   const chosen = {};
   if (local.deck in DECK_STYLES && local.deck !== DEFAULTS.deck) chosen.deck = local.deck;
   if (local.felt in FELTS && local.felt !== DEFAULTS.felt) chosen.felt = local.felt;
+  // The table's sounds turned off in this browser (sound.js keeps that under its own key).
+  try {
+    if (localStorage.getItem("fc-sound") === "off") {
+      chosen.sound = "off";
+      root.dataset.sound = "off";
+    }
+  } catch { /* no storage: nothing was chosen here */ }
   if (!Object.keys(chosen).length) return;
   applySettings(valid({ ...loadSettings(), ...chosen }));
   // Not kept (no CSRF cookie yet, the server away): this page shows them all the same, and the next
