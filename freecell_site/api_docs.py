@@ -61,7 +61,7 @@ for each field at fault), `game` (the game as it now is), `retry_after` (seconds
 | 403 | `forbidden`, `missing_scope` |
 | 404 | `not_found` (also a game you may not see, and a page past the last) |
 | 405, 406, 413, 415 | `method_not_allowed`, `not_acceptable`, `too_large`, `unsupported_media_type` |
-| 409 | `ply_conflict` and `game_over` and `too_many_actions` (each with `game`), `too_many_tokens`, `race_started`, `race_full`, `race_over`, `race_not_started`, `race_not_over`, `game_not_won`, `game_not_finished`, `challenge_pending`, `challenge_over` |
+| 409 | `ply_conflict` and `game_over` and `too_many_actions` (each with `game`), `too_many_tokens`, `race_started`, `race_full`, `race_over`, `race_not_started`, `race_not_over`, `game_not_won`, `game_not_finished`, `challenge_pending`, `challenge_over`, `already_reported` (one report per player and result), `has_results` (an account with results cannot become a bot) |
 | 422 | `illegal_move` (a move that parses but breaks a rule) |
 | 429 | `rate_limited` (with `retry_after`, and the `Retry-After` header) |
 | 503 | `unavailable`, `daily_pending`, `daily_unavailable`, `hint_unavailable`, `server_busy` (with `retry_after`: try again) |
