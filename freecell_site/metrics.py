@@ -1,4 +1,4 @@
-"""The service's Prometheus metrics (SPEC 14, docs/operations.md): each one defined once, here, with the
+"""The service's Prometheus metrics (docs/operations.md): each one defined once, here, with the
 cheap calls the transports record them through.
 
 Recording costs a lock and an addition in the process (no I/O, no query): `GET /metrics`

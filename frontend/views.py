@@ -652,7 +652,7 @@ def replay(request, game_id: int):
 
 
 
-# --- the moderators' pages (fair play, SPEC 11) --------------------------------------------------------
+# --- the moderators' pages (fair play, docs/fair-play.md) --------------------------------------------------------
 
 
 def _staff_only(request) -> None:

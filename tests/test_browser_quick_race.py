@@ -1,4 +1,4 @@
-"""Open play in a real browser (SPEC 12): a quick race between two browser contexts, found from the home
+"""Open play in a real browser (docs/races.md): a quick race between two browser contexts, found from the home
 page and started by itself; a challenge seen live on the challenged player's page from their events
 stream, accepted there, which takes both players to the race."""
 

@@ -124,7 +124,7 @@ def test_sign_out_takes_a_post(alice):
 
 @pytest.mark.django_db
 def test_a_stranger_gets_a_deals_start_page_and_the_daily_invites_sign_up():
-    # SPEC 12: anyone deals a casual game (as a guest, tests/test_guests.py); the ranked daily is players'.
+    # Open play (docs/frontend.md): anyone deals a casual game (as a guest, tests/test_guests.py); the ranked daily is players'.
     start = Client().get("/play/1/")
     assert start.status_code == 200 and b'data-testid="start"' in start.content
     daily = Client().get("/daily/")

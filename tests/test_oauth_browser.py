@@ -1,4 +1,4 @@
-"""The OAuth consent in Chromium (SPEC section 13): a player signs up on the way, allows an app, and the
+"""The OAuth consent in Chromium (docs/tokens.md): a player signs up on the way, allows an app, and the
 browser really reaches the app's loopback listener (the page's Content-Security-Policy lets the form's
 redirect leave the site); the code then trades for a working token. axe finds nothing on the page."""
 

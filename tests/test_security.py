@@ -242,7 +242,7 @@ PAGES = {
     "reset/": row(lambda w, r: "/reset/", 200),
     "reset/<str:uid>/<str:token>/": row(lambda w, r: "/reset/MQ/guess/", 400),
     "play/": row(lambda w, r: "/play/?deal=ms:2", 302),
-    "play/<str:deal>/": row(lambda w, r: "/play/ms:2/", 200),  # the start page, for anyone (SPEC 12): a GET deals nothing
+    "play/<str:deal>/": row(lambda w, r: "/play/ms:2/", 200),  # the start page, for anyone (docs/frontend.md, open play): a GET deals nothing
     "games/<int:game_id>/": row(lambda w, r: f"/games/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
     "replay/<int:game_id>/": row(lambda w, r: f"/replay/{w.ranked.pk}/", (404, 200, 404, 404, 200)),
     "daily/": row(lambda w, r: "/daily/", 200),  # the ranked table for a player; a visitor is invited to sign up

@@ -2,7 +2,7 @@
    "how far is par from optimal" figures (bench/optimal.py), not part of the service, whose solver
    is pure Python (games/engine/solver.py).
 
-   Rules as in SPEC.md section 2; after every player action, the spec's safe autoplay (free).
+   Rules as in docs/engine-api.md; after every player action, safe autoplay as the API's overview defines it (free).
    Every action costs 1, a run moved at once included. The move set is the one of
    games/engine/solver_core.children(): every single-card move and every legal run move, so it
    reaches every position the rules allow, and positions are compared with their columns and

@@ -449,7 +449,7 @@ class Socket(AsyncWebsocketConsumer):
 
     @property
     def via(self) -> str:
-        """How this socket's actions come (SPEC 11): `api` when it signed in with a token, `web` on the site's session."""
+        """How this socket's actions come (docs/fair-play.md): `api` when it signed in with a token, `web` on the site's session."""
         return Action.Via.API if self.token is not None else Action.Via.WEB
 
     def check_scope(self, kind: str) -> None:
