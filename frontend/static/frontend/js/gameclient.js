@@ -837,9 +837,10 @@ export class GameClient {
       });
     }
     // Par for a casual deal: what the solver knows of it (counted under safe autoplay, as this game is),
-    // asked while the celebration plays and waited for a moment at most. (A racer's deal gets none: the
-    // solver's answer is refused while the race runs: docs/fair-play.md.)
-    if (game.status === "won" && this.par === null && !game.ranked && !this.race && game.autoplay === "safe") {
+    // asked while the celebration plays and waited for a moment at most: on a fresh win only (the solver's
+    // answers are throttled; a finished game's page, opened again, does without). A racer's deal gets
+    // none: the solver's answer is refused while the race runs (docs/fair-play.md).
+    if (fresh && game.status === "won" && this.par === null && !game.ranked && !this.race && game.autoplay === "safe") {
       const asked = get(`/api/deals/${encodeURIComponent(game.deal)}/facts/`)
         .then((facts) => { if (typeof facts.par === "number") this.par = facts.par; })
         .catch(() => { /* no par known (the solver busy) */ });
