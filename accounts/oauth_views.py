@@ -8,6 +8,7 @@ import json
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse, JsonResponse
 from oauth2_provider import views as dot
+from oauth2_provider.models import get_application_model
 
 from accounts import services
 from accounts.guests import is_guest
@@ -29,6 +30,19 @@ class AuthorizeView(dot.AuthorizationView):
             # page comes back here (where the guest's games become the account's).
             return redirect_to_login(request.get_full_path())
         return super().dispatch(request, *args, **kwargs)
+
+    def form_valid(self, form):
+        # The form's fields come back from the browser: a client_id the GET never saw has no
+        # Application, which django-oauth-toolkit would look up unguarded.
+        if not get_application_model().objects.filter(client_id=form.cleaned_data["client_id"]).exists():
+            return self.refused("invalid_request", "this app's request was changed on its way: start again from the app")
+        return super().form_valid(form)
+
+    def form_invalid(self, form):
+        return self.refused("invalid_request", "the answer lacks some of the app's request: start again from the app")
+
+    def refused(self, code: str, description: str):
+        return self.render_to_response({"error": {"error": code, "description": description}}, status=400)
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

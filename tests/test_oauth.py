@@ -277,6 +277,19 @@ def test_a_bad_client_id_is_shown_to_the_player(alice, client_id):
     assert answer.status_code == 400 and 'data-testid="oauth-error"' in answer.content.decode()
 
 
+@pytest.mark.parametrize(
+    "changes", [{"client_id": "never-seen"}, {"client_id": ""}, {"redirect_uri": ""}, {"redirect_uri": "http://evil.example/x"}]
+)
+def test_a_consent_form_changed_on_its_way_is_refused_on_the_page(alice, changes):
+    _, challenge = pkce()
+    page = page_of(alice)
+    fields = hidden_fields(page.get(authorize_url(challenge)).content.decode())
+    answer = page.post("/oauth/authorize/", {**fields, **changes, "allow": "on"})
+    assert answer.status_code == 400 and "Location" not in answer
+    assert 'data-testid="oauth-error"' in answer.content.decode()
+    assert not AccessToken.objects.filter(user=alice, name="my-bot").exists()
+
+
 def test_no_scope_asked_gives_read(alice):
     code, verifier = code_for(alice, scope=None)
     assert exchange(code, verifier).json()["scope"] == "read"
