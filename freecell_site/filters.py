@@ -28,6 +28,11 @@ class FilteredList:
         if request.method not in ("GET", "HEAD"):
             return  # a list view's POST (create) reads its body, not the query
         unknown = sorted(set(request.query_params) - {*ALWAYS, *self.filter_params})
+        # `?scope=` names a filter and gives it nothing: refused, not read as the filter's default
+        # (a client that builds the query from an empty field would take the whole list for its choice).
+        empty = sorted(name for name, values in request.query_params.lists() if name not in unknown and "" in values)
+        if empty:
+            raise ValidationError({name: [f"{name} is given empty: give it a value or leave it out"] for name in empty})
         if unknown:
             takes = ", ".join((*self.filter_params, *ALWAYS))
             raise ServiceError(
@@ -40,9 +45,9 @@ class FilteredList:
 def moment(request, name: str, *, until: bool = False) -> dt.datetime | None:
     """The query parameter `name` as an instant: an ISO datetime (UTC when it names no zone), or an ISO
     date, which stands for its whole day (UTC): `since=2026-12-01` from its start, `until=2026-12-01`
-    to its end. None when absent; 400 `invalid_request` when it is neither."""
+    to its end. None when absent; 400 `invalid_request` when it is neither (given empty too)."""
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return None
     day = _date(raw)
     if day is not None:
@@ -60,7 +65,7 @@ def moment(request, name: str, *, until: bool = False) -> dt.datetime | None:
 def day(request, name: str) -> dt.date | None:
     """The query parameter `name` as a date (YYYY-MM-DD); None when absent; 400 `invalid_request` else."""
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return None
     found = _date(raw)
     if found is None:
@@ -79,7 +84,7 @@ def _date(raw: str) -> dt.date | None:
 
 def choice(request, name: str, choices: tuple[str, ...], default: str) -> str:
     """The query parameter `name`, one of `choices` (`default` when absent); 400 `invalid_request` else."""
-    raw = request.query_params.get(name) or default
+    raw = request.query_params.get(name, default)
     if raw not in choices:
         raise ValidationError({name: [f"{name} must be one of: {', '.join(choices)}"]})
     return raw

@@ -35,7 +35,7 @@ class Pagination(PageNumberPagination):
     max_page_size = MAX_PAGE_SIZE
 
     def get_page_number(self, request, paginator):
-        raw = request.query_params.get(self.page_query_param) or "1"
+        raw = request.query_params.get(self.page_query_param, "1")
         if raw in self.last_page_strings:
             return paginator.num_pages
         return whole_number(request, self.page_query_param, 1)
@@ -45,9 +45,10 @@ class Pagination(PageNumberPagination):
 
 
 def whole_number(request, name: str, default: int, *, high: int | None = None) -> int:
-    """The query parameter `name`: a whole number from 1 (to `high`), `default` when absent."""
+    """The query parameter `name`: a whole number from 1 (to `high`), `default` when absent; given
+    empty (`?page=`) it is refused like any other value that is no whole number."""
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     value = int(raw) if raw.isascii() and raw.isdigit() else 0
     if value < 1 or (high is not None and value > high):

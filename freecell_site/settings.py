@@ -353,7 +353,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": [
         "freecell_site.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "freecell_site.parsers.MultiPartParser",
     ],
     "EXCEPTION_HANDLER": "freecell_site.errors.api_exception_handler",
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "freecell_site.negotiation.ContentNegotiation",

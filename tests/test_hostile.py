@@ -270,3 +270,50 @@ def test_a_reset_link_is_built_on_site_url_whatever_host_the_request_names(setti
     links = re.findall(r"https?://\S+", message.body)
     assert links and all(link.startswith("https://freecell.example/") for link in links), message.body
     assert "6666" not in message.body
+
+
+# --- smaller findings ----------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path",
+    ["/api/games/?page=", "/api/games/?until=", "/api/games/?since=", "/api/games/?page_size=", "/api/ladder/2026-11/?scope=", "/api/games/?status="],
+)
+def test_a_query_parameter_given_empty_is_refused_not_read_as_its_default(path):
+    """Before: `?page=`, `?scope=` and `?until=` were answered as if absent (200, the whole list)."""
+    from tests.support.players import client_for, make_player
+
+    answer = client_for(make_player("alice")).get(path)
+    assert answer.status_code == 400, (answer.status_code, answer.content[:200])
+    assert answer.json()["error"]["code"] == "invalid_request"
+
+
+@pytest.mark.django_db
+def test_the_browsable_api_is_never_answered():
+    """Before: `?format=api` (and a browser's Accept: text/html) answered the API's data as an HTML page."""
+    from rest_framework.test import APIClient
+
+    asked = APIClient().get("/api/ping/?format=api")
+    assert asked.status_code == 400 and asked["Content-Type"] == "application/json"
+    assert asked.json()["error"]["code"] == "invalid_request" and "format" in asked.json()["error"]["fields"]
+    browser = APIClient().get("/api/ping/", HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8")
+    assert browser.status_code == 200 and browser["Content-Type"] == "application/json"
+
+
+@pytest.mark.django_db
+def test_a_multipart_body_that_is_no_multipart_is_refused():
+    """Before: a race made from the multipart body `[]` was created with every default (201)."""
+    from games.models import Race
+    from tests.support.players import client_for, make_player
+
+    client = client_for(make_player("alice"))
+    answer = client.post("/api/races/", data=b"[]", content_type="multipart/form-data; boundary=xx")
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_request", answer.content[:200]
+    assert not Race.objects.exists()
+    made = client.post(
+        "/api/races/",
+        data=b'--xx\r\nContent-Disposition: form-data; name="deal"\r\n\r\nms:1\r\n--xx--\r\n',
+        content_type="multipart/form-data; boundary=xx",
+    )
+    assert made.status_code == 201 and made.json()["deal"] == "ms:1"
