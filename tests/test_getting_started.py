@@ -179,3 +179,15 @@ def test_the_steps_read_from_the_page_are_the_steps(client):
         assert read.program == PROGRAMS.get(step.command)
         assert read.answer == step.answer
     assert [step.sets for step in steps if step.sets] == [("BASE",), ("TOKEN",), ("TOKEN",), ("GAME",), ("CODE",), ("RACE_GAME",)]
+
+
+def test_no_step_waits_a_fixed_time():
+    """Where the service is asynchronous a step asks again until the answer is there (`until ...; do
+    sleep ...; done`), never sleeps a fixed time and hopes (a race's boards came 3.15-3.64 s after a
+    3 s countdown, so `sleep 3` read no game)."""
+    for step in STEPS:
+        without_polls = re.sub(r"until .*?; do sleep [0-9.]+; done", "", step.command, flags=re.S)
+        assert "sleep" not in without_polls, step.title
+        for _filename, program in PROGRAMS.values():
+            assert "time.sleep" not in program and "asyncio.sleep" not in program
+    assert any("until " in step.command for step in STEPS)  # the race step polls
