@@ -17,9 +17,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture(scope="module", autouse=True)
 def _short_public_countdown():
-    """The module's server (the `site` fixture copies the environment) counts public races down in 3 s."""
+    """The module's server (the `site` fixture copies the environment) counts public races down in 8 s:
+    time for a third player to come in during the countdown."""
     before = os.environ.get("RACE_PUBLIC_COUNTDOWN_S")
-    os.environ["RACE_PUBLIC_COUNTDOWN_S"] = "3"
+    os.environ["RACE_PUBLIC_COUNTDOWN_S"] = "8"
     yield
     if before is None:
         os.environ.pop("RACE_PUBLIC_COUNTDOWN_S", None)
@@ -51,10 +52,11 @@ def wait_running(tab) -> None:
     tab.page.wait_for_selector("[data-game-panel]:not([hidden])", timeout=20000)
 
 
-def test_two_players_meet_in_a_quick_race_that_starts_by_itself(browser, site):
+def test_players_meet_in_a_quick_race_that_starts_by_itself(browser, site):
     daily_made(site)
     alice = new_tab(browser, site).sign_up("quickalice")
     bob = new_tab(browser, site).sign_up("quickbob")
+    carol = new_tab(browser, site).sign_up("quickcarol")
 
     alice.page.click("button[data-testid=quick-race]")
     alice.page.wait_for_url("**/races/*/")
@@ -69,13 +71,19 @@ def test_two_players_meet_in_a_quick_race_that_starts_by_itself(browser, site):
     bob.page.click("button[data-testid=quick-race]")
     bob.page.wait_for_url(f"**/races/{code}/")
 
-    for tab in (alice, bob):
+    # The countdown has begun; a third player comes by the link and joins before the start.
+    carol.goto(f"/races/{code}/")
+    carol.page.locator("[data-race-said]", has_text="Others may still join").wait_for()
+    carol.page.click("[data-testid=join-race]")
+    carol.page.locator("[data-testid=racers] li[data-username=quickcarol]").wait_for()
+
+    for tab in (alice, bob, carol):
         wait_running(tab)
-        assert racers_of(tab) == ["quickalice", "quickbob"]
+        assert racers_of(tab) == ["quickalice", "quickbob", "quickcarol"]
     race = site.api("GET", f"/api/races/{code}/")
     assert race["public"] is True and race["status"] == "running"
     assert all(r["game"] for r in race["racers"])
-    for tab in (alice, bob):
+    for tab in (alice, bob, carol):
         tab.assert_clean()
         tab.context.close()
 

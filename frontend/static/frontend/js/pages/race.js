@@ -25,6 +25,8 @@ const myEntry = () => (race ? race.racers.find((r) => r.username === me && !r.gh
 
 // A public race in its countdown takes racers until a second before its start (docs/races.md).
 const LATE_JOIN_MS = 1500;
+// Whether the lobby offers Join during the countdown: taken away by the countdown's tick when time is up.
+let joinOffered = false;
 const lateJoin = () => race.status === "countdown" && race.public && race.starts_at && Date.parse(race.starts_at) - Date.now() > LATE_JOIN_MS;
 
 function say(text) {
@@ -175,6 +177,7 @@ function renderLobby() {
 
   // Each button with its key: the signature of the row is the list of keys.
   const buttons = [];
+  joinOffered = race.status === "countdown" && lateJoin();
   if (race.status === "open" || lateJoin()) {
     if (!me) buttons.push(["sign-in", () => el("a", { class: "button primary", href: `/login/?next=${encodeURIComponent(location.pathname)}`, text: "Sign in to join" })]);
     else if (!entry) buttons.push(["join", () => el("button", { type: "button", class: "primary", "data-testid": "join-race", text: "Join the race", onclick: () => act(`/api/races/${code}/join/`, undefined, { focus: race.status === "open" ? "leave" : "heading" }) })]);
@@ -344,6 +347,7 @@ function renderCountdown() {
     countdown.hidden = false;
     // Written when the figure changes only (the timer ticks ten times a second).
     setText(countdown, left > 0 ? String(Math.ceil(left / 1000)) : "Go!");
+    if (joinOffered && !lateJoin()) renderLobby(); // too close to the start to join now
     if (left <= -1500) {
       clearInterval(countdownTimer);
       refresh(); // the server reveals the boards at the start instant; ask if its push is late
