@@ -33,6 +33,8 @@ from freecell_site.errors import ServiceError
 CLIENT_ID = re.compile(r"[\x21-\x7e]{1,60}")
 #: The longest redirect_uri taken (the Grant stores it, and the page shows it).
 MAX_REDIRECT_URI = 1000
+#: An S256 code_challenge: base64url of 32 bytes, unpadded (RFC 7636 section 4.2).
+S256_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 #: The loopback hosts a native app listens on (RFC 8252 section 7.3): plain http is fine there.
 LOOPBACK_NAMES = {"localhost"}
 
@@ -88,6 +90,11 @@ def s256_only(request) -> dict:
     if request.code_challenge_method != "S256":
         raise errors.UnsupportedCodeChallengeMethodError(
             description="code_challenge_method must be S256 (the SHA-256 of the code_verifier, base64url)", request=request
+        )
+    if not S256_CHALLENGE.fullmatch(request.code_challenge):
+        raise errors.InvalidRequestError(
+            description="code_challenge must be the base64url of the code_verifier's SHA-256, without padding: 43 characters",
+            request=request,
         )
     return {}
 

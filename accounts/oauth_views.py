@@ -36,6 +36,8 @@ class AuthorizeView(dot.AuthorizationView):
         # Application, which django-oauth-toolkit would look up unguarded.
         if not get_application_model().objects.filter(client_id=form.cleaned_data["client_id"]).exists():
             return self.refused("invalid_request", "this app's request was changed on its way: start again from the app")
+        if form.cleaned_data.get("nonce") or form.cleaned_data.get("claims"):  # OpenID Connect's, not served here
+            return self.refused("invalid_request", "this app's request was changed on its way: start again from the app")
         return super().form_valid(form)
 
     def form_invalid(self, form):

@@ -257,6 +257,8 @@ def test_https_and_loopback_redirects_are_taken(alice, redirect_uri):
     [
         ({"code_challenge": None, "code_challenge_method": None}, "invalid_request"),  # PKCE is required
         ({"code_challenge_method": "plain"}, "invalid_request"),
+        ({"code_challenge": "c" * 500}, "invalid_request"),  # not the 43 characters of an S256 challenge
+        ({"code_challenge": "c" * 42 + "="}, "invalid_request"),
         ({"scope": "read admin"}, "invalid_scope"),
         ({"response_type": "token"}, "unsupported_response_type"),
     ],
@@ -278,7 +280,8 @@ def test_a_bad_client_id_is_shown_to_the_player(alice, client_id):
 
 
 @pytest.mark.parametrize(
-    "changes", [{"client_id": "never-seen"}, {"client_id": ""}, {"redirect_uri": ""}, {"redirect_uri": "http://evil.example/x"}]
+    "changes",
+    [{"client_id": "never-seen"}, {"client_id": ""}, {"redirect_uri": ""}, {"redirect_uri": "http://evil.example/x"}, {"nonce": "n" * 300}],
 )
 def test_a_consent_form_changed_on_its_way_is_refused_on_the_page(alice, changes):
     _, challenge = pkce()
