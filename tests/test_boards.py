@@ -103,9 +103,11 @@ def test_a_daily_deal_has_a_board_only_once_its_day_is_over(db, alice, clock, an
     DailyChallenge.objects.create(date=DAY, deal=seed_deal, par=1, par_line="1b")
     game, _ = daily.start_ranked_game(alice)
     play(game, actions_for(2))
-    for url in (f"/api/deals/daily:{DAY}/records/", "/api/deals/seed:202/records/", f"/api/deals/daily:{DAY + dt.timedelta(days=3)}/records/"):
+    for url in (f"/api/deals/daily:{DAY}/records/", f"/api/deals/daily:{DAY + dt.timedelta(days=3)}/records/"):
         answer = anon_client.get(url)
         assert answer.status_code == 404 and code_of(answer) == "not_found", url
+    # The seed is forbidden, as its layout and facts are (tests/test_hostile.py).
+    assert code_of(anon_client.get("/api/deals/seed:202/records/")) == "forbidden"
     clock.advance()
     for url in (f"/api/deals/daily:{DAY}/records/", "/api/deals/seed:202/records/"):
         body = anon_client.get(url).json()

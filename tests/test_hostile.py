@@ -317,3 +317,19 @@ def test_a_multipart_body_that_is_no_multipart_is_refused():
         content_type="multipart/form-data; boundary=xx",
     )
     assert made.status_code == 201 and made.json()["deal"] == "ms:1"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("asked", ["", "facts/", "records/"])
+def test_a_dailys_seed_gets_one_answer_whatever_is_asked_of_it(asked):
+    """Before: the seed of a daily still on answered 403 on its layout and facts but 404 on its records."""
+    from games.daily import services as daily
+    from games.engine.deals import parse_deal
+    from games.models import DailyChallenge
+    from games.play import services
+    from tests.support.players import client_for, make_player
+
+    deal = services.stored_deal(parse_deal("seed:8675309"))
+    DailyChallenge.objects.create(date=daily.today(), deal=deal, seed_index=0, par=40, par_line="")
+    answer = client_for(make_player("alice")).get(f"/api/deals/seed:8675309/{asked}")
+    assert answer.status_code == 403 and answer.json()["error"]["code"] == "forbidden", (asked, answer.status_code, answer.content[:200])

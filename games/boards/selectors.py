@@ -101,8 +101,9 @@ def _shared_ranks(rows: list, key, first_rank: int, position: int) -> list[int]:
 
 def board_deal(text: str) -> str:
     """The deal whose board a player asks for, by its canonical id: `ms:N`, `seed:S`, or `daily:DATE`
-    (its seed: deal) once that day is over; a daily's deal is not_found while its day is on, as its
-    layout is (`GET /api/deals/<deal>/`). Raises the engine's invalid_deal for a malformed id."""
+    (its seed: deal) once that day is over; `daily:DATE` is not_found while its day is on and its
+    `seed:` id forbidden, as the deal's layout and facts answer them (`GET /api/deals/<deal>/`).
+    Raises the engine's invalid_deal for a malformed id."""
     deal_id = parse_deal(text)
     current = today()
     if deal_id.kind == "daily":
@@ -112,7 +113,9 @@ def board_deal(text: str) -> str:
         return found
     deal = str(deal_id)
     if DailyChallenge.objects.filter(deal_id=deal, date__gte=current).exists():
-        raise ServiceError("not_found", f"no board for {deal}", status=404)
+        # The code the deal's layout and facts answer (games.daily.services.refuse_a_daily_in_play):
+        # one answer for a daily's seed whatever is asked of it (it was 404 here, 403 there).
+        raise ServiceError("forbidden", "this deal is a daily's whose day is not over: it is played ranked, at /api/daily/play/", status=403)
     return deal
 
 
