@@ -240,7 +240,7 @@ DOCS: dict[tuple[str, str], Doc] = {
         '`daily:YYYY-MM-DD` (only once its day is over: 404 before).',
     ),
     ('/api/games/', 'get'): Doc(
-        'Your games, newest first (by creation), paged; `?status=playing|won|resigned` keeps only those.',
+        'Your games, newest first (by creation), paged; `?status=playing|won|resigned|abandoned` keeps only those.',
     ),
     ('/api/games/', 'post'): Doc(
         'Starts a casual game of any deal (`ms:N`, `seed:S`, a past `daily:DATE`, or `random` for a fresh'

@@ -398,7 +398,7 @@ SPECTACULAR_SETTINGS = {
         "freecell_site.api_docs.apply_docs",
     ],
     "ENUM_NAME_OVERRIDES": {
-        "GameStatusEnum": ["playing", "won", "resigned"],
+        "GameStatusEnum": ["playing", "won", "resigned", "abandoned"],
         "FinishedStatusEnum": ["won", "resigned"],
         "StreamEventTypeEnum": "games.streams.views.EVENT_TYPES",
     },

@@ -3,7 +3,7 @@ streaks, best and average moves and times, results by day, and their best on eac
 its record. `statistics` of `GET /api/users/<u>/` and the profile page (docs/api.md).
 
 Only finished games count: a game won or lost (resigned, or its time up). A game still being played, left
-for another (New game) or restarted (games.play.restart) is unfinished: neither a win nor a loss. A win held
+for another (New game) or abandoned by a restart (games.play.restart) is unfinished: neither a win nor a loss. A win held
 for review (fair play) is left out until it is cleared. Here, as on the boards, a casual game is any game
 but a ranked daily.
 """
@@ -118,7 +118,7 @@ def player_statistics(user) -> dict:
     totals = games.aggregate(
         won=Count("id", filter=won),
         lost=Count("id", filter=lost),
-        unfinished=Count("id", filter=Q(status=Game.Status.PLAYING) & ~policies.time_up_games()),
+        unfinished=Count("id", filter=(Q(status=Game.Status.PLAYING) & ~policies.time_up_games()) | Q(status=Game.Status.ABANDONED)),
     )
     wins = games.filter(won).aggregate(
         best_moves=Min("ply"), mean_moves=Avg("ply"), best_time=Min("elapsed_ms"), mean_time=Avg("elapsed_ms")

@@ -33,7 +33,7 @@ def resigned(user, deal: str = "seed:101") -> Game:
     return Game.objects.get(pk=game.pk)
 
 
-def test_restart_deals_the_same_deal_and_keeps_the_old_game_unfinished(alice, bob):
+def test_restart_deals_the_same_deal_and_keeps_the_old_game_as_abandoned(alice, bob):
     casual_deal()
     old = services.create_game(player=alice, deal="seed:101", autoplay="none")
     services.play_move(game_id=old.pk, user=alice, move="2a", ply=0)
@@ -42,8 +42,10 @@ def test_restart_deals_the_same_deal_and_keeps_the_old_game_unfinished(alice, bo
     fresh = answer.json()
     assert fresh["deal"] == "seed:101" and fresh["autoplay"] == "none" and fresh["ply"] == 0 and fresh["id"] != old.pk
     kept = Game.objects.get(pk=old.pk)
-    assert kept.status == Game.Status.PLAYING and kept.ply == 1  # not resigned: no loss
-    assert not kept.clock_running_at(timezone.now())  # its clock stands still while it is left
+    assert kept.status == Game.Status.ABANDONED and kept.ply == 1  # not resigned: no loss
+    assert not kept.clock_running_at(timezone.now())  # its clock stands still
+    assert client_for(alice).get(f"/api/games/{old.pk}/").json()["status"] == "abandoned"
+    assert client_for(alice).get("/api/games/?status=abandoned").json()["count"] == 1
     # Only its player restarts it; anonymous callers are asked to sign in.
     assert client_for(bob).post(f"/api/games/{old.pk}/restart/").status_code == 403
     assert client_for().post(f"/api/games/{old.pk}/restart/").status_code in (401, 403)

@@ -29,6 +29,11 @@ class Game(models.Model):
         PLAYING = "playing"
         WON = "won"
         RESIGNED = "resigned"
+        # Left for the same deal dealt again (a casual game's Restart): over, and neither a win nor a loss.
+        ABANDONED = "abandoned"
+
+    #: The statuses of a result: a game won or lost (an abandoned game is neither).
+    FINISHED = (Status.WON, Status.RESIGNED)
 
     class Autoplay(models.TextChoices):
         NONE = "none"
@@ -49,7 +54,7 @@ class Game(models.Model):
     daily = models.ForeignKey("games.DailyChallenge", null=True, blank=True, on_delete=models.PROTECT, related_name="games")
     # A casual game asked for as `daily:DATE` (a past daily): shown under that id, not its `seed:` one.
     past_daily = models.ForeignKey("games.DailyChallenge", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
+    status = models.CharField(max_length=9, choices=Status.choices, default=Status.PLAYING)
     # Player actions so far (moves + undos): the spec's `ply`, and also the score `moves`.
     ply = models.PositiveIntegerField(default=0)
     undos = models.PositiveIntegerField(default=0)

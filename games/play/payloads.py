@@ -77,7 +77,7 @@ class GameSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     deal = serializers.SerializerMethodField()
     player = serializers.CharField(source="player.username")
-    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
+    status = serializers.ChoiceField(choices=Game.Status.values, help_text="`abandoned`: a casual game left for the same deal dealt again (Restart), neither a win nor a loss")
     ply = serializers.IntegerField(help_text="player actions so far (moves and undos)")
     moves = serializers.IntegerField(source="ply", help_text="the score: player actions, undos included")
     undos = serializers.IntegerField()

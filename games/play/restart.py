@@ -1,9 +1,9 @@
 """Restart (issue 39, docs/frontend.md): the same deal dealt again for its player, and the game left is no loss.
 
 A restart is casual play's: the player wants the same cards from the start. The game they leave is
-kept as it stands, unfinished, with its clock stopped: it is no loss (a resignation was), it stays in
-their games in progress to come back to, and the statistics leave it out of the win rate
-(games.play.statistics). A ranked daily is played once, and a race's game is the race's: neither restarts.
+kept as it stands, `abandoned` (services.abandon): over, and no loss (a resignation was), so the
+statistics leave it out of the win rate (games.statistics). A ranked daily is played once, and a
+race's game is the race's: neither restarts.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from games.play.models import Game
 
 
 def restart(*, game_id: int, user) -> Game:
-    """A new game of `game_id`'s deal, autoplay and label for its player; the old game is left as it is
-    (its clock stopped). 404 for a game the caller may not see, 403 for another's, a ranked daily or a race's."""
+    """A new game of `game_id`'s deal, autoplay and label for its player; the old game, if still being
+    played, is abandoned. 404 for a game the caller may not see, 403 for another's, a ranked daily or a race's."""
     game = services.read_game(game_id)
     if not getattr(user, "is_authenticated", False) or user.pk != game.player_id:
         if not policies.can_view_game(user, Game.objects.select_related("player").get(pk=game.pk)):
@@ -23,8 +23,8 @@ def restart(*, game_id: int, user) -> Game:
         raise ServiceError("forbidden", "only the game's player can restart it", status=403)
     if game.daily_id is not None:
         raise ServiceError("forbidden", "a ranked daily cannot be restarted: it is played once", status=403)
-    if Game.objects.filter(pk=game.pk, race_entry__isnull=False).exists():
+    if game.deadline is not None:  # dealt with a deadline: a race's
         raise ServiceError("forbidden", "a race's game cannot be restarted", status=403)
-    if game.status == Game.Status.PLAYING:
-        services.pause_clock(game_id=game.pk, user=user)  # left for now: its time stands still
+    if game.status == Game.Status.PLAYING and policies.time_is_up(game) is None:
+        services.abandon(game_id=game.pk, user=user)
     return services.create_game(player=user, deal=game.deal_id, autoplay=game.autoplay, past_daily_id=game.past_daily_id)

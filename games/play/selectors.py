@@ -92,7 +92,7 @@ def line_text(game: Game) -> str:
 
 
 def finished_games_of(user, *, order: str = "newest") -> QuerySet[Game]:
-    return Game.objects.filter(player=user).exclude(status=Game.Status.PLAYING).select_related("deal").order_by(*ORDERS[order])
+    return Game.objects.filter(player=user, status__in=Game.FINISHED).select_related("deal").order_by(*ORDERS[order])
 
 
 def exported_games(user, viewer, *, since=None, until=None, order: str = "newest") -> QuerySet[Game]:

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from accounts.scopes import SCOPES
 from freecell_site.fields import StrictCharField, StrictChoiceField, StrictIntegerField
+from games.play.models import Game
 from games.play.payloads import ActionSerializer, GameSerializer, StateSerializer  # noqa: F401 (the shapes the views answer with)
 
 #: The longest line /api/solutions/verify/ takes: as one string, and as a list of moves. A game's
@@ -194,7 +195,7 @@ class HintSerializer(serializers.Serializer):
 class LegalMovesSerializer(serializers.Serializer):
     game = serializers.IntegerField()
     ply = serializers.IntegerField(help_text="player actions so far: the `ply` a move sent now must carry")
-    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
+    status = serializers.ChoiceField(choices=Game.Status.values)
     moves = serializers.ListField(
         child=serializers.CharField(),
         help_text="every legal move in the spec's notation, each playable as it is; a run to an empty column once for "

@@ -358,21 +358,31 @@ def undo(*, game_id: int, user, ply: int, client_id: str = "", via: str = Action
 
 def resign(*, game_id: int, user) -> Outcome:
     """Ends the game as resigned (a loss); a resign of a resigned game answers the same."""
+    return _leave(game_id, user, Game.Status.RESIGNED)
+
+
+def abandon(*, game_id: int, user) -> Outcome:
+    """Ends a casual game as abandoned: left for the same deal dealt again (Restart), neither a win nor a
+    loss. The domains above play refuse it where leaving is a loss (games.play.restart)."""
+    return _leave(game_id, user, Game.Status.ABANDONED)
+
+
+def _leave(game_id, user, status: str) -> Outcome:
     for _ in range(ATTEMPTS):
         with transaction.atomic():
             game = read_game(game_id)
             _check_player(game, user)
-            if game.status == Game.Status.RESIGNED:
+            if game.status == status:
                 return Outcome(game, None, repeated=True)
             _check_playing(game)
-            if resigned := _resign(game):
-                return resigned
+            if left := _resign(game, status=status):
+                return left
     raise _busy(game_id)
 
 
-def _resign(game: Game, *, at: dt.datetime | None = None) -> Outcome | None:
+def _resign(game: Game, *, at: dt.datetime | None = None, status: str = Game.Status.RESIGNED) -> Outcome | None:
     read_version = game.version
-    _finish(game, Game.Status.RESIGNED, at or timezone.now())
+    _finish(game, status, at or timezone.now())
     game.version += 1
     if not _write(game, RESIGN_FIELDS, read_version):
         return None

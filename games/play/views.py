@@ -154,7 +154,7 @@ class GameListView(filters.FilteredList, APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("status", OpenApiTypes.STR, enum=["playing", "won", "resigned"], description="only games in this status"),
+            OpenApiParameter("status", OpenApiTypes.STR, enum=Game.Status.values, description="only games in this status"),
             *filters.SINCE_UNTIL,
             filters.ORDER,
             *PAGING,

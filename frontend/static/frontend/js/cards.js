@@ -177,7 +177,7 @@ export function safeAutoplay(state) {
 export const cardsHome = (state) => SUITS.reduce((sum, s) => sum + state.foundations[s], 0);
 
 /** A game's status as the page shows it (the API's raw value is lower case). */
-export const statusWord = (status) => ({ playing: "Playing", won: "Won", resigned: "Resigned" })[status] || status;
+export const statusWord = (status) => ({ playing: "Playing", won: "Won", resigned: "Resigned", abandoned: "Abandoned" })[status] || status;
 
 export function formatClock(ms) {
   const total = Math.max(0, Math.floor(ms / 1000));
