@@ -2,7 +2,7 @@
 daily's midnight), so that no read ever has to.
 
 An action past its game's time is refused on the spot (games.play.services) and every read shows the
-truth meanwhile (games.play.payloads, games.races.race_payload); the sweeper stores it. It runs as
+truth meanwhile (games.play.payloads, games.races.services.race_payload); the sweeper stores it. It runs as
 `manage.py sweep --loop` (its own service in docker-compose.yml), and inside each server process when
 SWEEP_IN_SERVER is on, where a lease in the cache (Redis, shared by the processes) lets one process
 at a time sweep. A race's sockets also advance their race at the instant its next change is due.

@@ -1,4 +1,4 @@
-"""Bots on boards (SPEC 11): every board row and tally carries `bot`, next to the board's own key in the
+"""Bots on boards (docs/fair-play.md): every board row and tally carries `bot`, next to the board's own key in the
 tallies' unique keys and the ranking indexes, so that people's and bots' boards are each a range of them.
 
 Rows already stored are people's: no account could be a bot before migration 0012. LongestTally had

@@ -164,7 +164,7 @@ class Action(models.Model):
         UNDO = "undo"
 
     class Via(models.TextChoices):
-        """How the action came (SPEC 11): the site's own pages (a session), or the API (a token, an app)."""
+        """How the action came (docs/fair-play.md): the site's own pages (a session), or the API (a token, an app)."""
 
         WEB = "web"
         API = "api"

@@ -141,8 +141,8 @@ def guard_deal(deal) -> None:
 # --- help ----------------------------------------------------------------------------------------------
 
 #: Refuses (raises ServiceError 403 forbidden) the solver's help on a deal to a player (a visitor is
-#: AnonymousUser): hints, the deal's par line. `game` is the game a hint is asked on, else None. SPEC 11:
-#: no help where it would rank (a racer's deal, an unfinished ranked daily's).
+#: AnonymousUser): hints, the deal's par line. `game` is the game a hint is asked on, else None. Fair
+#: play (docs/fair-play.md): no help where it would rank (a racer's deal, an unfinished ranked daily's).
 HelpGuard = Callable[[str, object, object], None]
 
 _help_guards: list[HelpGuard] = []
