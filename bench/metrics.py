@@ -3,10 +3,12 @@
     python bench/metrics.py                              # 3 pairs, 30 racers at one move a second, 20 s each
     python bench/metrics.py --pairs 5 --players 30 --seconds 20
 
-Each half of a pair starts two fresh Daphne processes (bench/ws.py's stack: PostgreSQL, Redis, races of
-4 at one move a second, measured after a warm-up), one with metrics recorded and scraped as Prometheus
-would (`GET /metrics` every `--scrape-every` seconds from each process), one with METRICS_ENABLED=0; the
-pairs alternate which half runs first, so a machine that grows busier during the run favours neither.
+Each round starts two stacks side by side, each of two fresh Daphne processes (bench/ws.py's stack:
+PostgreSQL, Redis, races of 4 at one move a second, measured after a warm-up): one with metrics recorded
+and scraped as Prometheus would (`GET /metrics` every `--scrape-every` seconds from each process), one
+with METRICS_ENABLED=0, each with half the players, played at the same time by one load generator. A
+machine shared with other work (this one's load swings from 2 to 14) then slows both alike, which
+running them one after the other did not (`--one-after-the-other`: pairs alternating which runs first).
 The issue's budget: ack p50 within 0.3 ms (docs/operations.md, "What the metrics cost"). On a busy
 machine the pairs' noise is larger than that, so the run first times what recording costs per action in
 this process (what a socket's move records: the action's count and time and the ack's time), beside the
@@ -107,6 +109,47 @@ def recording_cost(rounds: int = 200_000) -> tuple[float, float]:
     return found[0], found[1]
 
 
+def side_by_side(env: dict, args, prefix: str, first: bool) -> dict:
+    """Both stacks at once, half the players on each: {True: metrics on, False: off}, as `half` gives.
+    `first`: the stack started, set up and driven first (the rounds alternate it)."""
+    order = (first, not first)
+    with servers({**env, "METRICS_ENABLED": "1" if order[0] else "0"}) as stack_a, servers({**env, "METRICS_ENABLED": "1" if order[1] else "0"}) as stack_b:
+        runs = {}
+        for enabled, stack in zip(order, (stack_a, stack_b), strict=True):
+            players = make_players(args.players // 2, f"{prefix}{'on' if enabled else 'off'}x")
+            runs[enabled] = (stack, *racers_for(stack, players, make_races(players, args.race_size)))
+        stop, sizes = threading.Event(), {True: [], False: []}
+        threads = [scraper(runs[enabled][0], args.scrape_every, stop, sizes[enabled]) for enabled in order]
+
+        async def both():
+            return await asyncio.gather(*(run_load(runs[e][1], args.seconds, 1.0, runs[e][2], args.warmup) for e in order))
+
+        try:
+            rates = dict(zip(order, asyncio.run(both()), strict=True))
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join()
+        found = {}
+        for enabled, (_, _, stats) in runs.items():
+            found[enabled] = {
+                "p50": pct(stats.ack, 0.5) * 1000, "p99": pct(stats.ack, 0.99) * 1000, "cpu": stats.cpu_ms, "rate": rates[enabled],
+                "acks": len(stats.ack), "errors": stats.errors, "scrapes": sizes[enabled],
+            }
+    return found
+
+
+def scrape_cost(env: dict, scrapes: int = 40) -> float:
+    """Milliseconds of a server process's CPU per `GET /metrics` (its database figures included), on an
+    idle process: a fixed cost per scrape, whatever the load."""
+    with servers({**env, "METRICS_ENABLED": "1"}, count=1) as (server,):
+        urllib.request.urlopen(server.origin + "/metrics", timeout=10).read()  # the first opens a connection
+        before = server.cpu()
+        for _ in range(scrapes):
+            urllib.request.urlopen(server.origin + "/metrics", timeout=10).read()
+        return (server.cpu() - before) * 1000 / scrapes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=3)
@@ -114,7 +157,8 @@ def main() -> None:
     parser.add_argument("--race-size", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=20, help="measured seconds of each half")
     parser.add_argument("--warmup", type=float, default=5)
-    parser.add_argument("--scrape-every", type=float, default=5.0, help="seconds between scrapes of each process (metrics on)")
+    parser.add_argument("--scrape-every", type=float, default=15.0, help="seconds between scrapes of each process (metrics on; deploy/prometheus: 15)")
+    parser.add_argument("--one-after-the-other", action="store_true", help="each pair's halves in turn instead of side by side")
     args = parser.parse_args()
     database_base = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_DB
     redis = os.environ.get("REDIS_URL", "").strip() or DEFAULT_REDIS
@@ -125,16 +169,20 @@ def main() -> None:
         env = server_env(database, redis)
         on_us, off_us = recording_cost()
         print(f"recording per action, in process: {on_us:.2f} µs with metrics, {off_us:.2f} µs without ({on_us - off_us:.2f} µs more)", flush=True)
+        print(f"a scrape: {scrape_cost(env):.1f} ms of the process's CPU (every {args.scrape_every:g} s per process in the runs below)", flush=True)
         print(
-            f"stack: 2 daphne processes, PostgreSQL, Redis; {args.players} racers at 1 move/s, {args.seconds:g} s measured"
+            f"stack: 2 daphne processes each, PostgreSQL, Redis; {args.players} racers at 1 move/s"
+            f" ({'each half in turn' if args.one_after_the_other else 'half on each stack, at the same time'}), {args.seconds:g} s measured"
             f" after {args.warmup:g} s; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
             flush=True,
         )
         for pair in range(args.pairs):
             order = (True, False) if pair % 2 == 0 else (False, True)
-            found = {}
+            if args.one_after_the_other:
+                found = {enabled: half(env, enabled, args, f"m{pair}{'on' if enabled else 'off'}x") for enabled in order}
+            else:
+                found = side_by_side(env, args, f"m{pair}", first=order[0])
             for enabled in order:
-                found[enabled] = half(env, enabled, args, f"m{pair}{'on' if enabled else 'off'}x")
                 run = found[enabled]
                 scraped = [size for size in run["scrapes"] if size > 0]
                 print(

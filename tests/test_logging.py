@@ -166,3 +166,36 @@ def test_no_password_or_token_is_ever_logged(tmp_path):
     assert any(line["logger"] == "django.request" and "Unauthorized" in line["message"] for line in lines), log[-3000:]
     for secret in secrets:
         assert secret not in log, f"a secret ({secret[:6]}…) is in the log"
+
+
+# --- through nginx (deploy/nginx/nginx.conf) ------------------------------------------------------------
+
+from tests.test_balancer import NGINX, stack  # noqa: E402, F401 (the balancer test's stack: nginx before two replicas)
+
+
+@pytest.mark.services
+@pytest.mark.timeout(150)
+@pytest.mark.skipif(NGINX is None, reason="needs Debian's nginx (apt-get install nginx)")
+def test_one_request_id_through_nginx_the_view_and_its_log_lines(stack):  # noqa: F811 (the fixture imported above)
+    """nginx names the request (replacing what the client sent), writes the id in its access line, the
+    replica writes it on the view's log lines and answers it in X-Request-ID."""
+    import re
+    import time
+
+    balancer, replicas = stack
+    connection = balancer.connection()
+    connection.request("GET", "/api/no-such-thing/", headers={"X-Request-ID": "chosen-by-the-client-1234"})
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    assert response.status == 404
+    named = response.getheader("X-Request-ID")
+    assert named and re.fullmatch(r"[0-9a-f]{32}", named), named  # nginx's $request_id, not the client's
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and f"req={named}" not in balancer.log_path.read_text():
+        time.sleep(0.1)
+    assert '"GET /api/no-such-thing/ HTTP/1.1" 404' in balancer.log_path.read_text()
+    assert f"req={named}" in balancer.log_path.read_text()
+    lines = [line for replica in replicas for line in replica.log_path.read_text().splitlines() if named in line]
+    assert len(lines) == 1 and "WARNING django.request: Not Found: /api/no-such-thing/" in lines[0], lines
+    assert lines[0].endswith(f"[request={named}]")

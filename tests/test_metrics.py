@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+from pathlib import Path
 
 import pytest
 from django.core.cache import cache
@@ -14,6 +16,8 @@ from freecell_site import metrics
 from games import events
 from tests.support.daily import make_test_daily
 from tests.support.sockets import new_game, next_of, open_socket, run
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def sample(name: str, **labels) -> float:
@@ -48,8 +52,8 @@ class TestWhoMayRead:
     def test_another_address_is_refused_403_in_the_spec_shape(self, client):
         response = client.get("/metrics", REMOTE_ADDR="203.0.113.9")
         assert response.status_code == 403
-        assert response.json()["error"]["code"] == "forbidden"
-        assert "METRICS_ALLOW_IPS" in response.json()["error"]["message"]
+        assert response.json() == {"error": {"code": "forbidden", "message": "metrics are answered only to the addresses in METRICS_ALLOW_IPS"}}
+        assert "`" + json.dumps(response.json()) + "`" in (ROOT / "docs" / "operations.md").read_text().replace("\n", " ")  # the docs' example
 
     def test_the_allowed_networks_come_from_the_setting(self, client, settings):
         settings.METRICS_ALLOW_IPS = ["172.29.0.0/24"]
