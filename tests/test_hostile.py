@@ -333,3 +333,30 @@ def test_a_dailys_seed_gets_one_answer_whatever_is_asked_of_it(asked):
     DailyChallenge.objects.create(date=daily.today(), deal=deal, seed_index=0, par=40, par_line="")
     answer = client_for(make_player("alice")).get(f"/api/deals/seed:8675309/{asked}")
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "forbidden", (asked, answer.status_code, answer.content[:200])
+
+
+@pytest.mark.django_db
+def test_one_visitor_asking_facts_of_new_deals_spends_its_own_solver_time_not_everyones(settings, monkeypatch):
+    """Before: one address asking facts of new deals 1.5 times a second kept the solver busy and another
+    address's facts were 429 (4 of 5). A visitor's solves now cost its network's solver time (the
+    budget of hints, HINT_SECONDS_PER_MINUTE): past it that visitor alone is refused."""
+    from django.core.cache import cache
+    from rest_framework.test import APIClient
+
+    from games.play import hints
+
+    settings.HINT_SECONDS_PER_MINUTE = 1
+    cache.clear()
+
+    def slow_solve(function, *args, budget):
+        import time
+
+        time.sleep(0.4)
+        return "solved", ["1h"]
+
+    monkeypatch.setattr(hints, "in_worker", slow_solve)
+    greedy = [APIClient().get(f"/api/deals/ms:{n}/facts/", REMOTE_ADDR="198.51.100.1").status_code for n in range(100, 106)]
+    assert greedy[:3] == [200, 200, 200] and greedy[-1] == 429, greedy
+    other = APIClient().get("/api/deals/ms:200/facts/", REMOTE_ADDR="198.51.100.2")
+    assert other.status_code == 200 and other.json()["solvable"] is True
+    cache.clear()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from django.conf import settings
 from django.core.cache import cache
@@ -35,27 +36,36 @@ def known_facts(deal_id: str) -> dict | None:
     return _cached(cache_key(deal_id))
 
 
-def solver_facts(deal_id: str, board: Board) -> dict:
+def solver_facts(deal_id: str, board: Board, asker: int | str | None = None) -> dict:
     """`{result, solvable, par, par_line, reason}` of a deal under safe autoplay: from the cache, or solved
     now within DEAL_FACTS_BUDGET seconds in a hint worker (at most HINT_CONCURRENCY solves at a time;
     a request that finds them all busy gets 429). `solvable` is None, with the reason, when the budget ran
-    out first. Writes only the cache, never the database."""
+    out first. Writes only the cache, never the database.
+
+    A solve costs `asker` (a player's id, or a visitor's network) its solver time, the budget hints
+    spend (HINT_SECONDS_PER_MINUTE): one visitor asking for new deals 1.5 times a second kept the
+    process's solver busy, and other visitors' facts were 429 (issue 41)."""
     key = cache_key(deal_id)
     found = _cached(key)  # the cache away: solve without it
     if found is not None:
         return found
+    if asker is not None:
+        hints.refuse_if_out_of_solver_time(asker)
     slots = hints.solver_slots()
     if not slots.acquire(timeout=settings.HINT_WAIT_SECONDS):
         raise ServiceError(
             "rate_limited", "the solver is busy: try again in a few seconds", status=429, extra={"retry_after": 2}
         )
     budget = settings.DEAL_FACTS_BUDGET
+    started = time.monotonic()
     try:
         from games.engine import solver  # loaded only when facts are asked for
 
         result, line = hints.in_worker(solver.deal_facts, board.to_text(), budget, budget=2 * budget)
     finally:
         slots.release()
+        if asker is not None:
+            hints.charge_solver_time(asker, time.monotonic() - started)
     facts = {
         "result": result,
         "solvable": {"solved": True, "unsolvable": False}.get(result),

@@ -120,11 +120,13 @@ def _remember(key: str, answer: dict) -> None:
         logger.warning("hint cache unavailable: %s: %s", type(exc).__name__, exc)
 
 
-def _solver_time_keys(player_id: int) -> tuple[str, str]:
+def _solver_time_keys(player_id: int | str) -> tuple[str, str]:
     return f"hint-ms:{player_id}", f"hint-ms-since:{player_id}"
 
 
-def _refuse_if_out_of_solver_time(player_id: int) -> None:
+def refuse_if_out_of_solver_time(player_id: int | str) -> None:
+    """429 when `player_id` (a player's id, or a network's key for a visitor: games/play/facts.py) kept
+    the solver busy HINT_SECONDS_PER_MINUTE this minute."""
     spent_key, since_key = _solver_time_keys(player_id)
     try:
         found = cache.get_many([spent_key, since_key])  # one round trip to Redis
@@ -137,13 +139,13 @@ def _refuse_if_out_of_solver_time(player_id: int) -> None:
         return
     raise ServiceError(
         "rate_limited",
-        f"your hints have kept the solver busy for {limit:g} s this minute: try again later",
+        f"your requests have kept the solver busy for {limit:g} s this minute: try again later",
         status=429,
         extra={"retry_after": max(1, round(since + 60 - time.time()))},
     )
 
 
-def _charge_solver_time(player_id: int, seconds: float) -> None:
+def charge_solver_time(player_id: int | str, seconds: float) -> None:
     spent_key, since_key = _solver_time_keys(player_id)
     try:
         if cache.add(since_key, time.time(), timeout=60):
@@ -163,7 +165,7 @@ def hint(board: Board, autoplay: str, player_id: int) -> dict:
     answer = _cached(key)
     if answer is not None:
         return answer
-    _refuse_if_out_of_solver_time(player_id)
+    refuse_if_out_of_solver_time(player_id)
     slots = solver_slots()
     if not slots.acquire(timeout=settings.HINT_WAIT_SECONDS):
         raise ServiceError(
@@ -177,7 +179,7 @@ def hint(board: Board, autoplay: str, player_id: int) -> dict:
         result, move = _solve(board, autoplay, settings.HINT_BUDGET)
     finally:
         slots.release()
-        _charge_solver_time(player_id, time.monotonic() - started)
+        charge_solver_time(player_id, time.monotonic() - started)
     answer = {"move": move, "result": result}
     _remember(key, answer)
     return answer

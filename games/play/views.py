@@ -24,7 +24,7 @@ from freecell_site import filters, metrics
 from freecell_site.errors import ServiceError
 from freecell_site.pagination import PAGING, Pagination, paginated
 from freecell_site.renderers import PlainTextRenderer
-from freecell_site.throttling import ScopedRateThrottle
+from freecell_site.throttling import ScopedRateThrottle, network_of
 from games.daily import services as daily
 from games.engine import Board, parse_deal, random_deal, verify
 from games.play import lines, policies, ratelimit, selectors, services
@@ -143,7 +143,8 @@ class DealFactsView(APIView):
         else:
             # No help where it would rank (docs/fair-play.md): not to a racer on this deal, nor to a visitor while a race on it runs.
             policies.guard_help(str(deal_id), request.user)
-            facts = {**solver_facts(str(deal_id), selectors.board_of_deal_id(deal_id)), "source": "solver"}
+            asker = request.user.pk if request.user.is_authenticated else f"net:{network_of(request.META.get('REMOTE_ADDR', ''))}"
+            facts = {**solver_facts(str(deal_id), selectors.board_of_deal_id(deal_id), asker), "source": "solver"}
         return Response(s.DealFactsSerializer({"deal": str(deal_id), "autoplay": "safe", **facts}).data)
 
 
