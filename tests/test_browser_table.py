@@ -174,14 +174,14 @@ def test_restart_new_game_hint_and_the_table_settings(browser, site):
     assert page.locator("[data-card]").count() == 52  # ghosts carry no data-card
     tab.shot("hint-1366x768.png")
 
-    # Restart: the same deal afresh, the game left behind kept unfinished (not resigned: no loss).
+    # Restart: the same deal afresh, the game left behind abandoned (not resigned: no loss).
     old_id = int(first.rstrip("/").split("/")[-1])
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[data-testid=restart]")
     page.wait_for_url(lambda url: url != first and "/games/" in url)
     tab.wait_live()
     assert tab.text("deal") == "ms:1" and tab.counters() == (0, 0)
-    assert page.evaluate(f"async () => (await (await fetch('/api/games/{old_id}/')).json()).status") == "playing"
+    assert page.evaluate(f"async () => (await (await fetch('/api/games/{old_id}/')).json()).status") == "abandoned"
 
     # New game: a fresh seed: deal (no question asked of a game not begun).
     second = page.url

@@ -65,6 +65,7 @@ def test_the_daily_shows_par_and_the_ranked_rules_and_says_why_there_is_no_hint(
         hint = page.locator("[data-game-panel] [data-testid=hint]")
         assert hint.get_attribute("aria-disabled") == "true" and "ranked" in hint.inner_text(), hint.inner_text()
         assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth"), width
+        assert axe_violations(page) == [], width  # the daily's table, with its rules line
         tab.shot(f"daily-rules-{width}x{height}.png")
     tab.assert_clean()
     tab.context.close()
@@ -166,6 +167,7 @@ def test_the_moves_and_the_clock_stay_in_view_when_the_page_scrolls(browser, sit
         page.wait_for_timeout(200)
         for testid in ("moves", "clock", "status"):
             assert in_view(page, f"[data-game-panel] [data-testid={testid}]"), (width, testid)
+        assert axe_violations(page) == [], width  # the table with its status bar pinned
         assert page.inner_text("[data-game-panel] [data-testid=moves]") == "5"
         tab.shot(f"status-pinned-{width}x{height}.png")
         # Back at the top it sits in its place again.
