@@ -25,12 +25,15 @@ PROXY = "10.0.0.2"
 
 @pytest.fixture(autouse=True)
 def _fast_and_one_window(settings, monkeypatch):
-    """In-memory pushes, cheap hashes, and one throttle minute for the whole test: a test that ran
-    across a minute's end would see its counts start again."""
+    """In-memory pushes, cheap hashes, and one throttle window for the whole test: a test that ran
+    across a minute's end would see its counts start again. These tests are about addresses: a
+    network's limit of 10 (100 by default), and the account's out of the way."""
     from accounts import throttle
 
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    monkeypatch.setattr(throttle, "_window", lambda: 424242)
+    settings.LOGIN_NETWORK_FAILURES = 10
+    settings.LOGIN_ACCOUNT_FAILURES = 1000
+    monkeypatch.setattr(throttle, "_window", lambda key: 424242)
 
 
 async def _request(method: str, path: str, *, peer: str, headers: list[tuple[bytes, bytes]] = (), body: dict | None = None) -> tuple[int, dict]:
@@ -81,7 +84,7 @@ def guess(peer: str, forwarded_for: str | None, username: str = "alice", passwor
 def failures_of(address: str) -> int:
     from accounts import throttle
 
-    return throttle.failures(f"addr:{address}")
+    return throttle.failures(f"net:{address}")
 
 
 # --- straight at the app ---------------------------------------------------------------------------
