@@ -255,9 +255,11 @@ WS_READ_BURST = env_float("WS_READ_BURST", 10, minimum=1)  # auth/sync/start/res
 WS_READ_RATE = env_float("WS_READ_RATE", 5, minimum=0.1)
 # Limits over every socket of every process (games/sockets/limits.py; 0: no limit): sockets open per
 # address (refused at the handshake) and per account, and frames per address and per account.
-WS_SOCKETS_PER_ADDRESS = env_int("WS_SOCKETS_PER_ADDRESS", 100, minimum=0)
+# Per address: sized for a school behind one NAT address (100 players, a second tab each, connecting
+# at once when the lesson starts); the balancer's 256 requests per address come first (issue 41).
+WS_SOCKETS_PER_ADDRESS = env_int("WS_SOCKETS_PER_ADDRESS", 200, minimum=0)
 WS_SOCKETS_PER_ACCOUNT = env_int("WS_SOCKETS_PER_ACCOUNT", 16, minimum=0)
-WS_ADDRESS_OPEN_BURST = env_float("WS_ADDRESS_OPEN_BURST", 10, minimum=0)  # handshakes an address may make at once
+WS_ADDRESS_OPEN_BURST = env_float("WS_ADDRESS_OPEN_BURST", 100, minimum=0)  # handshakes an address may make at once
 WS_ADDRESS_OPEN_RATE = env_float("WS_ADDRESS_OPEN_RATE", 2, minimum=0.1)  # and a second after that
 WS_ADDRESS_FRAME_BURST = env_float("WS_ADDRESS_FRAME_BURST", 400, minimum=0)
 WS_ADDRESS_FRAME_RATE = env_float("WS_ADDRESS_FRAME_RATE", 200, minimum=0.1)

@@ -360,3 +360,20 @@ def test_one_visitor_asking_facts_of_new_deals_spends_its_own_solver_time_not_ev
     other = APIClient().get("/api/deals/ms:200/facts/", REMOTE_ADDR="198.51.100.2")
     assert other.status_code == 200 and other.json()["solvable"] is True
     cache.clear()
+
+
+def test_the_socket_limits_per_address_hold_a_school_behind_one_nat(settings):
+    """Before: 26 of 90 players behind one address never got a socket (nginx's 64, and 10 handshakes
+    at once here). 100 players open a socket each at once, and a second tab each, from one address."""
+    import time
+
+    assert settings.WS_SOCKETS_PER_ADDRESS >= 200 and settings.WS_ADDRESS_OPEN_BURST >= 100
+    meter = limits.Meter("address", "WS_ADDRESS_OPEN_BURST", "WS_ADDRESS_OPEN_RATE", what="sockets opened")
+    now = time.monotonic()
+    for _ in range(100):
+        meter.spend("192.0.2.30", now)  # no rate_limited: the class connects at once
+    gauge = limits.Gauge("address", "WS_SOCKETS_PER_ADDRESS")
+    assert all(gauge.open("192.0.2.30") for _ in range(200))
+    assert not gauge.open("192.0.2.30")
+    for _ in range(200):
+        gauge.close("192.0.2.30")
