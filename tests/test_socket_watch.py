@@ -43,7 +43,8 @@ def test_idle_sockets_make_no_bus_call_between_failures(alice, settings, monkeyp
         assert joined >= 4  # each socket joined its groups once
         await asyncio.sleep(0.6)  # a dozen check periods
         assert len(calls) == joined, calls[joined:]
-        assert len(bus._watches) == 1 and len([s for s in bus._watched if not s.closed]) == 4  # one watch for all
+        watch = bus._watches[asyncio.get_running_loop()]  # one watch on this loop for all its sockets
+        assert not watch.done() and sum(1 for s in bus._watched if not s.closed and s.user == alice) == 4
         for socket in sockets:
             await socket.disconnect()
 

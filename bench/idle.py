@@ -1,0 +1,145 @@
+"""Idle sockets: what thousands of open, signed-in game sockets cost a server, and another player.
+
+    python bench/idle.py                          # 10,000 idle sockets on one Daphne, 20 s of play beside them
+    python bench/idle.py --idle 2000 --servers 2 --seconds 10
+
+It starts its own stack (bench/ws.py's: a fresh PostgreSQL database beside DATABASE_URL, Redis at
+REDIS_URL, `--servers` Daphne processes), then measures, in the same run:
+
+1. another player's ack round trip (two racers at one move a second each) with no idle socket open;
+2. the same while `--idle` game sockets stay open, each signed in with a token (an account per 10
+   sockets) on a casual game of its own, saying nothing but answering heartbeats;
+3. the servers' memory growth per idle socket, and their CPU per second while the sockets sit idle.
+
+The load generator holds the idle sockets on the same box and takes its share of the CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.ws import (  # noqa: E402
+    DEFAULT_DB,
+    DEFAULT_REDIS,
+    fresh_database,
+    make_players,
+    make_races,
+    pct,
+    racers_for,
+    run_load,
+    server_env,
+    servers,
+    setup_django,
+)
+
+SOCKETS_PER_ACCOUNT = 10
+
+
+def make_idle_games(players: list[tuple[str, str]]) -> list[int]:
+    """A casual game for each idle account (through the one path that deals games)."""
+    from django.contrib.auth.models import User
+
+    from games.play import services
+
+    users = User.objects.filter(username__in=[name for name, _ in players]).order_by("id")
+    return [services.create_game(player=user, deal="ms:1").pk for user in users]
+
+
+class Idle:
+    """One signed-in game socket that answers heartbeats with a ping and says nothing else."""
+
+    def __init__(self, server, game: int, token: str):
+        self.server, self.game, self.token = server, game, token
+        self.opened = asyncio.Event()
+
+    async def connect(self):
+        from websockets.asyncio.client import connect
+
+        self.ws = await connect(self.server.ws(f"/ws/games/{self.game}/"), origin=self.server.origin, open_timeout=120, max_queue=None)
+        await self.ws.send(json.dumps({"type": "auth", "token": self.token}))
+        self.reader = asyncio.create_task(self.read())
+
+    async def read(self):
+        try:
+            async for text in self.ws:
+                if json.loads(text).get("type") == "heartbeat":
+                    await self.ws.send('{"type":"ping"}')
+        except Exception:
+            pass
+
+    async def close(self):
+        await self.ws.close()
+        self.reader.cancel()
+
+
+async def open_idle(stack, games: list[int], tokens: list[str], batch: int) -> tuple[list[Idle], float]:
+    sockets = [Idle(stack[i % len(stack)], game, tokens[i // SOCKETS_PER_ACCOUNT]) for i, game in enumerate(games)]
+    began = time.perf_counter()
+    for start in range(0, len(sockets), batch):
+        await asyncio.gather(*(s.connect() for s in sockets[start : start + batch]))
+    return sockets, time.perf_counter() - began
+
+
+def play_figures(stack, players, codes, seconds: float) -> tuple[float, float, float, dict]:
+    clients, stats = racers_for(stack, players, codes)
+    asyncio.run(run_load(clients, seconds, 1.0, stats, warmup=2.0))
+    return pct(stats.ack, 0.5) * 1000, pct(stats.ack, 0.99) * 1000, stats.cpu_ms, stats.errors
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--idle", type=int, default=10_000)
+    parser.add_argument("--servers", type=int, default=1)
+    parser.add_argument("--seconds", type=float, default=20, help="length of each measure of another player's acks")
+    parser.add_argument("--batch", type=int, default=100, help="sockets opened at once")
+    args = parser.parse_args()
+    database_base = os.environ.get("DATABASE_URL", DEFAULT_DB)
+    redis = os.environ.get("REDIS_URL", DEFAULT_REDIS)
+    with fresh_database(database_base) as database:
+        setup_django(database, redis)
+        accounts = -(-args.idle // SOCKETS_PER_ACCOUNT)
+        idle_players = make_players(accounts, "idle")
+        games = [game for game in make_idle_games(idle_players) for _ in range(SOCKETS_PER_ACCOUNT)][: args.idle]
+        first, second = make_players(2, "quiet"), make_players(2, "beside")
+        first_codes, second_codes = make_races(first, 2), make_races(second, 2)
+        env = server_env(database, redis)
+        with servers(env, args.servers) as stack:
+            quiet = play_figures(stack, first, first_codes, args.seconds)
+            rss_before = sum(s.rss() for s in stack)
+
+            async def with_idle():
+                sockets, took = await open_idle(stack, games, [token for _, token in idle_players], args.batch)
+                await asyncio.sleep(5)
+                cpu_before, began = sum(s.cpu() for s in stack), time.perf_counter()
+                await asyncio.sleep(20)
+                idle_cpu = (sum(s.cpu() for s in stack) - cpu_before) / (time.perf_counter() - began)
+                rss_after = sum(s.rss() for s in stack)
+                open_now = sum(1 for s in sockets if s.ws.state.name == "OPEN")
+                loaded = await asyncio.to_thread(play_figures, stack, second, second_codes, args.seconds)
+                await asyncio.gather(*(s.close() for s in sockets), return_exceptions=True)
+                return took, idle_cpu, rss_after, open_now, loaded
+
+            took, idle_cpu, rss_after, open_now, loaded = asyncio.run(with_idle())
+    print(f"stack: {args.servers} daphne, PostgreSQL, Redis; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(f"idle sockets: {open_now:,} of {args.idle:,} open after {took:.0f} s of opening ({args.idle / took:.0f}/s)")
+    print(f"memory per idle socket: {(rss_after - rss_before) / max(1, open_now) / 1024:.1f} KiB")
+    print(f"server CPU while they sit idle: {idle_cpu * 100:.1f}% of a core")
+    print(f"{'another player':<40}{'no idle socket':>18}{'with them':>18}")
+    print(f"{'ack p50':<40}{quiet[0]:>15.1f} ms{loaded[0]:>15.1f} ms")
+    print(f"{'ack p99':<40}{quiet[1]:>15.1f} ms{loaded[1]:>15.1f} ms")
+    print(f"{'server CPU per move':<40}{quiet[2]:>15.1f} ms{loaded[2]:>15.1f} ms")
+    print(f"errors: {quiet[3]} / {loaded[3]}")
+    print("targets: another player's ack p99 <= 50 ms with 10,000 idle sockets; <= 50 KiB a socket")
+
+
+if __name__ == "__main__":
+    main()
