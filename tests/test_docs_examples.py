@@ -204,6 +204,8 @@ def scenario(settings, monkeypatch) -> dict:
     rec.call(alice, "post", f"/api/challenges/{cancelled}/cancel/", expect=200)
     rec.call(anyone, "get", "/api/users/alice/games/", expect=200)
     rec.call(anyone, "get", "/api/users/alice/games/?format=ndjson", expect=200)
+    rec.call(anyone, "get", "/api/users/alice/games/?format=text&result=resigned&max=1", expect=200)
+    rec.call(anyone, "get", "/api/users/alice/games/?result=lost", expect=400)
     rec.call(anyone, "get", "/api/users/bob/", expect=200)
     rec.call(alice, "get", "/api/users/bob/", expect=200)
     rec.call(anyone, "get", "/api/users/nobody/", expect=404)

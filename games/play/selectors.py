@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from django.db.models import Q, QuerySet
 
-from games.engine import Board
+from games.engine import Board, DealId
 from games.play import lines, policies
 from games.play.models import Action, Deal, Game
 from games.play.payloads import deal_label, game_payload, iso
@@ -95,11 +95,38 @@ def finished_games_of(user, *, order: str = "newest") -> QuerySet[Game]:
     return Game.objects.filter(player=user, status__in=Game.FINISHED).select_related("deal").order_by(*ORDERS[order])
 
 
-def exported_games(user, viewer, *, since=None, until=None, order: str = "newest") -> QuerySet[Game]:
+def exported_games(
+    user,
+    viewer,
+    *,
+    since=None,
+    until=None,
+    order: str = "newest",
+    ids: list[int] | None = None,
+    deal: DealId | None = None,
+    result: str | None = None,
+    most: int | None = None,
+) -> QuerySet[Game]:
     """A player's finished games that the viewer may see, newest first (or `order` oldest), created
-    between `since` and `until`: a query, so that a page of them reads that page only (a player may
-    have thousands)."""
-    return created_between(finished_games_of(user, order=order), since, until).exclude(policies.hidden_from(viewer))
+    between `since` and `until`; only those of `ids`, of `deal` (as its rows name it: `daily:DATE` for
+    a daily) and ending in `result` when given; at most `most` of them. A query, so that a page of them
+    reads that page only (a player may have thousands)."""
+    games = created_between(finished_games_of(user, order=order), since, until).exclude(policies.hidden_from(viewer))
+    if ids is not None:
+        games = games.filter(pk__in=ids)
+    if deal is not None:
+        games = games.filter(deal_is(deal))
+    if result is not None:
+        games = games.filter(status=result)
+    return games[:most] if most is not None else games
+
+
+def deal_is(deal: DealId) -> Q:
+    """The games shown under the deal id `deal` (payloads.deal_label): a daily's by its date, ranked or
+    played later; an `ms:` or `seed:` deal's when neither (a daily's own seed is shown as the daily)."""
+    if deal.kind == "daily":
+        return Q(daily_id=deal.value) | Q(past_daily_id=deal.value)
+    return Q(deal_id=str(deal), daily__isnull=True, past_daily__isnull=True)
 
 
 def visible_games(viewer) -> QuerySet[Game]:
@@ -127,3 +154,15 @@ def export_rows(user, viewer, **filters) -> Iterator[dict]:
     """Every exported game of a player, as the viewer may see them (the NDJSON export streams them)."""
     for game in exported_games(user, viewer, **filters).iterator(chunk_size=200):
         yield export_row(game)
+
+
+def export_texts(user, viewer, **filters) -> Iterator[str]:
+    """Every exported game of a player as text (the text export streams them): the deal's board text
+    (Board.to_text, always 10 lines), then the line of play on one line (left out when the game had no
+    move, so that a blank line always ends a game), then a blank line."""
+    boards: dict[str, str] = {}  # a player's games often share deals (the dailies aside)
+    for game in exported_games(user, viewer, **filters).iterator(chunk_size=200):
+        if game.deal_id not in boards:
+            boards[game.deal_id] = board_of_deal(game.deal).to_text()
+        line = line_text(game)
+        yield boards[game.deal_id] + (line + "\n" if line else "") + "\n"
