@@ -265,6 +265,9 @@ WS_ADDRESS_FRAME_BURST = env_float("WS_ADDRESS_FRAME_BURST", 400, minimum=0)
 WS_ADDRESS_FRAME_RATE = env_float("WS_ADDRESS_FRAME_RATE", 200, minimum=0.1)
 WS_ACCOUNT_FRAME_BURST = env_float("WS_ACCOUNT_FRAME_BURST", 30, minimum=0)
 WS_ACCOUNT_FRAME_RATE = env_float("WS_ACCOUNT_FRAME_RATE", 15, minimum=0.1)
+# Seconds a request to Daphne has to arrive whole, line, headers and body (freecell_site/daphne_requests.py;
+# 0: Twisted's idle timer alone, which every byte restarts). The balancer waits for slow clients itself.
+DAPHNE_REQUEST_TIMEOUT_S = env_float("DAPHNE_REQUEST_TIMEOUT_S", 15, minimum=0)
 # Frames over 4 KiB a socket may send (each answered too_large); the next closes it, 1009 (0: never).
 WS_OVERSIZED_FRAMES = env_int("WS_OVERSIZED_FRAMES", 3, minimum=0)
 WS_DB_CALLS_PER_ADDRESS = env_int("WS_DB_CALLS_PER_ADDRESS", 2, minimum=0)  # an address's sockets' database calls at once, per process

@@ -5,6 +5,7 @@ tests/test_balancer.py; docs/deployment.md gives each point's figures before and
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
@@ -377,3 +378,46 @@ def test_the_socket_limits_per_address_hold_a_school_behind_one_nat(settings):
     assert not gauge.open("192.0.2.30")
     for _ in range(200):
         gauge.close("192.0.2.30")
+
+
+@pytest.mark.services
+@pytest.mark.timeout(120)
+def test_a_daphne_reached_directly_drops_a_request_that_dribbles_in(database):
+    """Before: a client sending its headers a byte now and then held a connection to Daphne for ever
+    (Twisted's 60 s idle timer starts again with every byte). Now a request has DAPHNE_REQUEST_TIMEOUT_S
+    to arrive; one that arrived is answered, and a websocket lives on past it."""
+    import os
+    import socket
+    import time
+
+    from tests.support.servers import server_env, servers
+
+    env = server_env(database, os.environ["REDIS_URL"], DAPHNE_REQUEST_TIMEOUT_S="2")
+    with servers(1, env) as (server,):
+        slow = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        started, dropped = time.monotonic(), False
+        request = b"GET /api/ping/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 40
+        try:
+            for byte in request:
+                slow.sendall(bytes([byte]))
+                time.sleep(0.25)
+        except OSError:
+            dropped = True
+        waited = time.monotonic() - started
+        slow.close()
+        assert dropped and waited < 6, waited
+        # A request that arrives in time is answered; a socket lives on past the deadline.
+        assert server.call("GET", "/api/ping/")[0] == 200
+
+        async def socket_outlives_the_deadline():
+            from websockets.asyncio.client import connect
+
+            async with connect(server.ws("/ws/deals/ms:1/records/"), origin=server.origin) as ws:
+                await asyncio.sleep(3)
+                await ws.send(json.dumps({"type": "ping", "id": 1}))
+                while True:
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                    if frame.get("id") == 1:
+                        return frame["type"]
+
+        assert asyncio.run(socket_outlives_the_deadline()) == "pong"
