@@ -69,7 +69,7 @@ def bound_slow_requests(seconds: float) -> bool:
     def too_slow(channel) -> None:
         channel._request_deadline = None
         if channel.transport is not None:
-            channel.transport.abortConnection()
+            channel.transport.loseConnection()  # nothing is on its way out: the request never came whole
 
     def connectionMade(self):
         made(self)
