@@ -1,6 +1,9 @@
-"""A Python client for the FreeCell Online API: typed REST methods, ndjson streams, race sockets."""
+"""A Python client for the FreeCell Online API: typed REST methods, ndjson streams, the sockets, a bot that races."""
 
-from freecell_client.client import FreeCellClient
+#: The package's version (pyproject.toml reads it from here; CHANGELOG.md has a section for each).
+__version__ = "0.2.0"
+
+from freecell_client.client import FreeCellClient  # noqa: E402 (after the version, which the client's User-Agent names)
 from freecell_client.errors import ApiError
 from freecell_client.models import (
     Action,

@@ -1,15 +1,17 @@
-"""The `freecell` command: sign in (through the browser) and out, play a deal on a text board, the daily, follow a race, export and verify."""
+"""The `freecell` command: sign in (through the browser) and out, scoped tokens, play a deal on a text board, the
+daily, follow or play a race, challenges, export games and verify."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import webbrowser
 from collections.abc import Callable
 from typing import TextIO
 
-from freecell_client import config, oauth
+from freecell_client import bot, config, oauth
 from freecell_client.board import render, status_line
 from freecell_client.client import FreeCellClient
 from freecell_client.errors import ApiError
@@ -208,14 +210,121 @@ async def follow_race(client: FreeCellClient, code: str, out: TextIO, *, start: 
 def cmd_race(args, out: TextIO) -> int:
     client = make_client(args)
     code = args.code
+    strategy = None
     if args.new is not None or not code:
-        race = client.create_race(args.new or None)
+        if args.play:  # the strategy first: no help on a race's deal once in the race (freecell_client.bot)
+            if args.play == "line" and not args.new:
+                raise ApiError(0, "no_line", "a bot on the solver line needs the deal: --new DEAL")
+            strategy = bot.strategy_for(client, args.play, args.new, args.autoplay)
+        race = client.create_race(args.new or None, autoplay=args.autoplay)
         code = race.code
         link = client.base_url + race.link if (race.link or "").startswith("/") else race.link
-        print(f"race {code} opened on {race.deal}: join with `freecell race {code} --join` ({link})", file=out)
-    elif args.join:
-        client.join_race(code)
+        print(f"race {code} opened on {race.deal}: join with `freecell race {code} --join` ({link})", file=out, flush=True)
+    else:
+        if args.play:
+            race = client.race(code)
+            strategy = bot.strategy_for(client, args.play, race.deal, race.autoplay)
+        if args.join:
+            client.join_race(code)
+    if strategy is not None:
+        if args.start:
+            client.start_race(code)
+        return finish_play(asyncio.run(bot.play_race(client, code, strategy, out, timeout=args.timeout)))
     asyncio.run(follow_race(client, code, out, start=args.start))
+    return 0
+
+
+def finish_play(game: dict) -> int:
+    """The exit status of a played race: 0 for a win, 1 else."""
+    return 0 if game["status"] == "won" else 1
+
+
+# --- challenges -------------------------------------------------------------------------------
+
+
+def challenge_line(challenge, me: str | None) -> str:
+    other = challenge.challenger if challenge.challenged == me else challenge.challenged
+    way = "from" if challenge.challenged == me else "to"
+    race = f"  race {challenge.code}" if challenge.code else ""
+    return f"{challenge.id:>6}  {way} {other:<20} {challenge.deal or 'random':<16} {challenge.status}{race}"
+
+
+def cmd_challenges(args, out: TextIO) -> int:
+    client = make_client(args)
+    me = client.me()["username"]
+    listed = client.challenges()
+    for heading in ("received", "sent"):
+        print(f"{heading}:", file=out)
+        for challenge in listed[heading]:
+            print(challenge_line(challenge, me), file=out)
+        if not listed[heading]:
+            print("  none", file=out)
+    return 0
+
+
+def cmd_challenge(args, out: TextIO) -> int:
+    challenge = make_client(args).challenge(args.username, args.deal)
+    print(f"challenge {challenge.id} sent to {challenge.challenged} on {challenge.deal or 'a random deal'}", file=out)
+    return 0
+
+
+def cmd_accept(args, out: TextIO) -> int:
+    client = make_client(args)
+    strategy = None
+    if args.play:  # before accepting: no help on a race's deal once in the race
+        asked = client.get_challenge(args.challenge_id)
+        if args.play == "line" and not asked.deal:
+            raise ApiError(0, "no_line", "a challenge on a random deal has no line to read before it is accepted: --play simple")
+        strategy = bot.strategy_for(client, args.play, asked.deal, asked.raw.get("autoplay", "safe"))
+    challenge = client.accept_challenge(args.challenge_id)
+    print(f"accepted challenge {challenge.id} from {challenge.challenger}: race {challenge.code}", file=out, flush=True)
+    if strategy is not None:
+        return finish_play(asyncio.run(bot.play_race(client, challenge.code, strategy, out, timeout=args.timeout)))
+    return 0
+
+
+def cmd_decline(args, out: TextIO) -> int:
+    challenge = make_client(args).decline_challenge(args.challenge_id)
+    print(f"declined challenge {challenge.id} from {challenge.challenger}", file=out)
+    return 0
+
+
+# --- tokens -----------------------------------------------------------------------------------
+
+
+def scope_list(text: str) -> list[str]:
+    return [scope.strip() for scope in text.replace(",", " ").split() if scope.strip()]
+
+
+def cmd_token(args, out: TextIO) -> int:
+    client = make_client(args)
+    if args.action == "create":
+        token = client.create_token(args.name, scope_list(args.scopes))
+        print(token.token, file=out)
+        print(f"token {token.id} {token.name!r} with scopes {' '.join(token.scopes)}: its secret is shown only now", file=sys.stderr)
+    elif args.action == "list":
+        for token in client.tokens():
+            print(f"{token.id:>6}  {token.name:<24} {' '.join(token.scopes):<24} last used {token.last_used_at or 'never'}", file=out)
+    else:
+        if args.id is None:
+            raise ApiError(0, "invalid_request", "freecell token revoke needs the token's id (freecell token list)")
+        client.revoke_token(args.id)
+        print(f"token {args.id} revoked", file=out)
+    return 0
+
+
+# --- a player's games ---------------------------------------------------------------------------
+
+
+def cmd_games(args, out: TextIO) -> int:
+    """A player's finished games, from the export: ndjson (one game a line) or text (board, then line)."""
+    client = make_client(args)
+    filters = {name: getattr(args, name) for name in ("since", "until", "order", "max", "ids", "deal", "result")}
+    if args.format == "text":
+        out.write(client.export_games_text(args.username, **filters))
+    else:
+        for row in client.export_games(args.username, **filters):
+            print(json.dumps(row), file=out)
     return 0
 
 
@@ -281,7 +390,44 @@ def parser() -> argparse.ArgumentParser:
     race.add_argument("--new", nargs="?", const="", default=None, metavar="DEAL", help="open a race (on DEAL, else a random deal)")
     race.add_argument("--join", action="store_true", help="join the race first")
     race.add_argument("--start", action="store_true", help="start it (owner only)")
+    race.add_argument("--autoplay", choices=["none", "safe"], default="safe", help="with --new: the race's autoplay")
+    race.add_argument("--play", choices=bot.STRATEGIES, help="play your game as a bot: the solver's line of the deal, or a simple strategy")
+    race.add_argument("--timeout", type=float, default=120, help="with --play: seconds to wait for a frame (the start)")
     race.set_defaults(run=cmd_race)
+
+    challenges = sub.add_parser("challenges", help="your challenges to race, received and sent")
+    challenges.set_defaults(run=cmd_challenges)
+    challenge = sub.add_parser("challenge", help="challenge a player to a race")
+    challenge.add_argument("username")
+    challenge.add_argument("--deal", help="the deal (else a random one)")
+    challenge.set_defaults(run=cmd_challenge)
+    accept = sub.add_parser("accept", help="accept a challenge: its race starts")
+    accept.add_argument("challenge_id", type=int)
+    accept.add_argument("--play", choices=bot.STRATEGIES, help="then play the race as a bot")
+    accept.add_argument("--timeout", type=float, default=120, help="with --play: seconds to wait for a frame")
+    accept.set_defaults(run=cmd_accept)
+    decline = sub.add_parser("decline", help="decline a challenge")
+    decline.add_argument("challenge_id", type=int)
+    decline.set_defaults(run=cmd_decline)
+
+    token = sub.add_parser("token", help="personal access tokens: create one with chosen scopes, list, revoke")
+    token.add_argument("action", choices=["create", "list", "revoke"])
+    token.add_argument("id", nargs="?", type=int, help="revoke: the token's id")
+    token.add_argument("--name", default="freecell cli", help="create: the token's name")
+    token.add_argument("--scopes", default="read", help="create: its scopes, among read, play, race, account (read,play)")
+    token.set_defaults(run=cmd_token)
+
+    games = sub.add_parser("games", help="a player's finished games with their lines (the export)")
+    games.add_argument("username")
+    games.add_argument("--format", choices=["ndjson", "text"], default="ndjson", help="one JSON game a line, or each board then its line")
+    games.add_argument("--max", type=int, help="at most this many games")
+    games.add_argument("--ids", help="only these game ids, separated by commas")
+    games.add_argument("--deal", help="only games of this deal (ms:617, daily:2026-12-01)")
+    games.add_argument("--result", choices=["won", "resigned"])
+    games.add_argument("--since", help="created from this date or instant")
+    games.add_argument("--until", help="created before this date (included) or instant")
+    games.add_argument("--order", choices=["newest", "oldest"])
+    games.set_defaults(run=cmd_games)
 
     export = sub.add_parser("export", help="a game as Freecell Solver board text plus its line of play")
     export.add_argument("game_id", type=int)

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 import webbrowser
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
+from freecell_client import __version__, oauth, streams
 from freecell_client import models as m
-from freecell_client import oauth, streams
 from freecell_client.errors import ApiError
 from freecell_client.transport import RetryPolicy, Transport
 
-USER_AGENT = "freecell-client/0.1 (python)"
+USER_AGENT = f"freecell-client/{__version__} (python)"
+
+
+def export_filters(filters: dict) -> dict:
+    """The export's filters as query parameters: `ids` may be a list."""
+    ids = filters.get("ids")
+    if ids is not None and not isinstance(ids, str):
+        filters = {**filters, "ids": ",".join(str(i) for i in ids)}
+    return filters
 
 
 def seg(value: Any) -> str:
@@ -122,6 +131,23 @@ class FreeCellClient:
     def update_me(self, **fields) -> dict:
         return self.transport.request("PATCH", "/api/me/", body=fields).body
 
+    def close_account(self, password: str) -> None:
+        """Closes the account for good (its token stops working); needs the `account` scope."""
+        self.post("/api/me/close/", {"password": password})
+        self.token = None
+
+    def become_bot(self) -> dict:
+        """Marks the account as a bot's: its results go to the bots' boards."""
+        return self.post("/api/account/bot/")
+
+    def request_password_reset(self, email: str) -> None:
+        """Mails a reset link to the account with that address (answered the same for any address)."""
+        self.post("/api/auth/password/reset/", {"email": email})
+
+    def confirm_password_reset(self, uid: str, token: str, new_password: str) -> dict:
+        """Sets a new password with the link's `uid` and `token` (the account's API token is revoked)."""
+        return self.post("/api/auth/password/reset/confirm/", {"uid": uid, "token": token, "new_password": new_password})
+
     def user(self, username: str) -> dict:
         """A player's public profile and statistics."""
         return self.get(f"/api/users/{seg(username)}/")
@@ -130,9 +156,28 @@ class FreeCellClient:
         """Players whose name matches `q` (section 8)."""
         return self.page("/api/users/", q=q, **params)
 
-    def user_games(self, username: str, *, page: int | str | None = None, page_size: int | None = None) -> m.Page:
-        """A player's finished games, with their lines (a page of dicts)."""
-        return self.page(f"/api/users/{seg(username)}/games/", page=page, page_size=page_size)
+    def user_games(self, username: str, *, page: int | str | None = None, page_size: int | None = None, **filters) -> m.Page:
+        """A player's finished games, with their lines (a page of dicts), newest first. `filters`: `since`,
+        `until` (ISO dates or datetimes), `order` (`newest`, `oldest`), `max` (at most that many games),
+        `ids` (game ids, a list or a comma-separated string), `deal` (`ms:617`, `daily:2026-12-01`),
+        `result` (`won`, `resigned`)."""
+        return self.page(f"/api/users/{seg(username)}/games/", page=page, page_size=page_size, **export_filters(filters))
+
+    def export_games(self, username: str, **filters) -> Iterator[dict]:
+        """Every finished game of a player the filters keep (those of `user_games`), as dicts, not paged:
+        the ndjson export, read one line at a time."""
+        answer = self.transport.request(
+            "GET", f"/api/users/{seg(username)}/games/", params={"format": "ndjson", **export_filters(filters)}, accept="application/x-ndjson"
+        )
+        return (json.loads(line) for line in answer.text.splitlines() if line.strip())
+
+    def export_games_text(self, username: str, **filters) -> str:
+        """The text export: for each game the deal's board text (10 lines, Freecell Solver's format), then
+        its line of play (none when it had no move), then a blank line (docs/api.md)."""
+        answer = self.transport.request(
+            "GET", f"/api/users/{seg(username)}/games/", params={"format": "text", **export_filters(filters)}, accept="text/plain"
+        )
+        return answer.text
 
     def user_daily(self, username: str, **params) -> Any:
         """A player's daily results over time (section 8)."""
@@ -214,6 +259,37 @@ class FreeCellClient:
 
     def resign(self, game_id: int) -> m.Game:
         return m.Game.from_dict(self.post(f"/api/games/{seg(game_id)}/resign/"))
+
+    def restart(self, game_id: int) -> m.Game:
+        """A new game of the same deal; the old one is left abandoned."""
+        return m.Game.from_dict(self.post(f"/api/games/{seg(game_id)}/restart/"))
+
+    def report_game(self, game_id: int, reason: str) -> dict:
+        """Reports a result on a board that looks wrong, for the moderators."""
+        return self.post(f"/api/games/{seg(game_id)}/report/", {"reason": reason})
+
+    def game_review(self, game_id: int) -> dict:
+        """The fair-play review of your own result."""
+        return self.get(f"/api/games/{seg(game_id)}/review/")
+
+    def review_game(self, game_id: int, verdict: str, note: str = "") -> dict:
+        """Moderators: clears or rejects a held result (`verdict` `clear` or `reject`)."""
+        return self.post(f"/api/games/{seg(game_id)}/review/", {"verdict": verdict, "note": note})
+
+    def fair_play(self) -> dict:
+        """The fair-play policy: its signals and their thresholds."""
+        return self.get("/api/fair-play/")
+
+    def fair_play_queue(self, **params) -> dict:
+        """Moderators: the results held for review."""
+        return self.get("/api/fair-play/queue/", **params)
+
+    def mark_user(self, username: str, note: str = "") -> dict:
+        """Moderators: marks an account (its results leave the boards)."""
+        return self.post(f"/api/users/{seg(username)}/mark/", {"note": note})
+
+    def unmark_user(self, username: str) -> None:
+        self.delete(f"/api/users/{seg(username)}/mark/")
 
     def history(self, game_id: int) -> m.History:
         return m.History.from_dict(self.get(f"/api/games/{seg(game_id)}/history/"))
@@ -360,6 +436,28 @@ class FreeCellClient:
         from freecell_client.sockets import RaceSocket
 
         return RaceSocket(self.base_url, code, self.token)
+
+    def game_socket(self, game_id: int):
+        """An async context manager on `/ws/games/<id>/`, signed in with the client's token."""
+        from freecell_client.sockets import GameSocket
+
+        return GameSocket(self.base_url, game_id, self.token)
+
+    def records_socket(self, deal: str, *, autoplay: str = "safe", players: str = "people"):
+        """An async context manager on `/ws/deals/<deal>/records/`: the deal's record board, live."""
+        from freecell_client.sockets import RecordsSocket
+
+        return RecordsSocket(self.base_url, deal, self.token, autoplay=autoplay, players=players)
+
+    # --- the documents ------------------------------------------------------------------------
+
+    def openapi(self) -> dict:
+        """The OpenAPI document of the REST API."""
+        return self.get("/api/schema/", format="json")
+
+    def asyncapi(self) -> dict:
+        """The AsyncAPI document of the sockets."""
+        return self.get("/api/asyncapi.json")
 
     # --- streams (section 8) ------------------------------------------------------------------
 
