@@ -2,7 +2,7 @@
 
 Each step is a shell command (curl, or Python run from the shell) that a developer pastes in order.
 Shell variables carry what a step learns to the next ones: `BASE` (the site), `TOKEN`, `GAME`, `CODE`,
-`RACE_GAME`. `{site}` in a command is the site's address. `answer` is what the step answers: a JSON
+`RACE_GAME`, and for the race of two bots `BOT_TOKEN`, `LINE`, `BOT_RACE`, `BOT_GAME`. `{site}` in a command is the site's address. `answer` is what the step answers: a JSON
 object whose fields the real answer has (values naming a variable, `"$GAME"`, stand for its value), or a
 piece of text the output contains. The test reads the steps back from the served page and runs them,
 so what runs is what a developer sees.
@@ -25,7 +25,7 @@ def field(path: str) -> str:
     return FIELD.format(path=path)
 
 
-TOKEN_OF, ID_OF, BOARD_OF, CODE_OF = (field(f'["{name}"]') for name in ("token", "id", "board", "code"))
+TOKEN_OF, ID_OF, BOARD_OF, CODE_OF, PAR_LINE_OF = (field(f'["{name}"]') for name in ("token", "id", "board", "code", "par_line"))
 #: Your race game's id, or a failure while the race has not shown its boards (a loop asks again).
 FIRST_RACER_GAME_OF = "python3 -c 'import json, sys; print(json.load(sys.stdin)[\"racers\"][0][\"game\"] or sys.exit(1))'"
 #: The board text of ms:1 as dealt, as `GET /api/games/<id>/` answers it for a new game.
@@ -103,6 +103,47 @@ async def race():
 
 asyncio.run(race())
 """
+
+BOT_PY = """\
+import json, os, time, urllib.error, urllib.request
+
+BASE, TOKEN, GAME, LINE = os.environ["BASE"], os.environ["TOKEN"], os.environ["BOT_GAME"], os.environ["LINE"]
+
+
+def call(method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    while True:
+        request = urllib.request.Request(BASE + path, data=data, method=method)
+        request.add_header("Authorization", f"Token {TOKEN}")
+        request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return json.load(answer)
+        except urllib.error.HTTPError as refused:
+            error = json.load(refused)["error"]
+            if error["code"] != "rate_limited":
+                raise SystemExit(f"{error['code']}: {error['message']}")
+            # More than 20 actions a second: wait as long as the server says, then send the same move again.
+            time.sleep(error["retry_after_ms"] / 1000)
+
+
+game = call("GET", f"/api/games/{GAME}/")
+for number, move in enumerate(LINE.split(), start=1):
+    game = call("POST", f"/api/games/{GAME}/moves/", {"move": move, "ply": game["ply"], "client_id": f"bot-{number}"})
+print(game["status"], "-", game["cards_home"], "cards home")
+"""
+#: The race's result in a line a developer reads: each racer's name, status and rank.
+RESULT_OF = (
+    "python3 -c 'import json, sys; race = json.load(sys.stdin); print(race[\"status\"]); "
+    "[print(r[\"username\"], r[\"status\"], r[\"rank\"]) for r in race[\"racers\"]]'"
+)
+
+#: The bot step's command: wait for the race's boards, then run bot.py.
+BOT_COMMAND = (
+    f"until BOT_GAME=$(curl -sS --fail-with-body \"$BASE/api/races/$BOT_RACE/\" | {FIRST_RACER_GAME_OF}); do sleep 0.5; done\n"
+    "export BASE TOKEN LINE BOT_GAME  # what bot.py reads from its environment\n"
+    "python3 bot.py"
+)
 
 STEPS = [
     Step(
@@ -216,10 +257,55 @@ STEPS = [
         language="python",
         requires="websockets",
     ),
+    Step(
+        "A second bot",
+        "Bot against bot: sign up a second account for the other bot and keep its token.",
+        f"BOT_TOKEN=$(curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/auth/register/\" {JSON} \\\n"
+        f"  -d '{{\"username\": \"dev_bob\", \"password\": \"{PASSWORD}\"}}' | {TOKEN_OF})\n"
+        "echo $BOT_TOKEN",
+        sets=("BOT_TOKEN",),
+    ),
+    Step(
+        "Read the deal's solver line, before the race",
+        "The facts of `ms:617` carry a winning line for safe autoplay (`par_line`). A racer gets no help "
+        "on the deal of a race they are in (no hints, legal moves or facts until it is over), so a bot "
+        "reads the line first.",
+        f"LINE=$(curl -sS --fail-with-body \"$BASE/api/deals/ms:617/facts/\" | {PAR_LINE_OF})\n"
+        "echo $LINE",
+        sets=("LINE",),
+    ),
+    Step(
+        "Both bots in one race",
+        "Your bot opens a race on `ms:617` with safe autoplay, the second joins it with the code, and "
+        "yours starts it.",
+        f"BOT_RACE=$(curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/races/\" {AUTH} {JSON} \\\n"
+        f"  -d '{{\"deal\": \"ms:617\", \"autoplay\": \"safe\"}}' | {CODE_OF})\n"
+        "curl -sS --fail-with-body -o /dev/null -X POST \"$BASE/api/races/$BOT_RACE/join/\" -H \"Authorization: Token $BOT_TOKEN\"\n"
+        f"curl -sS --fail-with-body -w '\\n' -X POST \"$BASE/api/races/$BOT_RACE/start/\" {AUTH}",
+        answer={"code": "$BOT_RACE", "owner": "dev_ada"},
+        sets=("BOT_RACE",),
+    ),
+    Step(
+        "Your bot plays the solver line",
+        "Once the countdown ends, your bot plays the line move after move, each with the `ply` it has "
+        "seen; past 20 actions a second the service answers 429 `rate_limited` with `retry_after_ms`, "
+        "and the bot waits that long. Save as bot.py and run it.",
+        BOT_COMMAND,
+        answer="won - 52 cards home",
+        sets=("BOT_GAME",),
+    ),
+    Step(
+        "The race is won",
+        "The second bot resigns (or plays: `POST /api/games/<id>/moves/` with its own token), and the race "
+        "is over: your bot is first.",
+        "curl -sS --fail-with-body -o /dev/null -X POST \"$BASE/api/races/$BOT_RACE/resign/\" -H \"Authorization: Token $BOT_TOKEN\"\n"
+        f"curl -sS --fail-with-body \"$BASE/api/races/$BOT_RACE/\" | {RESULT_OF}",
+        answer="finished\ndev_ada won 1\ndev_bob resigned",
+    ),
 ]
 
 #: The Python steps' programs, by the file the page tells to save them as.
-PROGRAMS = {"python3 play.py": ("play.py", PLAY_PY), "python3 race.py": ("race.py", RACE_PY)}
+PROGRAMS = {"python3 play.py": ("play.py", PLAY_PY), "python3 race.py": ("race.py", RACE_PY), BOT_COMMAND: ("bot.py", BOT_PY)}
 
 
 def inline_code(text: str) -> list[tuple[bool, str]]:

@@ -178,7 +178,9 @@ def test_the_steps_read_from_the_page_are_the_steps(client):
         assert read.command == step.command.replace("{site}", "http://testserver")
         assert read.program == PROGRAMS.get(step.command)
         assert read.answer == step.answer
-    assert [step.sets for step in steps if step.sets] == [("BASE",), ("TOKEN",), ("TOKEN",), ("GAME",), ("CODE",), ("RACE_GAME",)]
+    assert [step.sets for step in steps if step.sets] == [
+        ("BASE",), ("TOKEN",), ("TOKEN",), ("GAME",), ("CODE",), ("RACE_GAME",), ("BOT_TOKEN",), ("LINE",), ("BOT_RACE",), ("BOT_GAME",),
+    ]
 
 
 def test_no_step_waits_a_fixed_time():
@@ -189,5 +191,7 @@ def test_no_step_waits_a_fixed_time():
         without_polls = re.sub(r"until .*?; do sleep [0-9.]+; done", "", step.command, flags=re.S)
         assert "sleep" not in without_polls, step.title
         for _filename, program in PROGRAMS.values():
-            assert "time.sleep" not in program and "asyncio.sleep" not in program
+            # A program waits only as long as the server asks (a 429's retry_after_ms), never a time of its own.
+            assert all("retry_after" in wait for wait in re.findall(r"time\.sleep\(([^)]*)\)", program)), _filename
+            assert "asyncio.sleep" not in program
     assert any("until " in step.command for step in STEPS)  # the race step polls
