@@ -153,6 +153,11 @@ class TestText:
         text = self.text(anon_client, "?result=won&max=1", HTTP_ACCEPT="text/plain")
         assert text.count("Foundations:") == 1 and text.endswith("\n\n")
 
+    def test_accept_ndjson_chooses_the_ndjson(self, games, anon_client):
+        response = anon_client.get(URL + "?max=1", HTTP_ACCEPT="application/x-ndjson")
+        assert response["Content-Type"] == "application/x-ndjson"
+        assert [json.loads(line)["id"] for line in b"".join(response.streaming_content).decode().splitlines()] == games[-1:]
+
     def test_a_bad_filter_in_text_is_still_refused(self, games, anon_client):
         response = anon_client.get(URL + "?format=text&max=0")
         assert response.status_code == 400 and json.loads(response.content)["error"]["code"] == "invalid_request"
