@@ -67,7 +67,7 @@ def test_a_visitor_plays_restarts_wins_and_keeps_the_games_on_sign_up(browser, s
     tab.wait_live()
     assert asked == [] and tab.counters() == (0, 0) and page.inner_text("[data-testid=deal]") == "ms:1"
     old = game_over_api(site, first, page)
-    assert old["status"] == "playing" and old["moves"] == 3
+    assert old["status"] == "abandoned" and old["moves"] == 3
 
     type_line(tab, line)
     page.wait_for_selector("[data-testid=status][data-status=won]")

@@ -295,7 +295,7 @@ def test_no_par_line_or_hint_on_the_deal_of_a_race_under_way(alice, bob, charlie
     from games.play import views
 
     settings.RACE_COUNTDOWN_S = 0
-    monkeypatch.setattr(views, "solver_facts", lambda deal_id, board: {"result": "solved", "solvable": True, "par": 3, "par_line": "1a 2b 3c", "reason": None})
+    monkeypatch.setattr(views, "solver_facts", lambda deal_id, board, asker=None: {"result": "solved", "solvable": True, "par": 3, "par_line": "1a 2b 3c", "reason": None})
     running_race(alice, bob, deal="ms:617")
     for client in (client_for(bob), anon_client):
         answer = client.get("/api/deals/ms:617/facts/")

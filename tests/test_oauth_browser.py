@@ -26,8 +26,9 @@ class Listener(http.server.HTTPServer):
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(handler):  # noqa: N802, N805 (http.server's names; the server is `self` here)
-                query = urllib.parse.urlsplit(handler.path).query
-                self.answers.append({k: v[0] for k, v in urllib.parse.parse_qs(query).items()})
+                asked = urllib.parse.urlsplit(handler.path)
+                if asked.path == "/callback":  # not the browser's own asks (its favicon)
+                    self.answers.append({k: v[0] for k, v in urllib.parse.parse_qs(asked.query).items()})
                 page = b"<!doctype html><title>my app</title><p>Thanks"
                 handler.send_response(200)
                 handler.send_header("Content-Type", "text/html")

@@ -234,6 +234,10 @@ PAGES = {
     "developers/": row(lambda w, r: "/developers/", 200),
     "developers/docs/": row(lambda w, r: "/developers/docs/", 200),
     "developers/docs/<str:name>/": row(lambda w, r: "/developers/docs/streams/", 200),
+    # OAuth (docs/tokens.md): an app's request with no client is refused; a visitor signs in first. The
+    # token endpoint takes a POST only.
+    "oauth/authorize/": row(lambda w, r: "/oauth/authorize/", (302, 400, 400, 400, 400)),
+    "oauth/token/": row(lambda w, r: "/oauth/token/", 405),
     "leaderboards/": row(lambda w, r: "/leaderboards/", 200),
     # Signed in, there is nothing to do there: on to `next` or the home page.
     "signup/": row(lambda w, r: "/signup/", (200, 302, 302, 302, 302)),

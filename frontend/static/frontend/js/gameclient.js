@@ -875,9 +875,9 @@ export class GameClient {
         : null,
       game.ranked
         ? el("a", { href: `/daily/${game.deal.replace("daily:", "")}/`, text: "Leaderboard" })
-        // "again" for its player only; a watcher who is not signed in is sent to sign in first.
-        : dealButton(game.deal, game.autoplay, !this.me ? "Sign in to play this deal" : this.isMine() ? "Play this deal again" : "Play this deal"),
-      this.me ? dealButton("random", game.autoplay, "New random deal") : null,
+        // "again" for its player only; a visitor plays it as a guest (docs/frontend.md).
+        : dealButton(game.deal, game.autoplay, this.isMine() ? "Play this deal again" : "Play this deal"),
+      dealButton("random", game.autoplay, "New random deal"),
     );
     const placeLine = () => el("p", { class: "place", "data-testid": "race-place", text: this.place, hidden: !this.place });
     const shareBox = () => {
