@@ -227,9 +227,18 @@ def scenario(settings, monkeypatch) -> dict:
     staff.credentials(HTTP_AUTHORIZATION=f"Token {token_of(moderator)}")
     rec.call(anyone, "get", "/api/fair-play/", expect=200)
     settings.FAIR_PLAY_REVIEW = True
-    fast = carol.post("/api/games/", {"deal": "ms:1", "autoplay": "none"}, format="json").json()["id"]
-    for ply, move in enumerate(MS1_WIN):
-        carol.post(f"/api/games/{fast}/moves/", {"move": move, "ply": ply}, format="json")
+    # On a clock that ticks 40 ms at each reading, from ten minutes ago, so that the signals the win
+    # crosses and the order of the queue (the example) do not depend on this machine's speed.
+    import itertools
+    from unittest import mock
+
+    from django.utils import timezone
+
+    ticks, start = itertools.count(), timezone.now() - dt.timedelta(minutes=10)
+    with mock.patch.object(timezone, "now", lambda: start + dt.timedelta(milliseconds=40 * next(ticks))):
+        fast = carol.post("/api/games/", {"deal": "ms:1", "autoplay": "none"}, format="json").json()["id"]
+        for ply, move in enumerate(MS1_WIN):
+            carol.post(f"/api/games/{fast}/moves/", {"move": move, "ply": ply}, format="json")
     settings.FAIR_PLAY_REVIEW = False
     rec.call(carol, "get", f"/api/games/{fast}/review/", expect=200)
     rec.call(bob, "post", f"/api/games/{won}/report/", {"reason": "127 moves at an even pace"}, expect=202)
