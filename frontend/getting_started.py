@@ -139,6 +139,10 @@ RESULT_OF = (
 )
 
 #: The bot step's command: wait for the race's boards, then run bot.py.
+# The programs read the shell's variables from their environment: exported first, so that the steps
+# pasted into a terminal run as they do in CI.
+PLAY_COMMAND = "export BASE TOKEN GAME  # what play.py reads from its environment\npython3 play.py"
+RACE_COMMAND = "export BASE TOKEN CODE  # what race.py reads from its environment\npython3 race.py"
 BOT_COMMAND = (
     f"until BOT_GAME=$(curl -sS --fail-with-body \"$BASE/api/races/$BOT_RACE/\" | {FIRST_RACER_GAME_OF}); do sleep 0.5; done\n"
     "export BASE TOKEN LINE BOT_GAME  # what bot.py reads from its environment\n"
@@ -213,7 +217,7 @@ STEPS = [
     Step(
         "Play from Python",
         "The same in a few lines of Python with the standard library: save as play.py and run it.",
-        "python3 play.py",
+        PLAY_COMMAND,
         answer="played 5b - ply 2 - repeated False",
         language="python",
     ),
@@ -252,7 +256,7 @@ STEPS = [
         "Race over the websocket",
         "One race socket is enough to race: it pushes every racer's progress and your own board, and "
         "takes your moves. Save as race.py and run it.",
-        "python3 race.py",
+        RACE_COMMAND,
         answer="played 5c - ply 2",
         language="python",
         requires="websockets",
@@ -305,7 +309,7 @@ STEPS = [
 ]
 
 #: The Python steps' programs, by the file the page tells to save them as.
-PROGRAMS = {"python3 play.py": ("play.py", PLAY_PY), "python3 race.py": ("race.py", RACE_PY), BOT_COMMAND: ("bot.py", BOT_PY)}
+PROGRAMS = {PLAY_COMMAND: ("play.py", PLAY_PY), RACE_COMMAND: ("race.py", RACE_PY), BOT_COMMAND: ("bot.py", BOT_PY)}
 
 
 def inline_code(text: str) -> list[tuple[bool, str]]:

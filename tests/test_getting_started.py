@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import urllib.request
@@ -92,9 +93,11 @@ def run_steps(base: str, folder: Path, *, sockets: bool) -> list[str]:
             continue
         if step.program:
             (folder / step.program[0]).write_text(step.program[1])
-        script = "set -e\n" + step.command
+        # The earlier steps' variables as a terminal holds them: set in the shell, not exported (a
+        # program that reads one from its environment needs its step to export it, as a reader would).
+        script = "set -e\n" + "".join(f"{var}={shlex.quote(value)}\n" for var, value in variables.items()) + step.command
         script += "".join(f"\nprintf '\\n__set__ {var}=%s\\n' \"${var}\"" for var in step.sets)
-        env = {**os.environ, **variables, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+        env = {**{k: v for k, v in os.environ.items() if k not in variables}, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
         done = subprocess.run(["bash", "-c", script], cwd=folder, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{name} failed: {done.stdout}\n{done.stderr}"
         output = []
