@@ -30,9 +30,12 @@ def game_id_of(tab) -> int:
 
 
 def type_line(tab, line: list[str], first_ply: int = 1) -> None:
+    """Types the moves one by one, each once the last is in, at a player's pace at most: a socket takes
+    a burst of WS_MOVE_BURST moves, then WS_MOVE_RATE a second, and a quiet machine types faster."""
     for ply, move in enumerate(line, start=first_ply):
         tab.type_move(move)
         tab.wait_ply(ply)
+        tab.page.wait_for_timeout(120)
 
 
 def game_over_api(site, game_id: int, page) -> dict:
