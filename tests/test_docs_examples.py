@@ -9,10 +9,13 @@ After a change of what the API answers, record the examples again and read the d
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import os
+from unittest import mock
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from freecell_site import api_docs
@@ -229,11 +232,6 @@ def scenario(settings, monkeypatch) -> dict:
     settings.FAIR_PLAY_REVIEW = True
     # On a clock that ticks 40 ms at each reading, from ten minutes ago, so that the signals the win
     # crosses and the order of the queue (the example) do not depend on this machine's speed.
-    import itertools
-    from unittest import mock
-
-    from django.utils import timezone
-
     ticks, start = itertools.count(), timezone.now() - dt.timedelta(minutes=10)
     with mock.patch.object(timezone, "now", lambda: start + dt.timedelta(milliseconds=40 * next(ticks))):
         fast = carol.post("/api/games/", {"deal": "ms:1", "autoplay": "none"}, format="json").json()["id"]

@@ -18,7 +18,7 @@ def restart(*, game_id: int, user) -> Game:
     played, is abandoned. 404 for a game the caller may not see, 403 for another's, a ranked daily or a race's."""
     game = services.read_game(game_id)
     if not getattr(user, "is_authenticated", False) or user.pk != game.player_id:
-        if not policies.can_view_game(user, Game.objects.select_related("player").get(pk=game.pk)):
+        if not policies.can_view_game(user, game):
             raise ServiceError("not_found", f"no game {game_id}", status=404)
         raise ServiceError("forbidden", "only the game's player can restart it", status=403)
     if game.daily_id is not None:

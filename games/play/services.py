@@ -375,12 +375,13 @@ def _leave(game_id, user, status: str) -> Outcome:
             if game.status == status:
                 return Outcome(game, None, repeated=True)
             _check_playing(game)
-            if left := _resign(game, status=status):
+            if left := _end(game, status=status):
                 return left
     raise _busy(game_id)
 
 
-def _resign(game: Game, *, at: dt.datetime | None = None, status: str = Game.Status.RESIGNED) -> Outcome | None:
+def _end(game: Game, *, at: dt.datetime | None = None, status: str = Game.Status.RESIGNED) -> Outcome | None:
+    """Ends the game with `status` (resigned, or abandoned) as of `at`, if it is still at the version read."""
     read_version = game.version
     _finish(game, status, at or timezone.now())
     game.version += 1
@@ -398,7 +399,7 @@ def end_time_up(game_id: int) -> bool:
             up = policies.time_is_up(game)
             if up is None:
                 return False
-            if _resign(game, at=up.at) is not None:
+            if _end(game, at=up.at) is not None:
                 return True
     return False
 
@@ -417,7 +418,7 @@ def resign_games_of_closed(sender, *, user, **kwargs) -> None:
             with transaction.atomic():
                 game = read_game(game_id)
                 if game.status == Game.Status.PLAYING:
-                    _resign(game)
+                    _end(game)
 
 
 # --- a casual game's clock -------------------------------------------------------------------------
