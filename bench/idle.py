@@ -2,14 +2,17 @@
 
     python bench/idle.py                          # 10,000 idle sockets on one Daphne, 20 s of play beside them
     python bench/idle.py --idle 2000 --servers 2 --seconds 10
+    python bench/idle.py --kind streams --idle 1000   # held ndjson game streams instead of sockets
 
 It starts its own stack (bench/ws.py's: a fresh PostgreSQL database beside DATABASE_URL, Redis at
 REDIS_URL, `--servers` Daphne processes), then measures, in the same run:
 
 1. another player's ack round trip (two racers at one move a second each) with no idle socket open;
 2. the same while `--idle` game sockets stay open, each signed in with a token (an account per 10
-   sockets) on a casual game of its own, saying nothing but answering heartbeats;
-3. the servers' memory growth per idle socket, and their CPU per second while the sockets sit idle.
+   sockets) on a casual game of its own, saying nothing but answering heartbeats (`--kind streams`:
+   held `GET /api/stream/games/<id>/` streams, signed in the same way, reading their keepalives);
+3. the servers' memory growth per idle socket, their threads, and their CPU per second while the
+   sockets sit idle.
 
 The load generator holds the idle sockets on the same box and takes its share of the CPU.
 """
@@ -81,8 +84,43 @@ class Idle:
         self.reader.cancel()
 
 
-async def open_idle(stack, games: list[int], tokens: list[str], batch: int) -> tuple[list[Idle], float]:
-    sockets = [Idle(stack[i % len(stack)], game, tokens[i // SOCKETS_PER_ACCOUNT]) for i, game in enumerate(games)]
+class IdleStream:
+    """One held `GET /api/stream/games/<id>/`, signed in with a token, reading its lines."""
+
+    def __init__(self, server, game: int, token: str):
+        self.server, self.game, self.token = server, game, token
+        self.open = False
+
+    async def connect(self):
+        reader, self.writer = await asyncio.open_connection("127.0.0.1", self.server.port)
+        self.writer.write(
+            f"GET /api/stream/games/{self.game}/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Token {self.token}\r\n\r\n".encode()
+        )
+        status = await asyncio.wait_for(reader.readline(), 120)
+        if b" 200 " not in status:
+            raise RuntimeError(f"stream refused: {status!r}")
+        while (await reader.readline()).strip():
+            pass  # the headers
+        self.open = True
+        self.reader = asyncio.create_task(self.read(reader))
+
+    async def read(self, reader):
+        try:
+            while await reader.read(65536):
+                pass
+        except Exception:
+            pass
+        self.open = False
+
+    async def close(self):
+        self.writer.close()
+        self.reader.cancel()
+
+
+async def open_idle(stack, games: list[int], tokens: list[str], batch: int, kind: str) -> tuple[list, float]:
+    holder = IdleStream if kind == "streams" else Idle
+    sockets = [holder(stack[i % len(stack)], game, tokens[i // SOCKETS_PER_ACCOUNT]) for i, game in enumerate(games)]
     began = time.perf_counter()
     for start in range(0, len(sockets), batch):
         await asyncio.gather(*(s.connect() for s in sockets[start : start + batch]))
@@ -101,6 +139,7 @@ def main() -> None:
     parser.add_argument("--servers", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=20, help="length of each measure of another player's acks")
     parser.add_argument("--batch", type=int, default=100, help="sockets opened at once")
+    parser.add_argument("--kind", choices=["sockets", "streams"], default="sockets", help="what to hold open")
     args = parser.parse_args()
     database_base = os.environ.get("DATABASE_URL", DEFAULT_DB)
     redis = os.environ.get("REDIS_URL", DEFAULT_REDIS)
@@ -114,24 +153,26 @@ def main() -> None:
         env = server_env(database, redis)
         with servers(env, args.servers) as stack:
             quiet = play_figures(stack, first, first_codes, args.seconds)
-            rss_before = sum(s.rss() for s in stack)
+            rss_before, threads_before = sum(s.rss() for s in stack), sum(s.threads() for s in stack)
 
             async def with_idle():
-                sockets, took = await open_idle(stack, games, [token for _, token in idle_players], args.batch)
+                sockets, took = await open_idle(stack, games, [token for _, token in idle_players], args.batch, args.kind)
                 await asyncio.sleep(5)
                 cpu_before, began = sum(s.cpu() for s in stack), time.perf_counter()
                 await asyncio.sleep(20)
                 idle_cpu = (sum(s.cpu() for s in stack) - cpu_before) / (time.perf_counter() - began)
-                rss_after = sum(s.rss() for s in stack)
-                open_now = sum(1 for s in sockets if s.ws.state.name == "OPEN")
+                rss_after, threads_after = sum(s.rss() for s in stack), sum(s.threads() for s in stack)
+                open_now = sum(1 for s in sockets if (s.open if args.kind == "streams" else s.ws.state.name == "OPEN"))
                 loaded = await asyncio.to_thread(play_figures, stack, second, second_codes, args.seconds)
                 await asyncio.gather(*(s.close() for s in sockets), return_exceptions=True)
-                return took, idle_cpu, rss_after, open_now, loaded
+                return took, idle_cpu, rss_after, threads_after, open_now, loaded
 
-            took, idle_cpu, rss_after, open_now, loaded = asyncio.run(with_idle())
+            took, idle_cpu, rss_after, threads_after, open_now, loaded = asyncio.run(with_idle())
     print(f"stack: {args.servers} daphne, PostgreSQL, Redis; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    print(f"idle sockets: {open_now:,} of {args.idle:,} open after {took:.0f} s of opening ({args.idle / took:.0f}/s)")
-    print(f"memory per idle socket: {(rss_after - rss_before) / max(1, open_now) / 1024:.1f} KiB")
+    what = "idle sockets" if args.kind == "sockets" else "held streams"
+    print(f"{what}: {open_now:,} of {args.idle:,} open after {took:.0f} s of opening ({args.idle / took:.0f}/s)")
+    print(f"memory per one: {(rss_after - rss_before) / max(1, open_now) / 1024:.1f} KiB")
+    print(f"server threads: {threads_before} before, {threads_after} with them")
     print(f"server CPU while they sit idle: {idle_cpu * 100:.1f}% of a core")
     print(f"{'another player':<40}{'no idle socket':>18}{'with them':>18}")
     print(f"{'ack p50':<40}{quiet[0]:>15.1f} ms{loaded[0]:>15.1f} ms")

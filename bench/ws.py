@@ -110,6 +110,12 @@ class Server:
                 return int(line.split()[1]) * 1024
         return 0
 
+    def threads(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+        return 0
+
     def cpu(self) -> float:
         """CPU seconds used so far by the process (user + system)."""
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()

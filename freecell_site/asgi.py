@@ -4,22 +4,20 @@ HTTP: every view is synchronous (DRF, the ORM), so requests go to Django's WSGI 
 threads (freecell_site/wsgi_bridge.py): one hand-over to a thread and one back per request. Django's own
 ASGI handler hands a request from the event loop to a thread and back three times (sync middleware,
 async core, sync view) and starts a thread per request, which on this kind of machine cost several
-milliseconds a request. The held-open ndjson streams (`/api/stream/`, games/streams/) are the exception:
-Django's ASGI handler sends their async iterators line by line on the loop and cancels them when the
-client leaves, where a worker thread would be held for each stream's whole life.
+milliseconds a request. The held-open ndjson streams (`/api/stream/`, games/streams/) take the same
+path: the bridge sends their async iterators line by line from the loop, so a waiting stream holds no
+thread (Django's ASGI handler kept a thread for each request's whole life, a stream's too).
 """
 
 import asyncio
 import gc
 import os
 
-from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "freecell_site.settings")
 # Django must be set up before the consumers (and their models) are imported.
 django_wsgi_app = get_wsgi_application()
-django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter  # noqa: E402
@@ -35,19 +33,6 @@ from freecell_site.wsgi_bridge import WSGIBridge  # noqa: E402
 from games import sweeper  # noqa: E402
 from games.routing import websocket_router  # noqa: E402
 from games.sockets.limits import AddressGate  # noqa: E402
-
-
-class HTTPRouter:
-    """HTTP to the WSGI bridge, but the streams (`/api/stream/`) to Django's ASGI handler (see above)."""
-
-    STREAMS = "/api/stream/"
-
-    def __init__(self, bridge, streams):
-        self.bridge, self.streams = bridge, streams
-
-    async def __call__(self, scope, receive, send):
-        app = self.streams if scope["path"].startswith(self.STREAMS) else self.bridge
-        return await app(scope, receive, send)
 
 
 class RememberLoop:
@@ -70,7 +55,7 @@ application = RememberLoop(
     ForwardedForMiddleware(
         ProtocolTypeRouter(
             {
-                "http": HTTPRouter(WSGIBridge(django_wsgi_app, workers=settings.HTTP_THREADS), django_asgi_app),
+                "http": WSGIBridge(django_wsgi_app, workers=settings.HTTP_THREADS),
                 # AddressGate before the session is read: an address with too many sockets costs no query.
                 "websocket": AllowedHostsOriginValidator(SameOriginValidator(AddressGate(AuthMiddlewareStack(websocket_router)))),
             }

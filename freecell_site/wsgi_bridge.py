@@ -5,8 +5,14 @@ the event loop for each step: reading the body, the status line, each chunk of t
 four or five trips between threads per request that cost a millisecond of a 3 ms request on our
 machine (docs/performance.md). Here the loop reads the whole body first (the server has it already,
 up to Django's size limit), a worker runs Django and hands back the whole response, and the loop
-sends it. Only streamed responses (the NDJSON export, static files) send chunk by chunk from the
-worker, waiting for each to be taken so that a slow client holds back the stream.
+sends it. Streamed responses with a sync iterator (the NDJSON export, static files) send chunk by
+chunk from the worker, waiting for each to be taken so that a slow client holds back the stream.
+
+A streamed response with an async iterator (the held-open ndjson streams, games/streams/) is sent
+from the loop: the worker runs the view's checks and gives the thread back, and the stream waits on
+the loop, holding no thread, until it ends or the client leaves (which cancels it). A view knows it
+may answer so by `ASYNC_BODIES` in its request's META; the test client and plain WSGI servers have
+no such key.
 """
 
 from __future__ import annotations
@@ -15,12 +21,19 @@ import asyncio
 import contextvars
 import io
 import json
+import logging
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import aclosing
 
 from a2wsgi.wsgi import build_environ
 from django.conf import settings
 
 from freecell_site.errors import error_body
+
+logger = logging.getLogger(__name__)
+
+#: The WSGI environ key that tells a view the server sends an async iterator's chunks from its loop.
+ASYNC_BODIES = "freecell.async_bodies"
 
 
 class WSGIBridge:
@@ -34,13 +47,47 @@ class WSGIBridge:
             return
         environ = build_environ(scope, io.BytesIO(body))
         environ["CONTENT_LENGTH"] = str(len(body))  # a chunked upload had none: WSGI reads exactly this many
+        environ[ASYNC_BODIES] = True
         loop = asyncio.get_running_loop()
         run = contextvars.copy_context().run
         answer = await loop.run_in_executor(self.executor, run, self._respond, environ, loop, send)
-        if answer is not None:  # a whole response: the worker did not send it
-            start, content = answer
-            await send(start)
+        if answer is None:  # the worker sent a streamed response itself
+            return
+        start, content = answer
+        await send(start)
+        if isinstance(content, bytes):
             await send({"type": "http.response.body", "body": content})
+        else:
+            await self._send_async(content, receive, send)
+
+    @staticmethod
+    async def _send_async(response, receive, send) -> None:
+        """Sends an async streamed response chunk by chunk until it ends or the client leaves (then
+        the iterator is cancelled, and its `finally` runs)."""
+
+        async def chunks():
+            async with aclosing(aiter(response)) as content:
+                async for chunk in content:
+                    if chunk:
+                        await send(_body(chunk, more=True))
+            await send(_body(b"", more=False))
+
+        async def client_leaves():
+            while (await receive())["type"] != "http.disconnect":
+                pass
+
+        sending, leaving = asyncio.ensure_future(chunks()), asyncio.ensure_future(client_leaves())
+        try:
+            await asyncio.wait({sending, leaving}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (sending, leaving):
+                task.cancel()
+            try:
+                await sending
+            except asyncio.CancelledError:
+                pass  # the client left, or the server is stopping
+            except Exception:
+                logger.exception("a streamed response failed")
 
     @staticmethod
     async def _read_body(receive, send) -> bytes | None:
@@ -63,8 +110,9 @@ class WSGIBridge:
         return b"".join(chunks)
 
     def _respond(self, environ, loop, send):
-        """Runs Django in a worker thread. Returns (start message, body) for an ordinary response;
-        sends a streamed one itself and returns None."""
+        """Runs Django in a worker thread. Returns (start message, body) for an ordinary response and
+        (start message, the response) for one streamed by an async iterator; sends one streamed by a
+        sync iterator itself and returns None."""
         started = {}
 
         def start_response(status, headers, exc_info=None):
@@ -83,6 +131,10 @@ class WSGIBridge:
         try:
             if not getattr(response, "streaming", False):
                 return started["message"], b"".join(response)
+            if getattr(response, "is_async", False):
+                # Closed here as any other (Django's request_finished gives the worker's connection
+                # back); the loop runs the iterator, which gets connections of its own.
+                return started["message"], response
             send_now(started["message"])
             for chunk in response:
                 if chunk:

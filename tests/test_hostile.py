@@ -421,3 +421,40 @@ def test_a_daphne_reached_directly_drops_a_request_that_dribbles_in(database):
                         return frame["type"]
 
         assert asyncio.run(socket_outlives_the_deadline()) == "pong"
+
+
+# --- H7: a held stream holds a thread ----------------------------------------------------------------
+
+
+def threads_of(pid: int) -> int:
+    for text in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if text.startswith("Threads:"):
+            return int(text.split()[1])
+    raise AssertionError("no Threads line")
+
+
+@pytest.mark.services
+@pytest.mark.timeout(120)
+def test_streams_held_open_on_a_daphne_hold_no_thread_each(database):
+    """Before: each held ndjson stream kept one OS thread of its Daphne for its whole life (300
+    streams: 165 threads). Now 100 streams held on one Daphne on PostgreSQL add none, and each is
+    still answered with its game's line."""
+    import os
+
+    from tests.support.servers import register, server_env, servers
+    from tests.support.streams import LiveStream
+
+    env = server_env(database, os.environ["REDIS_URL"], WS_SOCKETS_PER_ACCOUNT="0")
+    with servers(1, env) as (server,):
+        token = register(server, "h7watcher")
+        status, game = server.call("POST", "/api/games/", {"deal": "ms:1"}, token)
+        assert status == 201, game
+        first = LiveStream(server.base, f"/api/stream/games/{game['id']}/", token)
+        assert first.line(10)["id"] == game["id"]  # the HTTP workers are up from here on
+        before = threads_of(server.process.pid)
+        held = [LiveStream(server.base, f"/api/stream/games/{game['id']}/", token) for _ in range(100)]
+        assert all(stream.line(10)["id"] == game["id"] for stream in held)
+        during = threads_of(server.process.pid)
+        for stream in [first, *held]:
+            stream.close()
+    assert during - before <= 4, (before, during)

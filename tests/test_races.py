@@ -12,7 +12,17 @@ from django.utils import timezone
 
 from games import sweeper
 from tests.support.players import client_for
-from tests.support.races import MS1_WIN, act, move_race_start, open_race, racer, read, recorded_win, running_race, win
+from tests.support.races import (
+    MS1_WIN,
+    act,
+    move_race_start,
+    open_race,
+    racer,
+    read,
+    recorded_win,
+    running_race,
+    win,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -244,8 +254,6 @@ def test_resigning_is_for_racers_only(alice, charlie):
 
 
 def test_a_race_past_its_time_limit_is_finished_and_racers_still_playing_are_resigned(alice, bob):
-    from games.models import Race
-
     race = running_race(alice, bob)
     win(bob, racer(race, "bob")["game"])
     move_race_start(race["code"], timezone.now() - dt.timedelta(seconds=race["time_limit_s"] + 1))
@@ -256,7 +264,7 @@ def test_a_race_past_its_time_limit_is_finished_and_racers_still_playing_are_res
 
 def test_racers_the_time_limit_resigned_are_out_of_time_and_those_who_resigned_are_not(alice, bob, charlie):
     """The page said "You resigned" to a racer whose time had run out."""
-    from games.models import Game, Race
+    from games.models import Game
 
     race = running_race(alice, bob, charlie)
     act(charlie, race["code"], "resign")

@@ -336,6 +336,34 @@ def test_a_client_that_leaves_ends_the_stream_and_leaves_its_groups(alice):
     assert left == set() and account_left == set()
 
 
+def test_open_streams_hold_no_thread_while_they_wait(alice, settings):
+    """Twenty streams held open cost the process no thread each: the checks ran in the HTTP workers,
+    and the lines are sent from the loop (Django's ASGI handler kept a thread per request, a stream's
+    whole life long)."""
+    import threading
+
+    from games.play import services
+
+    settings.WS_SOCKETS_PER_ACCOUNT = 50
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    token = token_of(alice)
+
+    async def scenario():
+        warm = await Stream(f"/api/stream/games/{game.pk}/", token).open()
+        await warm.line()  # the HTTP workers and the database thread exist from here on
+        before = threading.active_count()
+        streams = [await Stream(f"/api/stream/games/{game.pk}/", token).open() for _ in range(20)]
+        for stream in streams:
+            await stream.line()
+        during = threading.active_count()
+        for stream in [warm, *streams]:
+            await stream.leave()
+        return before, during
+
+    before, during = run(scenario)
+    assert during - before <= 2, (before, during)
+
+
 def test_under_wsgi_a_stream_sends_its_first_lines_and_ends(alice):
     """Django's WSGI handler (the test client, a WSGI server) would read an endless stream to its end
     before sending it: there a stream is its first lines, with the same checks."""

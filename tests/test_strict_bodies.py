@@ -296,7 +296,12 @@ def test_every_request_body_in_the_schema_is_read_by_strict_fields():
     from drf_spectacular.generators import SchemaGenerator
     from rest_framework import serializers
 
-    from freecell_site.fields import StrictBooleanField, StrictChoiceListField, StrictIntegerField, StrictStringMixin
+    from freecell_site.fields import (
+        StrictBooleanField,
+        StrictChoiceListField,
+        StrictIntegerField,
+        StrictStringMixin,
+    )
     from games.play.serializers import LineField
 
     def every_subclass(klass):

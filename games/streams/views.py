@@ -2,14 +2,13 @@
 request to `GET /api/games/<id>/` or `GET /api/races/<code>/` asks, then hold the answer open.
 
 The checks are DRF's, as on every endpoint (the project's authentication classes, the error shape,
-throttles); the stream itself is an async iterator that Django's ASGI handler sends line by line on
-the server's event loop (freecell_site/asgi.py routes `/api/stream/` there) and cancels when the
-client leaves.
+throttles), run in an HTTP worker thread like every request; the stream itself is an async iterator
+that the server sends line by line from its event loop (freecell_site/wsgi_bridge.py), holding no
+thread while it waits, and cancels when the client leaves.
 """
 
 from __future__ import annotations
 
-from django.db import close_old_connections
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers
@@ -20,6 +19,7 @@ from rest_framework.views import APIView
 from accounts.permissions import TokenScopes
 from accounts.scopes import READ
 from freecell_site.renderers import NDJSONRenderer
+from freecell_site.wsgi_bridge import ASYNC_BODIES
 from games.engine import Board
 from games.play import views as play
 from games.play.serializers import ErrorSerializer, GameDetailSerializer
@@ -154,10 +154,9 @@ class _StreamView(APIView):
     http_method_names = ["get", "options"]
 
     def stream(self, request, source) -> HttpResponse:
-        scope = getattr(request, "scope", None)  # the ASGI scope (DRF's request passes Django's attributes on)
-        if scope is None:
-            # Under WSGI (the test client, a WSGI server) nothing is held open: Django's WSGI handler
-            # would read an endless iterator to its end before sending a byte. The first lines, then the end.
+        if not request.META.get(ASYNC_BODIES):
+            # Under a plain WSGI server (the test client) nothing is held open: it would read an endless
+            # iterator to its end before sending a byte. The first lines, then the end.
             return HttpResponse(b"".join(line(body) for body in source.snapshot()), content_type=NDJSON)
         user = request.user
         sign_in = None
@@ -167,13 +166,10 @@ class _StreamView(APIView):
             else:
                 # Only the key's digest is stored: the key to check again is the one this request sent.
                 sign_in = ("token", get_authorization_header(request).split()[-1].decode(), user.pk)
-        address = limits.address_of(scope)
+        address = limits.address_of({"client": (request.META.get("REMOTE_ADDR"), 0)})
         response = StreamingHttpResponse(lines(source, sign_in, address), content_type=NDJSON)
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"  # nginx sends each line on at once (also deploy/nginx)
-        # The checks' connection goes back now, not when the stream ends hours later; the stream's
-        # own reads take one for each read (games.sockets.base.db).
-        close_old_connections()
         return response
 
 
