@@ -211,6 +211,33 @@ def test_a_racers_move_publishes_their_progress_after_commit_without_touching_th
     assert not [q for q in queries.captured_queries if q["sql"].startswith('UPDATE "games_race"')]
 
 
+def test_a_racers_later_moves_read_nothing_of_races_and_publish_the_same_progress(
+    alice, bob, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The first move reads the racer's race; once it committed, the process knows the game's race, and
+    a move that does not end the game reads neither the race nor its entries. A finish still does."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games import events
+    from games.play import services
+
+    race = running_race(alice, bob)
+    game = racer(race, "alice")["game"]
+    sent = []
+    monkeypatch.setattr(events, "publish_race_progress", sent.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.play_move(game_id=game, user=alice, move="5a", ply=0)
+    with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
+        services.play_move(game_id=game, user=alice, move="5b", ply=1)
+    assert sent[-1] == {"code": race["code"], "racer": {**racer(race, "alice"), "moves": 2}}
+    assert not [q["sql"] for q in queries.captured_queries if "games_race" in q["sql"]]
+    with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
+        services.resign(game_id=game, user=alice)
+    assert [q["sql"] for q in queries.captured_queries if "games_raceentry" in q["sql"]]
+    assert racer(read(race["code"]), "alice")["status"] == "resigned"
+
+
 def test_finish_order_is_by_time_to_win_and_the_race_ends_when_everyone_is_done(alice, bob):
     race = running_race(alice, bob)
     win(bob, racer(race, "bob")["game"])

@@ -814,14 +814,27 @@ def in_a_race(game: Game) -> bool:
     return game.deadline is not None and game.daily_id is None
 
 
+#: The race of each racer's game seen here, once its reading committed: (game id, when it was dealt) ->
+#: the race's code, for games in a running race without a ghost. A game stays in its race for life,
+#: and such a game still playing means its race still runs (the race ends only once every game has),
+#: so a racer's move that does not end their game needs no read of races at all.
+_running_race_of: OrderedDict[tuple, str] = OrderedDict()
+_RUNNING_RACES_CACHE = 10_000
+
+
 def follow_game(game: Game) -> None:
     """Inside the transaction of every change of a racer's game: pushes the racer's progress, ranks a
     finisher, and ends the race when every racer has finished or resigned."""
+    key = (game.pk, game.created_at)
+    if game.status == Game.Status.PLAYING and key in _running_race_of:
+        _publish_progress(_running_race_of[key], game)
+        return
     entry = RaceEntry.objects.select_related("race").filter(game_id=game.pk).first()
     if entry is None:
         return
     if game.status == Game.Status.PLAYING and entry.race.status == Race.Status.RUNNING and entry.race.ghost_of_id is None:
-        _publish_progress(entry, game)
+        transaction.on_commit(lambda: _remember_running_race(key, entry.race.code))
+        _publish_progress(entry.race.code, game)
         return
     race = Race.objects.select_for_update(of=("self",)).select_related("owner", "rematch_of").get(pk=entry.race_id)
     fields = []
@@ -833,6 +846,7 @@ def follow_game(game: Game) -> None:
             race.ghost_step = due
             fields.append("ghost_step")
     if game.status != Game.Status.PLAYING:
+        _running_race_of.pop(key, None)
         _rerank(race)
         unfinished = race.entries.filter(game__status=Game.Status.PLAYING).exists()
         if race.status == Race.Status.RUNNING and not unfinished:
@@ -842,7 +856,13 @@ def follow_game(game: Game) -> None:
     _publish_after_commit(race)
 
 
-def _publish_progress(entry: RaceEntry, game: Game) -> None:
+def _remember_running_race(key: tuple, code: str) -> None:
+    _running_race_of[key] = code
+    if len(_running_race_of) > _RUNNING_RACES_CACHE:
+        _running_race_of.popitem(last=False)  # the oldest game seen: likely over
+
+
+def _publish_progress(code: str, game: Game) -> None:
     """A racer's move or undo that does not end their game: only their progress changed.
 
     It goes out as a small `race.progress` event (docs/websocket.md), without locking the race, bumping
@@ -850,8 +870,9 @@ def _publish_progress(entry: RaceEntry, game: Game) -> None:
     progress events are ordered by their `moves` (the game's ply, which only grows). A finish, a
     resign and everything else that changes the race still send the whole race with a new version.
     """
-    entry.player, entry.game = game.player, game  # the same rows, already read: no query
-    progress = {"code": entry.race.code, "racer": racer_object(_racer(entry, None))}  # still playing: not out of time
+    # A racer still playing has no rank and is not out of time; the player is read with the game.
+    entry = RaceEntry(player=game.player, game=game)
+    progress = {"code": code, "racer": racer_object(_racer(entry, None))}
     transaction.on_commit(lambda: events.publish_race_progress(progress))
 
 
