@@ -3,6 +3,12 @@
 `bench/ws.py` serves `bench.echo:application` instead of `freecell_site.asgi:application`: the same
 application, plus `/ws/echo/<room>/` behind the same origin check and auth middleware. Each frame is
 answered to its sender at once and relayed through the channel layer to the room's other sockets.
+
+`/ws/floor/<room>/<game>/` is the floor of a durable action: the echo, plus, before each ack, the
+three statements every action runs (games.play.store: read the game by its key, write it under a
+version check, append an action) in one transaction, through the same hop to a database thread as
+a game socket's action (games.sockets.base.db). No rules, no serializer, no follow-ups. What a move
+costs above it is the rules engine, the game's JSON, the follow-ups and the socket's own checks.
 """
 
 from __future__ import annotations
@@ -14,11 +20,14 @@ from channels.auth import AuthMiddlewareStack
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.routing import URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
+from django.db import transaction
 from django.urls import path
 
 from freecell_site.asgi import application as service
 from freecell_site.origin import SameOriginValidator
-from games.sockets.base import Socket
+from games.play import store
+from games.play.models import Action
+from games.sockets.base import Socket, db
 from games.sockets.frames import MAX_FRAME, parse_frame
 
 
@@ -51,12 +60,42 @@ class EchoConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=json.dumps({"type": "relay", "frame": event["frame"]}))
 
 
-echo_router = URLRouter([path("ws/echo/<str:room>/", EchoConsumer.as_asgi())])
+def store_an_action(game_id: int) -> None:
+    """An action's three statements in one transaction: the game read, its version moved on, an
+    action appended at the next index (a bench game's history: it is never replayed)."""
+    with transaction.atomic():
+        game = store.read_game(game_id)
+        read_version = game.version
+        game.version += 1
+        store.write_game(game, ("version",), read_version)
+        store.insert_action(Action(game=game, index=read_version, kind="move", notation="5a", via="api"))
+
+
+class FloorConsumer(EchoConsumer):
+    """`/ws/floor/<room>/<game>/`: the echo, after storing an action of `game` each frame."""
+
+    async def connect(self):
+        self.game_id = self.scope["url_route"]["kwargs"]["game"]
+        await super().connect()
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if text_data is None or len(text_data) > MAX_FRAME:
+            return
+        await db(store_an_action)(self.game_id)
+        await super().receive(text_data=text_data)
+
+
+echo_router = URLRouter(
+    [
+        path("ws/echo/<str:room>/", EchoConsumer.as_asgi()),
+        path("ws/floor/<str:room>/<int:game>/", FloorConsumer.as_asgi()),
+    ]
+)
 echo = AllowedHostsOriginValidator(SameOriginValidator(AuthMiddlewareStack(echo_router)))
 
 
 async def application(scope, receive, send):
     """The service, with the echo sockets beside its own."""
-    if scope["type"] == "websocket" and scope["path"].startswith("/ws/echo/"):
+    if scope["type"] == "websocket" and scope["path"].startswith(("/ws/echo/", "/ws/floor/")):
         return await echo(scope, receive, send)
     return await service(scope, receive, send)

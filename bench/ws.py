@@ -18,6 +18,9 @@ the fresh servers, whose first moves open database connections and start threads
   race frame (echo: sees the relayed frame), p50/p99
 - throughput: every player sends its next move as soon as the last is acked (closed loop), at growing
   numbers of players; the best rate of validated (acked) moves per second
+- the floor (bench/echo.py's /ws/floor/): the echo plus an action's three statements in one
+  transaction through the database thread, no rules: ack round trip and server CPU per action at one
+  a second, and closed-loop actions per second, to read what a move costs above storing it
 - memory per idle connection: RSS growth of both server processes / connections held open (signed-in
   race sockets vs echo sockets), each on freshly started servers
 
@@ -341,15 +344,16 @@ class Racer:
 class Echoer:
     """The baseline: one socket on /ws/echo/<room>/ doing what a racer does, minus rules and database."""
 
-    def __init__(self, server: Server, room: str, name: str, stats: Stats, sent_at: dict):
+    def __init__(self, server: Server, room: str, name: str, stats: Stats, sent_at: dict, path: str | None = None):
         self.server, self.room, self.name, self.stats, self.sent_at = server, room, name, stats, sent_at
+        self.path = path or f"/ws/echo/{room}/"
         self.acked = asyncio.Event()
         self.pending: dict[str, float] = {}
 
     async def connect(self):
         from websockets.asyncio.client import connect
 
-        self.ws = await connect(self.server.ws(f"/ws/echo/{self.room}/"), origin=self.server.origin, open_timeout=60, max_queue=None)
+        self.ws = await connect(self.server.ws(self.path), origin=self.server.origin, open_timeout=60, max_queue=None)
         self.reader = asyncio.create_task(self.read())
 
     async def read(self):
@@ -434,6 +438,23 @@ def echoers_for(stack, count: int, size: int) -> tuple[list[Echoer], Stats]:
     return clients, stats
 
 
+def floor_for(stack, count: int, size: int) -> tuple[list[Echoer], Stats]:
+    """Echoers on /ws/floor/ (bench/echo.py): each stores an action of a casual game of its own per frame."""
+    from django.contrib.auth.models import User
+
+    from games.play import services
+
+    stats, sent_at = Stats(), {}
+    run = secrets.token_hex(3)
+    owner = User.objects.create_user(f"floor{run}")
+    games = [services.create_game(player=owner, deal="ms:1").pk for _ in range(count)]
+    clients = [
+        Echoer(stack[i % len(stack)], f"f{run}x{i // size}", f"f{i}", stats, sent_at, f"/ws/floor/f{run}x{i // size}/{games[i]}/")
+        for i in range(count)
+    ]
+    return clients, stats
+
+
 async def idle_memory(stack, clients) -> float:
     before = sum(s.rss() for s in stack)
     await connect_all(clients)
@@ -492,6 +513,8 @@ def main() -> None:
             # One move a second per player.
             echo, echo_stats = echoers_for(stack, args.players, size)
             asyncio.run(run_load(echo, args.seconds, 1.0, echo_stats, args.warmup))
+            floor, floor_stats = floor_for(stack, args.players, size)
+            asyncio.run(run_load(floor, args.seconds, 1.0, floor_stats, args.warmup))
             players = make_players(args.players, "p")
             clients, stats = racers_for(stack, players, make_races(players, size))
             rate = asyncio.run(run_load(clients, args.seconds, 1.0, stats, args.warmup))
@@ -502,23 +525,29 @@ def main() -> None:
             rows.append(("opponent sees a move p99", f"{pct(stats.seen, 0.99) * 1000:.1f} ms", f"{pct(echo_stats.seen, 0.99) * 1000:.1f} ms"))
             rows.append(("moves acked at 1/s/player", f"{rate:.0f}/s ({len(stats.ack)} acks)", f"{len(echo_stats.ack)} acks"))
             rows.append(("server CPU per move (2 daphne)", f"{stats.cpu_ms:.1f} ms", f"{echo_stats.cpu_ms:.1f} ms"))
+            rows.append(("the floor: ack p50 / p99", f"{pct(floor_stats.ack, 0.5) * 1000:.1f} / {pct(floor_stats.ack, 0.99) * 1000:.1f} ms", ""))
+            rows.append(("the floor: server CPU per action", f"{floor_stats.cpu_ms:.1f} ms", ""))
 
             # Throughput: closed loop, more and more players.
-            best_game = best_echo = 0.0
+            best_game = best_echo = best_floor = 0.0
             for step, count in enumerate(sorted({max(size, args.players // 4), max(size, args.players // 2), args.players})):
                 echo, echo_stats = echoers_for(stack, count, size)
                 echo_rate = asyncio.run(run_load(echo, args.ramp_seconds, 0, echo_stats))
+                floor, floor_stats = floor_for(stack, count, size)
+                floor_rate = asyncio.run(run_load(floor, args.ramp_seconds, 0, floor_stats))
                 players = make_players(count, f"t{step}x")
                 clients, stats = racers_for(stack, players, make_races(players, size))
                 rate = asyncio.run(run_load(clients, args.ramp_seconds, 0, stats))
                 print(
                     f"ramp: {count} players back to back: {rate:.0f} moves/s (ack p50 {pct(stats.ack, 0.5) * 1000:.1f} ms,"
                     f" p99 {pct(stats.ack, 0.99) * 1000:.1f} ms, daphne CPU {stats.cpu_ms:.1f} ms/move, errors {stats.errors});"
-                    f" echo {echo_rate:.0f} frames/s ({echo_stats.cpu_ms:.1f} ms CPU/frame)",
+                    f" echo {echo_rate:.0f} frames/s ({echo_stats.cpu_ms:.1f} ms CPU/frame);"
+                    f" floor {floor_rate:.0f} actions/s ({floor_stats.cpu_ms:.1f} ms CPU/action, ack p50 {pct(floor_stats.ack, 0.5) * 1000:.1f} ms)",
                     flush=True,
                 )
-                best_game, best_echo = max(best_game, rate), max(best_echo, echo_rate)
+                best_game, best_echo, best_floor = max(best_game, rate), max(best_echo, echo_rate), max(best_floor, floor_rate)
             rows.append(("most validated moves/s (closed-loop ramp)", f"{best_game:.0f}/s", f"{best_echo:.0f} frames/s"))
+            rows.append(("the floor: echo + an action's 3 statements", f"{best_floor:.0f} actions/s", ""))
 
     width = max(len(r[0]) for r in rows)
     print()
