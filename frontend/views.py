@@ -445,8 +445,9 @@ def daily_day(request, date: str):
             {"title": "Not yet", "message": f"The daily of {day.isoformat()} has not begun."},
             status=404,
         )
-    # Today's daily is made on the first request if need be; a past day without one has no page, but
-    # links to the nearest days that have one, so the day pages' previous/next links never dead-end.
+    # Today's day page is there even before the sweeper has made its daily (its script says it is being
+    # prepared); a past day without one has no page, but links to the nearest days that have one, so the
+    # day pages' previous/next links never dead-end.
     if day < today() and not was_made(day):
         before, after = neighbours(day)
         after = after if after != today() else None

@@ -1,11 +1,17 @@
 """The sweeper: applies what time decides (a race's countdown, a ghost's pace, a race's time limit, a
-daily's midnight), so that no read ever has to.
+daily's midnight, the dailies of today and tomorrow), so that no read ever has to.
 
 An action past its game's time is refused on the spot (games.play.services) and every read shows the
 truth meanwhile (games.play.payloads, games.races.services.race_payload); the sweeper stores it. It runs as
 `manage.py sweep --loop` (its own service in docker-compose.yml), and inside each server process when
 SWEEP_IN_SERVER is on, where a lease in the cache (Redis, shared by the processes) lets one process
 at a time sweep. A race's sockets also advance their race at the instant its next change is due.
+
+Beside the sweep, a second job makes the dailies of today and tomorrow when they are missing
+(`make_dailies`): at once when the process starts, so that a fresh server has today's within
+seconds, then every DAILIES_EVERY_S, so that tomorrow's is made the day before. Making one runs the
+solver for seconds (in a process of its own), so it has its own worker thread and never holds up
+the sweep; each day's lock (games.daily.services.ensure_daily) lets one process make it.
 """
 
 from __future__ import annotations
@@ -76,19 +82,55 @@ def _sweep_if_leased(every: float) -> None:
         close_old_connections()
 
 
-async def run_forever(every: float | None = None) -> None:
-    """Sweeps every `every` seconds (SWEEP_EVERY_S) on the calling event loop, in a worker thread."""
-    every = settings.SWEEP_EVERY_S if every is None else every
-    step = sync_to_async(_sweep_if_leased, thread_sensitive=False)
+#: Seconds between two looks for today's and tomorrow's dailies (one query when both are made).
+DAILIES_EVERY_S = 30.0
+
+
+def make_dailies() -> int:
+    """The dailies of today and tomorrow, made when missing; how many it made. Seconds for each made
+    (the solver), none when both exist. Idempotent and safe with several processes: a day another
+    process is making is left to it."""
+    return len(daily.make_ahead())
+
+
+def _make_dailies_in_thread() -> int:
+    try:
+        return make_dailies()
+    finally:
+        close_old_connections()
+
+
+async def make_dailies_forever(every: float = DAILIES_EVERY_S) -> None:
+    """`make_dailies` now, then every `every` seconds, in a worker thread of its own (off the loop)."""
+    step = sync_to_async(_make_dailies_in_thread, thread_sensitive=False)
     while True:
-        started = time.monotonic()
         try:
-            await step(every)
+            await step()
         except asyncio.CancelledError:
             raise
         except Exception:
-            logger.exception("sweep failed")
-        await asyncio.sleep(max(0.0, every - (time.monotonic() - started)))
+            logger.exception("making the dailies failed")
+        await asyncio.sleep(every)
+
+
+async def run_forever(every: float | None = None) -> None:
+    """Sweeps every `every` seconds (SWEEP_EVERY_S) on the calling event loop, in a worker thread, and
+    makes the dailies of today and tomorrow beside it (`make_dailies_forever`)."""
+    every = settings.SWEEP_EVERY_S if every is None else every
+    step = sync_to_async(_sweep_if_leased, thread_sensitive=False)
+    dailies = asyncio.get_running_loop().create_task(make_dailies_forever())
+    try:
+        while True:
+            started = time.monotonic()
+            try:
+                await step(every)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("sweep failed")
+            await asyncio.sleep(max(0.0, every - (time.monotonic() - started)))
+    finally:
+        dailies.cancel()
 
 
 _task: asyncio.Task | None = None

@@ -1,4 +1,4 @@
-"""The daily challenge: seeds from the secret, solvable deals with a par, made ahead or lazily, hidden
+"""The daily challenge: seeds from the secret, solvable deals with a par, made ahead (never by a read), hidden
 until their day, and one ranked game per player."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from freecell_site.errors import ServiceError
 from games import sweeper
 from games.daily import services as daily
 from games.fairplay import services as fairplay
-from games.models import DailyChallenge, DailyResult, Game
+from games.models import DailyChallenge, DailyResult, Deal, Game
 from games.play import services
 from tests.support.daily import (
     REAL_DEAL_FOR,
@@ -141,14 +141,35 @@ def test_the_daily_command_may_give_the_par_search_a_longer_budget(db, monkeypat
     assert len(budgets) == 3  # nothing more was made
 
 
-def test_todays_daily_is_made_by_the_first_request_when_missing(db, anon_client, clock):
+def test_a_read_of_todays_daily_before_it_is_made_writes_nothing_and_is_told_to_retry(db, alice, clock):
+    """Reads never write (issue 38): today's daily was made by the first request that asked for it, the
+    solver run and rows stored inside a GET. The sweeper and the command make it now; until then every
+    read of it answers 503 daily_pending with retry_after, and stores nothing."""
     clock.set(dt.date(2026, 3, 1))
-    answer = anon_client.get("/api/daily/")
+    client = client_for(alice)
+    rows = (DailyChallenge.objects.count(), Deal.objects.count(), Game.objects.count())
+    for url in (
+        "/api/daily/",
+        "/api/daily/2026-03-01/",
+        "/api/daily/2026-03-01/leaderboard/",
+        "/api/daily/2026-03-01/histogram/",
+        "/api/daily/2026-03-01/share/",
+    ):
+        answer = client.get(url)
+        assert answer.status_code == 503, (url, answer.content)
+        assert answer.json()["error"]["code"] == "daily_pending" and answer.json()["error"]["retry_after"] == 2, url
+    answer = client.post("/api/daily/play/")
+    assert answer.status_code == 503 and answer.json()["error"]["code"] == "daily_pending"
+    assert client.post("/api/games/", {"deal": "daily:2026-03-01"}, format="json").status_code == 403  # today's: ranked
+    assert (DailyChallenge.objects.count(), Deal.objects.count(), Game.objects.count()) == rows
+    assert sweeper.make_dailies() == 2  # today's and tomorrow's, as the running server's sweeper makes them
+    answer = client.get("/api/daily/")
     assert answer.status_code == 200, answer.content
     body = answer.json()
     assert body["date"] == "2026-03-01" and body["deal"] == "daily:2026-03-01"
     assert body["par"] == 1 and body["players"] == 0 and body["game"] is None
     assert body["ends_at"] == "2026-03-02T00:00:00Z"
+    assert client.get("/api/daily/2026-03-02/").status_code == 404  # tomorrow's is made, and hidden until its day
 
 
 def test_a_request_that_finds_the_daily_being_made_is_told_to_retry(db, anon_client, clock, settings, caplog):
@@ -166,7 +187,7 @@ def test_a_request_that_finds_the_daily_being_made_is_told_to_retry(db, anon_cli
 
 
 def test_the_daily_is_made_without_the_lock_when_the_cache_is_down(db, anon_client, clock, monkeypatch):
-    """Redis down at the day's change: the daily is still made (get_or_create decides), not a 500."""
+    """Redis down at the day's change: the sweeper still makes the daily (get_or_create decides), no error."""
 
     def down(*args, **kwargs):
         raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
@@ -175,6 +196,7 @@ def test_the_daily_is_made_without_the_lock_when_the_cache_is_down(db, anon_clie
         monkeypatch.setattr(cache, method, down)
     monkeypatch.setattr(daily, "prove", lambda deal, budget: daily.Proof(True, [WIN]))
     clock.set(dt.date(2026, 3, 1))
+    assert sweeper.make_dailies() == 2
     answer = anon_client.get("/api/daily/")
     assert answer.status_code == 200 and answer.json()["deal"] == "daily:2026-03-01", answer.json()
 

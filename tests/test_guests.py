@@ -60,7 +60,7 @@ def test_a_guest_name_is_none_a_player_can_take():
     assert taken.status_code == 400 and not User.objects.exists()
 
 
-def test_sign_up_from_a_guest_browser_keeps_the_account_and_its_games():
+def test_sign_up_from_a_guest_browser_keeps_the_account_and_its_games(swept_dailies):  # today's daily, made as the server's sweeper makes it
     client, game = guest_browser()
     guest_id = game.player_id
     answer = client.post("/signup/", {"username": "newcomer", "password": PASSWORD, "password2": PASSWORD, "email": "n@example.com"})
@@ -97,7 +97,7 @@ def test_sign_in_from_a_guest_browser_hands_the_games_over(alice):
     assert b">alice</a>" in client.get("/").content
 
 
-def test_a_guest_plays_casual_deals_only():
+def test_a_guest_plays_casual_deals_only(swept_dailies):  # today's daily, made as the server's sweeper makes it
     client, game = guest_browser()
     forbidden = [
         ("post", "/api/daily/play/", None),

@@ -8,6 +8,7 @@ import random
 import pytest
 from django.contrib.auth.models import User
 
+from games import sweeper
 from games.daily import leaderboard
 from games.daily import services as daily
 from games.models import DailyChallenge, DailyMovesTally, DailyResult, DailySpanTally, Game
@@ -217,11 +218,17 @@ def test_a_game_that_is_only_playing_is_not_on_the_board(alice, today_daily):
     assert board(client_for(alice), today_daily.date)["entries"] == []
 
 
-def test_todays_leaderboard_and_histogram_make_the_daily_rather_than_answer_404(db, anon_client):
+def test_todays_leaderboard_and_histogram_before_the_daily_is_made_are_a_retry_not_a_404(db, anon_client):
     """An API client that asked for today's leaderboard before anyone had opened the daily got 404
-    `there is no daily`; it is made on that first request, as GET /api/daily/ makes it."""
+    `there is no daily`; then the request made it (a read that wrote). Before the sweeper has made it,
+    it is 503 `daily_pending` (retry), and nothing is stored; once made, 200."""
     assert not DailyChallenge.objects.exists()
     day = daily.today().isoformat()
+    for url in (f"/api/daily/{day}/leaderboard/", f"/api/daily/{day}/histogram/"):
+        answer = anon_client.get(url)
+        assert answer.status_code == 503 and answer.json()["error"]["code"] == "daily_pending", url
+    assert not DailyChallenge.objects.exists()
+    sweeper.make_dailies()
     board_answer = anon_client.get(f"/api/daily/{day}/leaderboard/")
     assert board_answer.status_code == 200 and board_answer.json()["count"] == 0
     assert anon_client.get(f"/api/daily/{day}/histogram/").status_code == 200

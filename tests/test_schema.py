@@ -20,8 +20,9 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
 
 
 @pytest.fixture
-def token(db, alice):
-    """Requests run as alice (with one game of hers), so authenticated paths are exercised too."""
+def token(db, alice, swept_dailies):
+    """Requests run as alice (with one game of hers), so authenticated paths are exercised too; today's
+    daily is made, as a running server's sweeper makes it (tests/support/daily.py)."""
     from games.play import services
     from tests.support.players import token_of
 

@@ -1,9 +1,13 @@
-"""The sweeper stores what time decides; reads never do; one process at a time holds its lease."""
+"""The sweeper stores what time decides and makes the dailies of today and tomorrow; reads never do; one
+process at a time holds its lease."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
 import io
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,7 +17,7 @@ from django.utils import timezone
 
 from games import sweeper
 from games.daily import services as daily
-from games.models import Game, Race
+from games.models import DailyChallenge, Game, Race
 from games.play import services
 from games.races import services as races
 from tests.support.daily import make_test_daily
@@ -156,3 +160,73 @@ def test_the_days_ranked_games_are_looked_through_once_a_day_not_at_every_sweep(
     with CaptureQueriesContext(connection) as queries:
         sweeper.sweep()
     assert [q["sql"] for q in queries.captured_queries if ranked_games(q["sql"])], "a new day is looked through"
+
+
+# --- the dailies of today and tomorrow (issue 38: reads never write, so the sweeper makes them) ------------
+
+
+def test_the_sweepers_daily_step_makes_today_and_tomorrow_then_only_each_new_tomorrow(solver_stand_in, clock):
+    clock.set(dt.date(2026, 3, 1), hour=0)
+    assert sweeper.make_dailies() == 2
+    assert set(DailyChallenge.objects.values_list("date", flat=True)) == {dt.date(2026, 3, 1), dt.date(2026, 3, 2)}
+    assert sweeper.make_dailies() == 0  # both made: the next looks make nothing
+    clock.set(dt.date(2026, 3, 2), hour=0)  # the day turns with its daily ready; the new tomorrow is made
+    assert sweeper.make_dailies() == 1
+    assert DailyChallenge.objects.filter(date=dt.date(2026, 3, 3)).exists()
+
+
+def test_the_sweeper_leaves_a_day_another_process_is_making_to_it_without_waiting(solver_stand_in, clock, monkeypatch):
+    from django.core.cache import cache
+
+    clock.set(dt.date(2026, 3, 1))
+    cache.add(daily._lock_key(dt.date(2026, 3, 1)), "1", timeout=60)  # another server process is solving today's
+
+    def no_wait(seconds):
+        raise AssertionError("the sweeper waited for another maker")
+
+    monkeypatch.setattr(daily.time, "sleep", no_wait)
+    assert sweeper.make_dailies() == 1  # tomorrow's only
+    assert list(DailyChallenge.objects.values_list("date", flat=True)) == [dt.date(2026, 3, 2)]
+    cache.delete(daily._lock_key(dt.date(2026, 3, 1)))
+    assert sweeper.make_dailies() == 1  # the other maker died: the next look makes today's
+
+
+def test_a_day_that_cannot_be_made_is_logged_and_the_next_day_is_still_made(solver_stand_in, clock, monkeypatch, caplog, settings):
+    settings.DAILY_MAX_SEEDS = 2
+    clock.set(dt.date(2026, 3, 1))
+    proofs = iter([None, daily.Proof(False, []), daily.Proof(True, ["1b"])])  # today's two seeds fail
+    monkeypatch.setattr(daily, "prove", lambda deal, budget: next(proofs))
+    with caplog.at_level("ERROR"):
+        assert sweeper.make_dailies() == 1
+    assert list(DailyChallenge.objects.values_list("date", flat=True)) == [dt.date(2026, 3, 2)]
+    assert "daily:2026-03-01 could not be made: no solvable deal could be proved" in caplog.text
+
+
+def test_the_server_sweeper_makes_the_dailies_at_its_start_and_sweeps_on_while_the_solver_works(monkeypatch):
+    """At its start (a fresh server) the sweeper makes the dailies at once, in a thread of their own: the
+    sweep's half-second passes (race countdowns, ghosts) go on meanwhile, and so does the event loop."""
+    solving, release, sweeps = threading.Event(), threading.Event(), []
+
+    def slow_make_dailies():
+        solving.set()
+        release.wait(30)
+        return 2
+
+    monkeypatch.setattr(sweeper, "make_dailies", slow_make_dailies)
+    monkeypatch.setattr(sweeper, "_sweep_if_leased", lambda every: sweeps.append(every))
+
+    async def scenario():
+        task = asyncio.get_running_loop().create_task(sweeper.run_forever(every=0.01))
+        try:
+            await asyncio.wait_for(asyncio.to_thread(solving.wait, 30), 31)
+            while len(sweeps) < 5:  # sweeps, on the loop's timer, while the dailies are still being made
+                await asyncio.sleep(0.01)
+            assert solving.is_set() and not release.is_set()
+        finally:
+            release.set()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+    assert len(sweeps) >= 5

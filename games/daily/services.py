@@ -2,8 +2,9 @@
 
 The seed of a date is the first of a sequence derived from `settings.DAILY_SECRET` and the date
 (HMAC-SHA256, 64 bits each) that the solver proves solvable; its par comes from the solver's par mode.
-Dailies are made ahead by `manage.py daily --ensure` and, failing that, lazily by the first request of
-the day: one process solves under a lock while the others wait for the row (see `ensure_daily`).
+Dailies are made ahead: today's and tomorrow's by the sweeper (`make_ahead`, games/sweeper.py), the
+coming week's by `manage.py daily --ensure`; one process solves a day under a lock (see `ensure_daily`).
+Reads never write: a read of today's daily before it is made answers 503 `daily_pending` (`get_daily`).
 """
 
 from __future__ import annotations
@@ -146,18 +147,18 @@ def _lock_key(date: dt.date) -> str:
 
 
 def ensure_daily(date: dt.date, *, wait: float | None = None, budget: float | None = None) -> DailyChallenge:
-    """The daily of `date`, made now if missing (no check of the date: callers decide who may ask).
+    """The daily of `date`, made now if missing (no check of the date: callers decide which days), for the
+    sweeper (`make_ahead`) and `manage.py daily`; never for a request (reads never write: `get_daily`).
 
     One caller makes it under a cache lock (shared by every process when the cache is Redis); the
-    others poll for the row for up to `wait` seconds, then get a 503 `daily_pending` with
-    `retry_after`. The wait is short: a waiting request holds a server thread and a database
-    connection. The lock lasts one seed's proof and is renewed before each, so a maker that dies
-    blocks the day for a minute at most. Should two makers ever run at once (the lock expired, a
-    per-process cache, or the cache down), `get_or_create` keeps the first row and the seed
-    sequence is deterministic anyway. `budget`: seconds of par search (DAILY_PAR_BUDGET when not
-    given; the command may give more, as no player waits for it).
+    others poll for the row for up to `wait` seconds (DAILY_WAIT_SECONDS when not given), then get a
+    503 `daily_pending` with `retry_after`. The lock lasts one seed's proof and is renewed before each,
+    so a maker that dies blocks the day for a minute at most. Should two makers ever run at once (the
+    lock expired, a per-process cache, or the cache down), `get_or_create` keeps the first row and the
+    seed sequence is deterministic anyway. `budget`: seconds of par search (DAILY_PAR_BUDGET when not
+    given; the command may give more).
     """
-    found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
+    found = _stored(date)
     if found is not None:
         return found
     wait = settings.DAILY_WAIT_SECONDS if wait is None else wait
@@ -171,15 +172,10 @@ def ensure_daily(date: dt.date, *, wait: float | None = None, budget: float | No
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         time.sleep(0.05)
-        found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
+        found = _stored(date)
         if found is not None:
             return found
-    raise ServiceError(
-        "daily_pending",
-        f"the daily of {date.isoformat()} is being prepared: try again in a few seconds",
-        status=503,
-        extra={"retry_after": 2},
-    )
+    raise _pending(date)
 
 
 def _cache_call(method: str, *args, failed, **kwargs):
@@ -192,18 +188,75 @@ def _cache_call(method: str, *args, failed, **kwargs):
         return failed
 
 
+def _stored(date: dt.date) -> DailyChallenge | None:
+    return DailyChallenge.objects.select_related("deal").filter(date=date).first()
+
+
+def _being_made(date: dt.date) -> bool:
+    """Whether a maker (the sweeper, the command) holds the day's lock now."""
+    return bool(_cache_call("get", _lock_key(date), failed=False))
+
+
 def get_daily(date: dt.date) -> DailyChallenge:
-    """The daily of `date` for players: refuses a day that has not begun (UTC); today's is made on the
-    first request if the command did not make it ahead. A missing past day is not made on demand."""
+    """The daily of `date` for players: a day that has begun (UTC) and whose daily is made. It only reads:
+    the sweeper and the command make dailies ahead (`make_ahead`), never a request. Today's, when not
+    made yet (the first seconds of a fresh server, or the solver still at work), is a 503 `daily_pending`
+    with `retry_after`, after a short wait (`DAILY_WAIT_SECONDS`, polling the row) while a maker holds the
+    day's lock; a missing past day is a 404."""
     current = today()
     if date > current:
         raise ServiceError("not_found", f"the daily of {date.isoformat()} has not begun", status=404)
-    if date == current:
-        return ensure_daily(date)
-    found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
-    if found is None:
+    found = _stored(date)
+    if found is not None:
+        return found
+    if date < current:
         raise ServiceError("not_found", f"there is no daily for {date.isoformat()}", status=404)
-    return found
+    deadline = time.monotonic() + settings.DAILY_WAIT_SECONDS
+    while _being_made(date) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        found = _stored(date)
+        if found is not None:
+            return found
+    raise _pending(date)
+
+
+def _pending(date: dt.date) -> ServiceError:
+    return ServiceError(
+        "daily_pending",
+        f"the daily of {date.isoformat()} is being prepared: try again in a few seconds",
+        status=503,
+        extra={"retry_after": PENDING_RETRY_AFTER_S},
+    )
+
+
+#: Seconds a client is told to wait (`retry_after`) before asking again for a daily being prepared.
+PENDING_RETRY_AFTER_S = 2
+
+#: The days the sweeper keeps made: today's and tomorrow's, so that the day turns with its daily ready.
+DAYS_AHEAD = 2
+
+
+def make_ahead(days: int = DAYS_AHEAD) -> list[DailyChallenge]:
+    """For the sweeper: makes the missing dailies of today and the following days (`days` in all, today
+    first), each under its day's lock; the dailies it made. A day whose lock another process holds is
+    left to it (`ensure_daily` without a wait), and a day that cannot be made (no seed proved, the
+    solver missing) is logged and tried again at the next call, after the days that follow it."""
+    first = today()
+    wanted = [first + dt.timedelta(days=i) for i in range(days)]
+    have = set(DailyChallenge.objects.filter(date__in=wanted).values_list("date", flat=True))
+    made = []
+    for date in wanted:
+        if date in have:
+            continue
+        try:
+            row = ensure_daily(date, wait=0)
+        except ServiceError as error:
+            if error.code != "daily_pending":  # daily_pending: another process is making it
+                logger.error("daily:%s could not be made: %s", date, error.message)
+            continue
+        if getattr(row, "made_now", False):
+            made.append(row)
+    return made
 
 
 def parse_date(text: str) -> dt.date:
@@ -215,17 +268,9 @@ def parse_date(text: str) -> dt.date:
 
 
 def published(date: dt.date) -> DailyChallenge:
-    """A daily that players may read about (leaderboard, histogram, share): begun and made. Today's is
-    made on the first request as `get_daily` makes it (a client that asked for today's leaderboard
-    first got a 404 until someone opened the daily); a past day's never is."""
-    if date == today():
-        return get_daily(date)
-    if date > today():
-        raise ServiceError("not_found", f"the daily of {date.isoformat()} has not begun", status=404)
-    found = DailyChallenge.objects.select_related("deal").filter(date=date).first()
-    if found is None:
-        raise ServiceError("not_found", f"there is no daily for {date.isoformat()}", status=404)
-    return found
+    """A daily that players may read about (leaderboard, histogram, share): begun and made, as
+    `get_daily` finds it (today's not made yet: 503 `daily_pending`; a past day's: 404)."""
+    return get_daily(date)
 
 
 def past_dailies():
@@ -239,7 +284,7 @@ def was_made(date: dt.date) -> bool:
 
 def neighbours(date: dt.date) -> tuple[dt.date | None, dt.date | None]:
     """The nearest days before and after `date` that have a daily a page can show (past days that
-    were made, and today, whose daily is made on its first request)."""
+    were made, and today, whose page says so while its daily is being prepared)."""
     current = today()
     made = DailyChallenge.objects.values_list("date", flat=True)
     before = made.filter(date__lt=date).order_by("-date").first()

@@ -38,7 +38,12 @@ E401 = {401: _err("not signed in")}
 E403 = {403: _err("forbidden (for a session: a missing CSRF token)")}
 E404 = {404: _err("not_found: no such daily, a day that has not begun, or no such result")}
 E409 = {409: _err("game_not_finished: the daily game is still being played")}
-E503 = {503: _err("daily_pending (being prepared: retry) or daily_unavailable")}
+E503 = {
+    503: _err(
+        "daily_pending: today's daily is not made yet (the server makes it ahead; on a fresh server within "
+        "seconds): nothing is stored, try again after `retry_after` seconds; daily_unavailable: no deal could be proved"
+    )
+}
 
 DATE = OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH, description="a UTC date, YYYY-MM-DD")
 #: Which board of two (docs/fair-play.md), on every board: the daily's and those beyond the day (games/boards/views.py).

@@ -1,4 +1,5 @@
-"""The daily tests' deal won in a chosen number of actions, their UTC clock, dailies made without the solver."""
+"""The daily tests' deal won in a chosen number of actions, their UTC clock, dailies made without the solver
+(by hand, or as the sweeper makes them)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from games import sweeper
 from games.daily import services as daily
 from games.models import DailyChallenge, Deal, Game
 from games.play import services
@@ -109,3 +111,11 @@ def solver_stand_in(monkeypatch, settings):
     settings.DAILY_WAIT_SECONDS = 2.0
     monkeypatch.setattr(daily, "deal_for", lambda date, index: trivial_deal())
     monkeypatch.setattr(daily, "prove", lambda deal, budget: daily.Proof(True, [WIN]))
+
+
+@pytest.fixture
+def swept_dailies(db, solver_stand_in):
+    """Today's and tomorrow's dailies made as the background sweeper makes them (games.sweeper.make_dailies,
+    from the trivial deal): what a running server has within seconds of its start. Reads never make one."""
+    sweeper.make_dailies()
+    return DailyChallenge.objects.get(date=daily.today())

@@ -11,7 +11,11 @@ class Command(BaseCommand):
     help = "Apply due race transitions and end ranked games left playing after their day (once, or --loop)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--loop", action="store_true", help="keep sweeping every SWEEP_EVERY_S seconds (under the lease)")
+        parser.add_argument(
+            "--loop",
+            action="store_true",
+            help="keep sweeping every SWEEP_EVERY_S seconds (under the lease), and make today's and tomorrow's dailies when missing",
+        )
 
     def handle(self, *args, loop: bool, **options):
         if loop:

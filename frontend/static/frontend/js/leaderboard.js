@@ -130,6 +130,12 @@ export class Leaderboard {
       this.detail = detail;
       this.histogram = histogram;
     } catch (err) {
+      if (err.code === "daily_pending") {
+        // Today's daily is still being made by the server's sweeper: asked again when told to.
+        this.root.replaceChildren(el("p", { class: "muted", role: "status", "data-testid": "daily-pending", text: "Today's daily is being prepared: its leaderboard opens in a few seconds." }));
+        setTimeout(() => this.load(), Math.max(1, err.error.retry_after || 2) * 1000);
+        return;
+      }
       this.root.replaceChildren(el("p", { class: "errors", role: "alert", text: err.message }));
       return;
     }

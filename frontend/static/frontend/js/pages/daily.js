@@ -28,9 +28,14 @@ async function start(attempt = 0) {
   try {
     game = await post("/api/daily/play/");
   } catch (err) {
-    if (err.code === "daily_pending" && attempt < 20) {
-      intro.replaceChildren(el("p", { class: "panel narrow", text: "Today's deal is being prepared…" }));
-      setTimeout(() => start(attempt + 1), 1500);
+    if (err.code === "daily_pending") {
+      // The server's sweeper makes the day's deal (the solver proves it and finds its par): seconds on a
+      // fresh server. The page asks again when told to, less often after the first minute.
+      intro.replaceChildren(el("p", { class: "panel narrow", role: "status", "data-testid": "daily-pending" },
+        "Today's daily is being prepared: the solver is proving its deal and finding its par. ",
+        "This page opens it by itself in a few seconds."));
+      const wait = Math.max(1, err.error.retry_after || 2) * (attempt < 30 ? 1 : 5);
+      setTimeout(() => start(attempt + 1), wait * 1000);
       return;
     }
     intro.replaceChildren(el("p", { class: "panel narrow errors", role: "alert", text: `The daily cannot be played: ${err.message}` }));
