@@ -188,6 +188,13 @@ def _cache_call(method: str, *args, failed, **kwargs):
         return failed
 
 
+#: Seconds a client is told to wait (`retry_after`) before asking again for a daily being prepared.
+PENDING_RETRY_AFTER_S = 2
+
+#: The days the sweeper keeps made: today's and tomorrow's, so that the day turns with its daily ready.
+DAYS_AHEAD = 2
+
+
 def _stored(date: dt.date) -> DailyChallenge | None:
     return DailyChallenge.objects.select_related("deal").filter(date=date).first()
 
@@ -227,13 +234,6 @@ def _pending(date: dt.date) -> ServiceError:
         status=503,
         extra={"retry_after": PENDING_RETRY_AFTER_S},
     )
-
-
-#: Seconds a client is told to wait (`retry_after`) before asking again for a daily being prepared.
-PENDING_RETRY_AFTER_S = 2
-
-#: The days the sweeper keeps made: today's and tomorrow's, so that the day turns with its daily ready.
-DAYS_AHEAD = 2
 
 
 def make_ahead(days: int = DAYS_AHEAD) -> list[DailyChallenge]:
