@@ -29,8 +29,8 @@ def _short_public_countdown():
 
 
 def daily_made(site, wait_s: float = 90) -> None:
-    """Today's daily is made before the pages ask for it: the home page's first request of a fresh
-    server's day answers 503 daily_pending, a console error, while it is being made."""
+    """Today's daily is made before the pages ask for it: until a fresh server's sweeper has made it,
+    the home page's read answers 503 daily_pending, a console error."""
     deadline = time.monotonic() + wait_s
     while True:
         try:

@@ -341,8 +341,8 @@ def register(site: Site, username: str) -> str:
 
 
 def ranked_game(site: Site, token: str, *, wait_s: float = 90) -> dict:
-    """The player's ranked game of today's daily (POST /api/daily/play/), waiting while the first
-    request of the day makes the daily (503 daily_pending)."""
+    """The player's ranked game of today's daily (POST /api/daily/play/), waiting while the server's
+    sweeper makes the daily (503 daily_pending)."""
     started = time.monotonic()
     while True:
         try:

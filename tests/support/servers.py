@@ -117,6 +117,8 @@ def server_env(database_url: str, redis_url: str, **extra) -> dict:
         # LIVE_SETTINGS_MODULE: run the servers on other settings (e.g. another channel layer) by hand.
         DJANGO_SETTINGS_MODULE=os.environ.get("LIVE_SETTINGS_MODULE", "freecell_site.settings"),
         RACE_COUNTDOWN_S="0",
+        # Each server's sweeper makes today's and tomorrow's dailies at start: a short par search.
+        DAILY_PAR_BUDGET="0.2",
         FAIR_PLAY_REVIEW="0",  # test clients play at machine speed
         LOG_LEVEL="WARNING",
         THROTTLE_USER="100000/min",
