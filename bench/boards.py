@@ -11,6 +11,12 @@ not loaded (the boards never read them): the boards' foreign keys to games are d
 only. --reuse keeps a database loaded by an earlier run; without --keep the database is dropped at the end.
 Figures are end-to-end calls of the boards' selectors through Django (warm cache, one connection), the
 best p99 of 3 rounds; these are figures to read, never assertions in the test suite.
+
+--http times the answers over HTTP instead: one Daphne process on the same database (bench/_server.py),
+kept-alive connections, `GET /api/ping/` (the baseline) interleaved with every board's top 100, its
+one-row read (`?page_size=1`, as the game page asks), its top 100 with the caller's `me` (a signed-in
+token with the read scope), a page at offset ~200,000, its last page, and the ladder's worst page (the
+middle of its largest run of equal points). --samples calls of each (--deep-samples of the deep pages).
 """
 
 from __future__ import annotations
@@ -211,11 +217,102 @@ def run(samples: int) -> None:
         print(f"  {what:<18} {how:<24} n={len(values):<5} p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  {met}", flush=True)
 
 
+def http_run(samples: int, deep_samples: int, rounds: int) -> None:
+    """Every board read over HTTP on one Daphne beside /api/ping/ in the same run (see the module's doc)."""
+    import http.client
+    import json
+
+    from django.db.models import Sum
+
+    from accounts.models import AccessToken
+    from accounts.tokens import digest, new_key
+    from bench._server import daphne, server_env
+    from games.models import DealRecord, LadderEntry, LadderTally, LongestTally
+
+    players = LadderEntry.objects.filter(month=MONTH).count()
+    hot = DealRecord.objects.filter(deal=HOT_DEAL, autoplay="safe", bot=False).count()
+    streaks = LongestTally.objects.filter(bot=False).aggregate(n=Sum("count"))["n"]
+    # The caller: a player in the middle of the hot deal's board (ids divisible by 5 are on it).
+    me = DealRecord.objects.filter(deal=HOT_DEAL, autoplay="safe").order_by("player_id").values_list("player_id", flat=True)[hot // 2]
+    key = new_key()
+    AccessToken.objects.filter(name="bench boards").delete()
+    AccessToken.objects.create(user_id=me, name="bench boards", scopes=["read"], key_digest=digest(key), prefix=key[:8])
+    zeros = LadderTally.objects.filter(month=MONTH, bot=False, points=0).aggregate(n=Sum("count"))["n"] or 0
+    size = 100
+    boards = {
+        "records": (f"/api/deals/{HOT_DEAL}/records/?autoplay=safe&", hot),
+        "ladder": (f"/api/ladder/{MONTH[:7]}/?", players),
+        "streaks": ("/api/ladder/streaks/?", streaks),
+    }
+    print(
+        f"\nover HTTP: one Daphne on {DB}; {hot:,} lines on {HOT_DEAL}'s safe board, {players:,} on the ladder "
+        f"({zeros:,} with 0 points), {streaks:,} streaks; `me` is player {me}"
+    )
+
+    reconnects = [0]
+
+    class Client:
+        def __init__(self, port: int, token: str | None = None):
+            self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            self.headers = {"Authorization": f"Token {token}"} if token else {}
+
+        def get(self, path: str) -> dict:
+            try:
+                self.conn.request("GET", path, headers=self.headers)
+                response = self.conn.getresponse()
+            except (http.client.RemoteDisconnected, ConnectionError):
+                # The server closed a kept-alive connection that sat idle: once more on a new one (counted).
+                reconnects[0] += 1
+                self.conn.close()
+                self.conn.request("GET", path, headers=self.headers)
+                response = self.conn.getresponse()
+            body = response.read()
+            assert response.status == 200, (path, response.status, body[:300])
+            return json.loads(body)
+
+    env = server_env(pg_url(DB))
+    env.pop("DB_POOL_SIZE", None)  # the server as deployed, with its pool (this process's one connection needs none)
+    with daphne(env) as (ports, _procs):
+        anon, signed = Client(ports[0]), Client(ports[0], key)
+        cases = {("GET /api/ping/", "baseline"): (lambda _: anon.get("/api/ping/"), [0] * samples)}
+        for name, (url, count) in boards.items():
+            deep = min(200_000 // size + 1, (count - 1) // size)  # offset 200,000, or the page before the last
+            pages = {
+                "top 100": (anon, f"page_size={size}", samples),
+                "page_size=1, me": (signed, "page_size=1", samples),
+                "top 100, me": (signed, f"page_size={size}", samples),
+                f"offset {(deep - 1) * size:,}": (anon, f"page={deep}&page_size={size}", deep_samples),
+                "page=last": (anon, f"page=last&page_size={size}", deep_samples),
+            }
+            if name == "ladder" and zeros > 2 * size:
+                middle = (count - zeros // 2) // size + 1
+                pages[f"offset {(middle - 1) * size:,} (mid 0 points)"] = (anon, f"page={middle}&page_size={size}", deep_samples)
+            for what, (client, query, n) in pages.items():
+                body = client.get(url + query)
+                assert body["count"] == count and body["entries"], (name, what)
+                assert (body["me"] is not None) == (client is signed), (name, what)
+                cases[(name, what)] = (lambda _, client=client, path=url + query: client.get(path), [0] * n)
+        load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"measuring (calls interleaved, best p99 of {rounds} rounds; load average {load_avg} on {os.cpu_count()} cores):")
+        times = interleaved(cases, rounds)
+    ping50, ping99 = pct(times[("GET /api/ping/", "baseline")], 50), pct(times[("GET /api/ping/", "baseline")], 99)
+    print(f"  (load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
+    print("\n| board | read | n | p50 ms | p99 ms | p99 / ping p99 |")
+    print("|---|---|---|---|---|---|")
+    for (board, what), values in times.items():
+        p50, p99 = pct(values, 50), pct(values, 99)
+        print(f"| {board} | {what} | {len(values)} | {p50:.2f} | {p99:.2f} | {p99 / ping99:.2f} |", flush=True)
+    print(f"(ping p50 {ping50:.2f} ms, p99 {ping99:.2f} ms; {reconnects[0]} calls reconnected after the server closed an idle connection)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=1_000_000)
     parser.add_argument("--records", type=int, default=10_000_000)
     parser.add_argument("--samples", type=int, default=1000)
+    parser.add_argument("--deep-samples", type=int, default=None, help="--http: calls of each deep page (default --samples)")
+    parser.add_argument("--rounds", type=int, default=3, help="--http: rounds; each read keeps its best p99")
+    parser.add_argument("--http", action="store_true", help="time the answers over HTTP on one Daphne, beside /api/ping/")
     parser.add_argument("--reuse", action="store_true", help="keep a database loaded by an earlier run")
     parser.add_argument("--keep", action="store_true", help="keep the database at the end (for --reuse)")
     args = parser.parse_args()
@@ -225,7 +322,10 @@ def main() -> None:
         print(f"loading {args.players:,} players and {args.records:,} deal records into {DB}:", flush=True)
         load(args.players, args.records)
     try:
-        run(args.samples)
+        if args.http:
+            http_run(args.samples, args.deep_samples or args.samples, args.rounds)
+        else:
+            run(args.samples)
     finally:
         if not args.keep:
             from django.db import connections

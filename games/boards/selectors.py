@@ -3,6 +3,12 @@
 A rank is never a count over every better row (O(n) on a million players): it is a sum over a tally
 of a few hundred rows plus, for the deal records, a count inside the player's own move count.
 
+A page is never an OFFSET over the whole board either. The tally says which group of the board's
+leading sort key (a move count, a number of points, a streak) holds the page's first line and how many
+lines come before that group; the page is read from the ranking index from that group on, skipping
+only the lines inside it that come before the page, and only the page's lines are joined to their
+players' names. One way serves every page, the first and the last alike.
+
 - Deal records: one place each, by fewest moves, then time, then finish (then the game id).
 - The ladder: by points; equal points share a rank (listed by wins, then by who joined first).
 - Streaks: by current streak, then longest; equal pairs share a rank. A current streak is alive while
@@ -20,7 +26,9 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Sum
+from django.db.models import Case, IntegerField, OuterRef, Q, Subquery, Sum, When
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Coalesce
 
 from accounts.selectors import friend_ids
 from freecell_site.errors import ServiceError
@@ -96,6 +104,84 @@ def _shared_ranks(rows: list, key, first_rank: int, position: int) -> list[int]:
     return ranks
 
 
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _tally(queryset):
+    """SUM(count) of the tally rows of `queryset` as a one-value subquery (0 for none): every tally has
+    `bot`, which each read fixes, so grouping by it gives one row."""
+    sums = queryset.order_by().values("bot").annotate(n=Sum("count")).values("n")
+    return Coalesce(Subquery(sums, output_field=IntegerField()), 0, output_field=IntegerField())
+
+
+@dataclass(frozen=True)
+class Group:
+    """A run of a board's lines with one value of its leading sort key (`key`), `n` lines long, with
+    `ahead` lines before it."""
+
+    key: tuple
+    ahead: int
+    n: int
+
+
+def _span(groups: str, params: list, order: str, first: int, last: int) -> list[Group]:
+    """The groups holding the board's lines at places `first` to `last` (0-based), in the board's order.
+    `groups` is a statement giving each group's key columns and its number of lines `n`, from a tally
+    (a few hundred to a few thousand rows, whatever the board's size); `order` orders them as the board
+    does (an ORDER BY list of the key columns)."""
+    columns = ", ".join(part.split()[0] for part in order.split(","))
+    sql = f"""
+SELECT {columns}, ahead, n FROM (
+  SELECT {columns}, n, SUM(n) OVER (ORDER BY {order} ROWS UNBOUNDED PRECEDING) - n AS ahead FROM ({groups}) g WHERE n > 0
+) c WHERE ahead <= %s AND ahead + n > %s ORDER BY ahead"""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, last, first])
+        return [Group(tuple(row[:-2]), int(row[-2]), int(row[-1])) for row in cursor.fetchall()]
+
+
+def _reversed(order: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(name[1:] if name.startswith("-") else f"-{name}" for name in order)
+
+
+@dataclass(frozen=True)
+class Board:
+    """One board as its page reader sees it: its rows (`rows`, in `order`, the ranking index's), the
+    leading sort key its tally groups by (`group`, one column, as `order` sorts it), and how its page's
+    rows are read whole once found (`whole`: the model's rows, with `fields`, found by `key`, a column
+    of the index naming one row among `whole`)."""
+
+    rows: object
+    order: tuple[str, ...]
+    whole: object
+    fields: tuple[str, ...]
+    key: str
+
+    def _from(self, group: Group, forward: bool) -> Q:
+        """The rows from the group on, reading forward (or up to it, reading backward)."""
+        column = self.order[0].lstrip("-")
+        later = "lte" if self.order[0].startswith("-") else "gte"
+        earlier = "gte" if later == "lte" else "lte"
+        return Q(**{f"{column}__{later if forward else earlier}": group.key[0]})
+
+    def read(self, span: list[Group], offset: int, limit: int) -> list[tuple]:
+        """The page's rows: read from the ranking index alone, from the group holding its first line
+        forward or from the group holding its last line backward, whichever skips fewer lines inside its
+        group; then only those rows read whole, with their players' names, in the board's order. With no
+        span (the first page), from the board's start."""
+        if not span:
+            ids = self.rows.order_by(*self.order).values(self.key)[:limit]
+        else:
+            first, last = span[0], span[-1]
+            end = min(offset + limit, last.ahead + last.n)
+            forward, backward = offset - first.ahead, last.ahead + last.n - end
+            if forward <= backward:
+                ids = self.rows.filter(self._from(first, True)).order_by(*self.order).values(self.key)[forward : forward + limit]
+            else:
+                ids = self.rows.filter(self._from(last, False)).order_by(*_reversed(self.order)).values(self.key)[backward : backward + end - offset]
+        return list(self.whole.filter(**{f"{self.key}__in": ids}).order_by(*self.order).values_list(*self.fields))
+
+
 # --- deal records -------------------------------------------------------------------------------
 
 
@@ -127,13 +213,25 @@ def _records(deal: str, autoplay: str, bots: bool):
     return DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bots).order_by(*RECORD_ORDER)
 
 
+def _record_tally(deal: str, autoplay: str, bots: bool):
+    return RecordTally.objects.filter(deal=deal, autoplay=autoplay, bot=bots)
+
+
 def record_count(deal: str, autoplay: str, *, bots: bool = False) -> int:
-    return RecordTally.objects.filter(deal=deal, autoplay=autoplay, bot=bots).aggregate(n=Sum("count"))["n"] or 0
+    return _record_tally(deal, autoplay, bots).aggregate(n=Sum("count"))["n"] or 0
 
 
 def record_page(deal: str, autoplay: str, *, offset: int, limit: int, bots: bool = False) -> list[RecordLine]:
-    rows = _records(deal, autoplay, bots).values_list(*RECORD_FIELDS)[offset : offset + limit]
-    return [RecordLine(offset + 1 + i, *row) for i, row in enumerate(rows)]
+    """The lines from `offset`, found from the tally of move counts (Board.read)."""
+    span = []
+    if offset:
+        groups = f"SELECT moves, count AS n FROM {_table(RecordTally)} WHERE deal = %s AND autoplay = %s AND bot = %s"
+        span = _span(groups, [deal, autoplay, bots], "moves", offset, offset + limit - 1)
+        if not span:
+            return []
+    # A game is on one board only: its id finds its row whole.
+    board = Board(_records(deal, autoplay, bots), RECORD_ORDER, DealRecord.objects, RECORD_FIELDS, "game_id")
+    return [RecordLine(offset + 1 + i, *row) for i, row in enumerate(board.read(span, offset, limit))]
 
 
 def record_of(deal: str, autoplay: str, *, bots: bool = False) -> RecordLine | None:
@@ -142,35 +240,32 @@ def record_of(deal: str, autoplay: str, *, bots: bool = False) -> RecordLine | N
     return page[0] if page else None
 
 
-def _table(model) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
-
-
-def _record_rank(deal: str, autoplay: str, bots: bool, moves: int, elapsed: int, finished: dt.datetime, game: int) -> int:
-    """1 + the lines ahead: the tally of fewer moves, then a range of the ranking index inside the
-    line's own move count (a row comparison: PostgreSQL and SQLite read it as one index range)."""
-    board = "deal = %s AND autoplay = %s AND bot = %s"
-    sql = f"""
-SELECT COALESCE((SELECT SUM(count) FROM {_table(RecordTally)} WHERE {board} AND moves < %s), 0)
-     + (SELECT COUNT(*) FROM {_table(DealRecord)} WHERE {board} AND moves = %s
-        AND (elapsed_ms, finished_at, game_id) < (%s, %s, %s))
-"""
-    finished = connection.ops.adapt_datetimefield_value(finished)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [deal, autoplay, bots, moves, deal, autoplay, bots, moves, elapsed, finished, game])
-        return int(cursor.fetchone()[0]) + 1
+def _record_ahead():
+    """The lines ahead of a DealRecord row, as an expression of the row: the tally of fewer moves, then a
+    range of the ranking index inside the row's own move count (a row comparison: PostgreSQL and
+    SQLite read it as one index range)."""
+    table = _table(DealRecord)
+    board = f"o.deal = {table}.deal AND o.autoplay = {table}.autoplay AND o.bot = {table}.bot"
+    same_moves = RawSQL(
+        f"SELECT COUNT(*) FROM {table} o WHERE {board} AND o.moves = {table}.moves AND "
+        f"(o.elapsed_ms, o.finished_at, o.game_id) < ({table}.elapsed_ms, {table}.finished_at, {table}.game_id)",
+        [],
+        output_field=IntegerField(),
+    )
+    fewer = RecordTally.objects.filter(deal=OuterRef("deal"), autoplay=OuterRef("autoplay"), bot=OuterRef("bot"), moves__lt=OuterRef("moves"))
+    return _tally(fewer) + same_moves
 
 
 def record_line_of(deal: str, autoplay: str, user, *, bots: bool = False) -> RecordLine | None:
-    """The user's best on the deal's board of people (or bots) with its rank, or None (a player of the
-    other kind has no line there)."""
+    """The user's best on the deal's board of people (or bots) with its rank, in one statement, or None
+    (a player of the other kind has no line there)."""
     if not _signed_in(user):
         return None
-    row = DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bots, player=user).values_list(*RECORD_FIELDS).first()
+    mine = DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bots, player=user).annotate(ahead=_record_ahead())
+    row = mine.values_list(*RECORD_FIELDS[1:], "ahead").first()
     if row is None:
         return None
-    _name, moves, _undos, elapsed, finished, game, _bot = row
-    return RecordLine(_record_rank(deal, autoplay, bots, moves, elapsed, finished, game), *row)
+    return RecordLine(row[-1] + 1, user.username, *row[:-1])
 
 
 def record_friends(deal: str, autoplay: str, user, *, bots: bool = False) -> list[RecordLine]:
@@ -198,10 +293,6 @@ def _ladder(month: dt.date, bots: bool):
     return LadderEntry.objects.filter(month=month, bot=bots).order_by(*LADDER_ORDER)
 
 
-def _points_above(month: dt.date, bots: bool, points: int) -> int:
-    return LadderTally.objects.filter(month=month, bot=bots, points__gt=points).aggregate(n=Sum("count"))["n"] or 0
-
-
 def ladder_count(month: dt.date, *, bots: bool = False) -> int:
     return LadderTally.objects.filter(month=month, bot=bots).aggregate(n=Sum("count"))["n"] or 0
 
@@ -212,20 +303,29 @@ def _ladder_lines(rows: list[tuple], first_rank: int, position: int) -> list[Lad
 
 
 def ladder_page(month: dt.date, *, offset: int, limit: int, bots: bool = False) -> list[LadderLine]:
-    rows = list(_ladder(month, bots).values_list(*LADDER_FIELDS)[offset : offset + limit])
-    if not rows:
-        return []
-    first_rank = 1 if offset == 0 else _points_above(month, bots, rows[0][1]) + 1
-    return _ladder_lines(rows, first_rank, offset + 1)
+    """The lines from `offset`, found from the tally of points (Board.read), which also says how many
+    players have more points than the first line: its rank."""
+    span = []
+    if offset:
+        groups = f"SELECT points, count AS n FROM {_table(LadderTally)} WHERE month = %s AND bot = %s"
+        span = _span(groups, [connection.ops.adapt_datefield_value(month), bots], "points DESC", offset, offset + limit - 1)
+        if not span:
+            return []
+    board = Board(_ladder(month, bots), LADDER_ORDER, LadderEntry.objects.filter(month=month), LADDER_FIELDS, "player_id")
+    rows = board.read(span, offset, limit)
+    return _ladder_lines(rows, span[0].ahead + 1 if span else 1, offset + 1) if rows else []
 
 
 def ladder_line_of(month: dt.date, user, *, bots: bool = False) -> LadderLine | None:
+    """The user's line with its rank (1 + the players with more points, from the tally), in one statement."""
     if not _signed_in(user):
         return None
-    row = LadderEntry.objects.filter(month=month, bot=bots, player=user).values_list(*LADDER_FIELDS).first()
+    above = LadderTally.objects.filter(month=OuterRef("month"), bot=OuterRef("bot"), points__gt=OuterRef("points"))
+    mine = LadderEntry.objects.filter(month=month, bot=bots, player=user).annotate(above=_tally(above))
+    row = mine.values_list(*LADDER_FIELDS[1:], "above").first()
     if row is None:
         return None
-    return LadderLine(_points_above(month, bots, row[1]) + 1, *row)
+    return LadderLine(row[-1] + 1, user.username, *row[:-1])
 
 
 def ladder_friends(month: dt.date, user, *, bots: bool = False) -> list[LadderLine]:
@@ -236,6 +336,7 @@ def ladder_friends(month: dt.date, user, *, bots: bool = False) -> list[LadderLi
 # --- streaks --------------------------------------------------------------------------------------
 
 STREAK_FIELDS = ("player__username", "current", "longest", "last_day", "player_id", "bot")
+STALE_ORDER = ("-longest", "player_id")
 
 
 def _alive_days() -> tuple[dt.date, dt.date]:
@@ -250,28 +351,6 @@ def _effective(row) -> tuple[int, int]:
     return (current if last_day >= _alive_days()[0] else 0, longest)
 
 
-def _sum(model, where: str) -> str:
-    return f"(SELECT COALESCE(SUM(count), 0) FROM {_table(model)} WHERE {where})"
-
-
-def _streak_rank(bots: bool, current: int, longest: int) -> int:
-    """1 + the players of the board ahead of (current, longest), in one statement over the tallies
-    only: a living streak is behind the living ones with more current days (or as many and a longer
-    best); a stale one behind every living streak and the stale ones with a longer best."""
-    alive = "bot = %s AND last_day IN (%s, %s)"
-    living = [bots, *(connection.ops.adapt_datefield_value(day) for day in _alive_days())]
-    if current > 0:
-        sql = "SELECT " + _sum(StreakTally, f"{alive} AND (current > %s OR (current = %s AND longest > %s))")
-        params = [*living, current, current, longest]
-    else:
-        longer = _sum(LongestTally, "bot = %s AND longest > %s")
-        sql = f"SELECT {_sum(StreakTally, alive)} + {longer} - {_sum(StreakTally, f'{alive} AND longest > %s')}"
-        params = [*living, bots, longest, *living, longest]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return int(cursor.fetchone()[0]) + 1
-
-
 def streak_count(*, bots: bool = False) -> int:
     return LongestTally.objects.filter(bot=bots).aggregate(n=Sum("count"))["n"] or 0
 
@@ -281,17 +360,20 @@ def _streak_lines(rows: list[tuple], first_rank: int, position: int) -> list[Str
     return [StreakLine(rank, row[0], *_effective(row), bool(row[5])) for rank, row in zip(ranks, rows, strict=True)]
 
 
-def _living_sql() -> str:
-    """The best `n` living streaks from `offset`: each living day's best read from its own index, merged."""
+def _living_sql(bounded: bool) -> str:
+    """`limit` living streaks after skipping `skip`, from (current, longest) at most the bound's when
+    `bounded`: each living day's best read from its own index, merged, and only the page's rows joined
+    to names."""
     table, users = _table(Streak), _table(User)
+    bound = " AND (current, longest) <= (%s, %s)" if bounded else ""
     best_of_day = (
-        f"SELECT * FROM (SELECT player_id, current, longest, last_day, bot FROM {table} WHERE bot = %s AND last_day = %s "
+        f"SELECT * FROM (SELECT player_id, current, longest, last_day, bot FROM {table} WHERE bot = %s AND last_day = %s{bound} "
         "ORDER BY current DESC, longest DESC, player_id LIMIT %s) d"
     )
     return f"""
 SELECT u.username, a.current, a.longest, a.last_day, a.player_id, a.bot
-FROM ({best_of_day}1 UNION ALL {best_of_day}2) a JOIN {users} u ON u.id = a.player_id
-ORDER BY a.current DESC, a.longest DESC, a.player_id LIMIT %s OFFSET %s
+FROM (SELECT * FROM ({best_of_day}1 UNION ALL {best_of_day}2) m ORDER BY current DESC, longest DESC, player_id LIMIT %s OFFSET %s) a
+JOIN {users} u ON u.id = a.player_id ORDER BY a.current DESC, a.longest DESC, a.player_id
 """
 
 
@@ -299,33 +381,93 @@ def _as_date(value) -> dt.date:
     return value if isinstance(value, dt.date) else dt.date.fromisoformat(value)  # SQLite answers text
 
 
-def streak_page(*, offset: int, limit: int, bots: bool = False) -> list[StreakLine]:
-    """Living streaks first, then every other player by longest streak."""
-    yesterday, current = (connection.ops.adapt_datefield_value(day) for day in _alive_days())
+def _living_params(bots: bool) -> list:
+    return [bots, *(connection.ops.adapt_datefield_value(day) for day in _alive_days())]
+
+
+def _living_page(bots: bool, offset: int, limit: int) -> tuple[list[tuple], int]:
+    """The living streaks from `offset` (those of yesterday and today, merged), and the first one's rank:
+    from the (current, longest) group holding that place, found from the tally, skipping inside it
+    (forward only: a living group is a few thousand players on a million, where the ladder's
+    and the stale streaks' groups are larger)."""
+    bots_, yesterday, current = _living_params(bots)
+    bound, skip, ahead = [], offset, 0
+    if offset:
+        groups = (
+            f"SELECT current, longest, SUM(count) AS n FROM {_table(StreakTally)} "
+            "WHERE bot = %s AND last_day IN (%s, %s) GROUP BY current, longest"
+        )
+        span = _span(groups, [bots_, yesterday, current], "current DESC, longest DESC", offset, offset)
+        if not span:
+            return [], 0
+        bound, ahead = list(span[0].key), span[0].ahead
+        skip = offset - ahead
+    params = [bots_, yesterday, *bound, skip + limit, bots_, current, *bound, skip + limit, limit, skip]
     with connection.cursor() as cursor:
-        cursor.execute(_living_sql(), [bots, yesterday, offset + limit, bots, current, offset + limit, limit, offset])
+        cursor.execute(_living_sql(bool(bound)), params)
         rows = [(name, now, best, _as_date(day), player, bot) for name, now, best, day, player, bot in cursor.fetchall()]
-    if len(rows) < limit:
-        living = _sum_living(bots)
-        stale = Streak.objects.filter(bot=bots, last_day__lt=_alive_days()[0]).order_by("-longest", "player_id")
-        skip = max(0, offset - living)
-        rows += list(stale.values_list(*STREAK_FIELDS)[skip : skip + limit - len(rows)])
-    if not rows:
-        return []
-    return _streak_lines(rows, 1 if offset == 0 else _streak_rank(bots, *_effective(rows[0])), offset + 1)
+    return rows, ahead + 1
 
 
-def _sum_living(bots: bool) -> int:
+def _stale_page(bots: bool, offset: int, limit: int) -> tuple[list[tuple], int]:
+    """The streaks no longer current from `offset` among them, by longest, and the rank of the first
+    among them (counted from the first stale streak: the caller adds the living ones). Their groups
+    are the players by longest (LongestTally) less the living ones."""
+    span = []
+    if offset:
+        bots_, yesterday, current = _living_params(bots)
+        groups = (
+            f"SELECT longest, SUM(n) AS n FROM (SELECT longest, count AS n FROM {_table(LongestTally)} WHERE bot = %s "
+            f"UNION ALL SELECT longest, -count AS n FROM {_table(StreakTally)} WHERE bot = %s AND last_day IN (%s, %s)) s GROUP BY longest"
+        )
+        span = _span(groups, [bots_, bots_, yesterday, current], "longest DESC", offset, offset + limit - 1)
+        if not span:
+            return [], 0
+    stale = Streak.objects.filter(bot=bots, last_day__lt=_alive_days()[0])
+    board = Board(stale, STALE_ORDER, Streak.objects, STREAK_FIELDS, "player_id")
+    return board.read(span, offset, limit), (span[0].ahead if span else 0) + 1
+
+
+def _living_count(bots: bool) -> int:
     return StreakTally.objects.filter(bot=bots, last_day__in=_alive_days()).aggregate(n=Sum("count"))["n"] or 0
 
 
+def streak_page(*, offset: int, limit: int, bots: bool = False) -> list[StreakLine]:
+    """Living streaks first, then every other player by longest streak."""
+    living = _living_count(bots) if offset else None
+    rows, first_rank = ([], 0) if living is not None and offset >= living else _living_page(bots, offset, limit)
+    if len(rows) < limit:
+        # The stale part, from its start when the page began among the living.
+        stale_offset = max(0, offset - living) if living is not None else 0
+        stale, stale_rank = _stale_page(bots, stale_offset, limit - len(rows))
+        if not rows:
+            first_rank = (living or 0) + stale_rank
+        rows += stale
+    if not rows:
+        return []
+    return _streak_lines(rows, first_rank, offset + 1)
+
+
+def _streak_ahead(bots: bool):
+    """The players ahead of a Streak row on its board, as an expression of the row, over the tallies
+    only: a living streak is behind the living ones with more current days (or as many and a longer
+    best); a stale one behind every living streak and the stale ones with a longer best."""
+    alive = StreakTally.objects.filter(bot=bots, last_day__in=_alive_days())
+    more = Q(current__gt=OuterRef("current")) | Q(current=OuterRef("current"), longest__gt=OuterRef("longest"))
+    longer = LongestTally.objects.filter(bot=bots, longest__gt=OuterRef("longest"))
+    stale = _tally(alive) + _tally(longer) - _tally(alive.filter(longest__gt=OuterRef("longest")))
+    return Case(When(last_day__gte=_alive_days()[0], then=_tally(alive.filter(more))), default=stale, output_field=IntegerField())
+
+
 def streak_line_of(user, *, bots: bool = False) -> StreakLine | None:
+    """The user's streak with its rank, in one statement."""
     if not _signed_in(user):
         return None
-    row = Streak.objects.filter(bot=bots, player=user).values_list(*STREAK_FIELDS).first()
+    mine = Streak.objects.filter(bot=bots, player=user).annotate(ahead=_streak_ahead(bots))
+    row = mine.values_list(*STREAK_FIELDS[1:], "ahead").first()
     if row is None:
         return None
-    return _streak_lines([row], _streak_rank(bots, *_effective(row)), 1)[0]
+    return _streak_lines([(user.username, *row[:-1])], row[-1] + 1, 1)[0]
 
 
 def streak_friends(user, *, bots: bool = False) -> list[StreakLine]:

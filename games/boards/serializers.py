@@ -22,7 +22,19 @@ class PageSerializer(serializers.Serializer):
     previous = serializers.URLField(allow_null=True)
 
 
-class RecordEntrySerializer(serializers.Serializer):
+class LineSerializer(serializers.Serializer):
+    """A board line (a dataclass of games.boards.selectors): each field read straight off the line and
+    written by the field's own `to_representation`, as DRF writes it, without DRF's per-field lookups
+    (a page is up to 200 lines: those lookups were a board answer's largest cost)."""
+
+    def to_representation(self, instance):
+        return {
+            name: None if (value := getattr(instance, name)) is None else field.to_representation(value)
+            for name, field in self.fields.items()
+        }
+
+
+class RecordEntrySerializer(LineSerializer):
     rank = serializers.IntegerField(help_text="1 = the deal's record")
     username = serializers.CharField()
     moves = serializers.IntegerField(help_text="player actions, undos included (the score)")
@@ -44,7 +56,7 @@ class RecordsSerializer(PageSerializer):
     me = RecordEntrySerializer(allow_null=True, help_text="the caller's best and rank in this scope; null if none")
 
 
-class LadderEntrySerializer(serializers.Serializer):
+class LadderEntrySerializer(LineSerializer):
     rank = serializers.IntegerField(help_text="equal points share a rank")
     username = serializers.CharField()
     points = serializers.IntegerField()
@@ -60,7 +72,7 @@ class LadderSerializer(PageSerializer):
     me = LadderEntrySerializer(allow_null=True, help_text="the caller's line and rank in this scope; null if none")
 
 
-class StreakEntrySerializer(serializers.Serializer):
+class StreakEntrySerializer(LineSerializer):
     rank = serializers.IntegerField(help_text="equal (current, longest) share a rank")
     username = serializers.CharField()
     current = serializers.IntegerField(help_text="consecutive UTC days with a ranked daily won, up to today or yesterday; else 0")

@@ -102,7 +102,9 @@ class DealRecordsView(FilteredList, APIView):
             page=lambda **at: selectors.record_page(board, autoplay, **at),
             mine=lambda **kind: selectors.record_line_of(board, autoplay, request.user, **kind),
         )
-        record = selectors.record_of(board, autoplay, bots=body["players"] == "bots")
+        first = body["entries"][0] if body["scope"] == "all" and body["page"] == 1 and body["entries"] else None
+        # The record is the board's first line: the first page of the whole board already holds it.
+        record = first or selectors.record_of(board, autoplay, bots=body["players"] == "bots")
         body.update(deal=deal.strip(), autoplay=autoplay, record=record)
         return Response(RecordsSerializer(body).data)
 
