@@ -13,7 +13,10 @@ costs above it is the rules engine, the game's JSON, the follow-ups and the sock
 
 from __future__ import annotations
 
+import gc
 import json
+import logging
+import os
 import time
 
 from channels.auth import AuthMiddlewareStack
@@ -58,6 +61,28 @@ class EchoConsumer(AsyncWebsocketConsumer):
     async def echo_relay(self, event):
         if event["sender"] != self.channel_name:
             await self.send(text_data=json.dumps({"type": "relay", "frame": event["frame"]}))
+
+
+def log_long_collections(threshold_s: float = 0.05) -> None:
+    """Logs each garbage collection that holds the process longer than `threshold_s` (BENCH_LOG_GC=1)."""
+    logger, began = logging.getLogger("bench.gc"), {}
+
+    def note(phase, info):
+        if phase == "start":
+            began["at"] = time.perf_counter()
+        elif time.perf_counter() - began.get("at", time.perf_counter()) > threshold_s:
+            took = time.perf_counter() - began["at"]
+            sizes = [len(gc.get_objects(generation)) for generation in range(3)]
+            logger.warning(
+                "gc generation %s took %.0f ms, %s collected; generations %s, frozen %s",
+                info["generation"], took * 1000, info["collected"], sizes, gc.get_freeze_count(),
+            )
+
+    gc.callbacks.append(note)
+
+
+if os.environ.get("BENCH_LOG_GC") == "1":
+    log_long_collections()
 
 
 def store_an_action(game_id: int) -> None:

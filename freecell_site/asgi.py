@@ -25,7 +25,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.conf import settings  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
-from freecell_site import server_loop  # noqa: E402
+from freecell_site import collector, server_loop  # noqa: E402
 from freecell_site.daphne_requests import bound_slow_requests, stop_form_parsing  # noqa: E402
 from freecell_site.forwarded import ForwardedForMiddleware  # noqa: E402
 from freecell_site.origin import SameOriginValidator  # noqa: E402
@@ -76,3 +76,4 @@ def freeze_what_lives_forever() -> None:
 stop_form_parsing()  # before Daphne makes its first request (it imports this module first)
 bound_slow_requests(settings.DAPHNE_REQUEST_TIMEOUT_S)
 freeze_what_lives_forever()
+collector.install(settings.GC_FREEZE_AFTER_MS, settings.GC_UNFREEZE_EVERY_S)
