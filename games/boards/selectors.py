@@ -22,13 +22,13 @@ their own board's rows.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Case, IntegerField, OuterRef, Q, Subquery, Sum, When
+from django.db.models import IntegerField, Q, Sum
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce
 
 from accounts.selectors import friend_ids
 from freecell_site.errors import ServiceError
@@ -108,11 +108,16 @@ def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _tally(queryset):
-    """SUM(count) of the tally rows of `queryset` as a one-value subquery (0 for none): every tally has
-    `bot`, which each read fixes, so grouping by it gives one row."""
-    sums = queryset.order_by().values("bot").annotate(n=Sum("count")).values("n")
-    return Coalesce(Subquery(sums, output_field=IntegerField()), 0, output_field=IntegerField())
+def _ahead(model, sql: str, params: list) -> RawSQL:
+    """A row's rank as an expression of the row (`sql` names the row's columns as `r.<column>`): the
+    lines ahead of it, summed from the tallies. Written as SQL, not as ORM subqueries: a statement
+    compiled on every request costs less so."""
+    table = _table(model)
+    return RawSQL(re.sub(r"\br\.", f"{table}.", sql), params, output_field=IntegerField())
+
+
+def _sum(model, where: str) -> str:
+    return f"(SELECT COALESCE(SUM(t.count), 0) FROM {_table(model)} t WHERE {where})"
 
 
 @dataclass(frozen=True)
@@ -240,20 +245,15 @@ def record_of(deal: str, autoplay: str, *, bots: bool = False) -> RecordLine | N
     return page[0] if page else None
 
 
-def _record_ahead():
-    """The lines ahead of a DealRecord row, as an expression of the row: the tally of fewer moves, then a
-    range of the ranking index inside the row's own move count (a row comparison: PostgreSQL and
-    SQLite read it as one index range)."""
-    table = _table(DealRecord)
-    board = f"o.deal = {table}.deal AND o.autoplay = {table}.autoplay AND o.bot = {table}.bot"
-    same_moves = RawSQL(
-        f"SELECT COUNT(*) FROM {table} o WHERE {board} AND o.moves = {table}.moves AND "
-        f"(o.elapsed_ms, o.finished_at, o.game_id) < ({table}.elapsed_ms, {table}.finished_at, {table}.game_id)",
-        [],
-        output_field=IntegerField(),
+def _record_ahead() -> RawSQL:
+    """The lines ahead of a DealRecord row: the tally of fewer moves, then a range of the ranking index
+    inside the row's own move count (a row comparison: PostgreSQL and SQLite read it as one index range)."""
+    board = "t.deal = r.deal AND t.autoplay = r.autoplay AND t.bot = r.bot"
+    same_moves = (
+        f"(SELECT COUNT(*) FROM {_table(DealRecord)} t WHERE {board} AND t.moves = r.moves AND "
+        "(t.elapsed_ms, t.finished_at, t.game_id) < (r.elapsed_ms, r.finished_at, r.game_id))"
     )
-    fewer = RecordTally.objects.filter(deal=OuterRef("deal"), autoplay=OuterRef("autoplay"), bot=OuterRef("bot"), moves__lt=OuterRef("moves"))
-    return _tally(fewer) + same_moves
+    return _ahead(DealRecord, f"{_sum(RecordTally, f'{board} AND t.moves < r.moves')} + {same_moves}", [])
 
 
 def record_line_of(deal: str, autoplay: str, user, *, bots: bool = False) -> RecordLine | None:
@@ -320,8 +320,8 @@ def ladder_line_of(month: dt.date, user, *, bots: bool = False) -> LadderLine | 
     """The user's line with its rank (1 + the players with more points, from the tally), in one statement."""
     if not _signed_in(user):
         return None
-    above = LadderTally.objects.filter(month=OuterRef("month"), bot=OuterRef("bot"), points__gt=OuterRef("points"))
-    mine = LadderEntry.objects.filter(month=month, bot=bots, player=user).annotate(above=_tally(above))
+    above = _ahead(LadderEntry, _sum(LadderTally, "t.month = r.month AND t.bot = r.bot AND t.points > r.points"), [])
+    mine = LadderEntry.objects.filter(month=month, bot=bots, player=user).annotate(above=above)
     row = mine.values_list(*LADDER_FIELDS[1:], "above").first()
     if row is None:
         return None
@@ -448,15 +448,17 @@ def streak_page(*, offset: int, limit: int, bots: bool = False) -> list[StreakLi
     return _streak_lines(rows, first_rank, offset + 1)
 
 
-def _streak_ahead(bots: bool):
-    """The players ahead of a Streak row on its board, as an expression of the row, over the tallies
-    only: a living streak is behind the living ones with more current days (or as many and a longer
-    best); a stale one behind every living streak and the stale ones with a longer best."""
-    alive = StreakTally.objects.filter(bot=bots, last_day__in=_alive_days())
-    more = Q(current__gt=OuterRef("current")) | Q(current=OuterRef("current"), longest__gt=OuterRef("longest"))
-    longer = LongestTally.objects.filter(bot=bots, longest__gt=OuterRef("longest"))
-    stale = _tally(alive) + _tally(longer) - _tally(alive.filter(longest__gt=OuterRef("longest")))
-    return Case(When(last_day__gte=_alive_days()[0], then=_tally(alive.filter(more))), default=stale, output_field=IntegerField())
+def _streak_ahead(bots: bool) -> RawSQL:
+    """The players ahead of a Streak row on its board, over the tallies only: a living streak is behind
+    the living ones with more current days (or as many and a longer best); a stale one behind every
+    living streak and the stale ones with a longer best."""
+    alive = "t.bot = r.bot AND t.last_day IN (%s, %s)"
+    days = [connection.ops.adapt_datefield_value(day) for day in _alive_days()]
+    living = _sum(StreakTally, f"{alive} AND (t.current > r.current OR (t.current = r.current AND t.longest > r.longest))")
+    longer = _sum(LongestTally, "t.bot = r.bot AND t.longest > r.longest")
+    stale = f"{_sum(StreakTally, alive)} + {longer} - {_sum(StreakTally, f'{alive} AND t.longest > r.longest')}"
+    sql = f"CASE WHEN r.last_day >= %s THEN {living} ELSE {stale} END"
+    return _ahead(Streak, sql, [days[0], *days, *days, *days])
 
 
 def streak_line_of(user, *, bots: bool = False) -> StreakLine | None:
