@@ -237,7 +237,7 @@ DOCS: dict[tuple[str, str], Doc] = {
     ('/api/deals/{deal}/', 'get'): Doc(
         "A deal's starting layout: `columns` from the covered card to the exposed one, and the same as "
         'Freecell Solver board text. Deal ids: `ms:N` (1-8589934591), `seed:S` (0 to 2^64-1), '
-        '`daily:YYYY-MM-DD` (only once its day is over: 404 before).',
+        '`daily:YYYY-MM-DD` (only once its day is over: 403 `forbidden` before).',
     ),
     ('/api/games/', 'get'): Doc(
         'Your games, newest first (by creation), paged; `?status=playing|won|resigned|abandoned` keeps only those.',

@@ -195,7 +195,7 @@ def test_the_real_solver_settles_a_deal_within_its_budget(anon_client, settings,
 def test_a_dailys_facts_are_secret_during_its_day_and_its_par_after(anon_client, facts_solver, clock, db):
     today = daily.today()
     make_test_daily(today, par=7)
-    assert code_of(anon_client.get(f"/api/deals/daily:{today.isoformat()}/facts/")) == "not_found"
+    assert code_of(anon_client.get(f"/api/deals/daily:{today.isoformat()}/facts/")) == "forbidden"
     seed = DailyChallenge.objects.get(date=today).deal_id
     clock.advance()
     answer = anon_client.get(f"/api/deals/daily:{today.isoformat()}/facts/").json()

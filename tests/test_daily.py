@@ -261,14 +261,16 @@ def test_a_daily_is_hidden_until_its_day_begins(db, alice, clock):
         "/api/daily/2026-03-02/leaderboard/",
         "/api/daily/2026-03-02/histogram/",
         "/api/daily/2026-03-02/share/",
-        "/api/deals/daily:2026-03-02/",
     ):
         answer = client.get(url)
         assert answer.status_code == 404, url
         assert answer.json()["error"]["code"] == "not_found"
-    answer = client.post("/api/games/", {"deal": "daily:2026-03-02"}, format="json")
-    assert answer.status_code == 404 and "has not begun" in answer.json()["error"]["message"]
-    assert client.post("/api/games/", {"deal": "daily:2026-03-01"}, format="json").status_code == 403  # today's: ranked
+    # Its deal, by its daily: id, gets the one answer of a daily's secrecy, as today's does.
+    for day in ("2026-03-02", "2026-03-01"):
+        answer = client.get(f"/api/deals/daily:{day}/")
+        assert answer.status_code == 403 and answer.json()["error"]["code"] == "forbidden", day
+        answer = client.post("/api/games/", {"deal": f"daily:{day}"}, format="json")
+        assert answer.status_code == 403 and "once its day is over" in answer.json()["error"]["message"], day
     with pytest.raises(ServiceError):
         services.get_deal("daily:2026-03-02")
     clock.advance()

@@ -350,17 +350,44 @@ def follow_verdict(game: Game) -> None:
 # --- what the daily adds to every game (games.play.policies), and its end of day ---------------------------
 
 
+# --- a daily's secrecy: one rule, one answer ---------------------------------------------------------------
+
+
+def _kept_secret(what: str) -> ServiceError:
+    return ServiceError(
+        "forbidden", f"{what} is shown once its day is over (midnight UTC): it is played ranked, at /api/daily/play/", status=403
+    )
+
+
+def shown_daily(date: dt.date) -> DailyChallenge:
+    """The one rule of a daily's secrecy, for its `daily:DATE` id: its deal is shown, dealt to casual
+    play, solved, raced and ranked on boards only once its day is over. Before (today's or a later
+    day's) every endpoint answers 403 `forbidden`, and `refuse_a_daily_in_play` answers the same for
+    its `seed:` id; a past day without a daily is 404 `not_found`."""
+    if date >= today():
+        raise _kept_secret(f"the deal of daily:{date.isoformat()}")
+    found = _stored(date)
+    if found is None:
+        raise ServiceError("not_found", f"there was no daily on {date.isoformat()}", status=404)
+    return found
+
+
+def refuse_a_daily_seed(deal_id: str) -> None:
+    """The same rule for a daily's deal asked by its `seed:` id. Should its seed be known (a leaked or
+    default secret makes it computable), it is still not dealt, shown or solved outside the ranked game
+    until its day is over: a player would practise it, or ask hints on it, first."""
+    if deal_id.startswith("seed:") and DailyChallenge.objects.filter(deal_id=deal_id, date__gte=today()).exists():
+        raise _kept_secret("this deal, a daily's,")
+
+
 def deal_of_day(deal_id) -> tuple[Deal, dt.date]:
-    """The deal of a `daily:DATE` id a player asks for (a day that has begun), and its date."""
-    return get_daily(deal_id.value).deal, deal_id.value
+    """The deal of a `daily:DATE` id a player asks a casual game of (a day that is over), and its date."""
+    return shown_daily(deal_id.value).deal, deal_id.value
 
 
 def refuse_a_daily_in_play(deal: Deal) -> None:
-    """A daily's deal is a seed: deal drawn from the service's secret. Should its seed be known (a
-    leaked or default secret makes it computable), it is still not dealt, shown or solved outside the
-    ranked game until its day is over: a player would practise it, or ask hints on it, first."""
-    if deal.pk.startswith("seed:") and DailyChallenge.objects.filter(deal=deal, date__gte=today()).exists():
-        raise ServiceError("forbidden", "this deal is a daily's whose day is not over: it is played ranked, at /api/daily/play/", status=403)
+    """Play's deal guard: a daily's deal is not dealt, shown or solved by its `seed:` id while its day is on."""
+    refuse_a_daily_seed(deal.pk)
 
 
 def day_deadline(game: Game) -> policies.Deadline | None:

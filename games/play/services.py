@@ -57,7 +57,7 @@ class Outcome:
 
 
 def get_deal(deal: str) -> Deal:
-    """The stored Deal for a deal id a player asks for (`ms:N`, `seed:S`, `daily:DATE` of a day that has begun)."""
+    """The stored Deal for a deal id a player asks for (`ms:N`, `seed:S`, `daily:DATE` of a day that is over)."""
     return deal_and_day(deal)[0]
 
 

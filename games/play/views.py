@@ -64,9 +64,7 @@ def visible_game(request, game_id: int) -> Game:
 def deal_response(deal_text: str) -> dict:
     deal_id = parse_deal(deal_text)
     if deal_id.kind == "daily":
-        if deal_id.value >= daily.today():
-            raise ServiceError("not_found", f"the deal of daily:{deal_id.value.isoformat()} is shown once its day is over", status=404)
-        board = services.board_of_deal(daily.published(deal_id.value).deal)
+        board = services.board_of_deal(daily.shown_daily(deal_id.value).deal)
     else:
         board = selectors.board_of_deal_id(deal_id)  # a read stores nothing (a deal is stored when a game is dealt)
     return {"deal": str(deal_id), "columns": board.state()["columns"], "board": board.to_text()}
@@ -93,7 +91,7 @@ class DealView(APIView):
     throttle_scope = "verify"
     throttle_classes = [ScopedRateThrottle]
 
-    @extend_schema(parameters=[DEAL_PATH], responses={200: s.DealSerializer, **errors(400, 404, 429)}, summary="A deal's layout")
+    @extend_schema(parameters=[DEAL_PATH], responses={200: s.DealSerializer, **errors(400, 403, 404, 429)}, summary="A deal's layout")
     def get(self, request, deal: str):
         return Response(deal_response(deal))
 
@@ -136,8 +134,7 @@ class DealFactsView(APIView):
     def get(self, request, deal: str):
         deal_id = parse_deal(deal)
         if deal_id.kind == "daily":
-            deal_response(str(deal_id))  # refuses a daily whose day is not over
-            found = daily.published(deal_id.value)
+            found = daily.shown_daily(deal_id.value)
             # a daily is proven solvable before anyone sees it; its par was found then
             facts = {"solvable": True, "par": found.par, "par_line": found.par_line or None, "result": "solved", "reason": None, "source": "daily"}
         else:
@@ -203,10 +200,7 @@ class GameListView(filters.FilteredList, APIView):
         body.is_valid(raise_exception=True)
         asked = body.validated_data["deal"]
         deal_id = parse_deal(random_deal() if asked == s.RANDOM_DEAL else asked)
-        if deal_id.kind == "daily":
-            # Today's is ranked; a day to come is not out (get_deal answers 404), a past one is casual.
-            if deal_id.value == daily.today():
-                raise ServiceError("forbidden", "today's daily is played ranked: POST /api/daily/play/", status=403)
+        # A past daily is a casual game; today's and a day to come are refused (games.daily.services.shown_daily).
         game = services.create_game(player=request.user, deal=str(deal_id), autoplay=body.validated_data["autoplay"])
         return Response(game_payload(game), status=status.HTTP_201_CREATED)
 
@@ -383,9 +377,7 @@ class VerifyView(APIView):
             start = Board.from_text(data["board"])  # any position, pasted from another tool
         else:
             deal_id = parse_deal(data["deal"])
-            if deal_id.kind == "daily":
-                deal_response(str(deal_id))  # refuses a daily whose day is not over
-            start = services.board_of_deal(services.get_deal(str(deal_id)))
+            start = services.board_of_deal(services.get_deal(str(deal_id)))  # a daily's: once its day is over
         result = verify(start, data["moves"], autoplay=data["autoplay"])
         answer = {"valid": result.valid, "won": result.won, "moves": result.moves}
         if result.error:

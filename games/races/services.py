@@ -397,11 +397,7 @@ def resolve_deal(deal: str | None) -> tuple[Deal, DailyChallenge | None]:
     the race), or a fresh seed when none is given."""
     deal_id = parse_deal(deal if deal else random_deal())  # InvalidDeal carries the spec's code
     if deal_id.kind == "daily":
-        if deal_id.value >= daily.today():
-            raise ServiceError("forbidden", "a daily deal can be raced once its day is over", status=403)
-        challenge = DailyChallenge.objects.select_related("deal").filter(date=deal_id.value).first()
-        if challenge is None:
-            raise ServiceError("not_found", f"there was no daily challenge on {deal_id.value.isoformat()}", status=404)
+        challenge = daily.shown_daily(deal_id.value)
         return challenge.deal, challenge
     return services.get_deal(str(deal_id)), None
 
@@ -453,8 +449,8 @@ def create_ghost_race(*, owner, game_id, time_limit_s: int | None = None) -> Rac
         raise ServiceError("forbidden", "you can race a ghost of your own games or of a friend's", status=403)
     if game.status != Game.Status.WON:
         raise ServiceError("game_not_won", "only a won game can be raced as a ghost", status=409)
-    if game.daily_id is not None and game.daily_id >= daily.today():
-        raise ServiceError("forbidden", "a daily game can be raced as a ghost once its day is over", status=403)
+    if game.daily_id is not None:
+        daily.shown_daily(game.daily_id)
     race = _new_race(
         deal=game.deal,
         past_daily_id=game.daily_id or game.past_daily_id,  # raced under the id the game shows
