@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import IntegerField, Q, Sum
+from django.db.models import IntegerField, Sum
 from django.db.models.expressions import RawSQL
 
 from accounts.selectors import friend_ids
@@ -145,46 +145,71 @@ SELECT {columns}, ahead, n FROM (
         return [Group(tuple(row[:-2]), int(row[-2]), int(row[-1])) for row in cursor.fetchall()]
 
 
-def _reversed(order: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(name[1:] if name.startswith("-") else f"-{name}" for name in order)
-
-
 @dataclass(frozen=True)
 class Board:
-    """One board as its page reader sees it: its rows (`rows`, in `order`, the ranking index's), the
-    leading sort key its tally groups by (`group`, one column, as `order` sorts it), and how its page's
-    rows are read whole once found (`whole`: the model's rows, with `fields`, found by `key`, a column
-    of the index naming one row among `whole`)."""
+    """One board as its page reader sees it: the rows of `model` where `where` (with `params`) holds, in
+    `order` (ORDER BY terms the ranking index follows; the first names the column the tally groups by),
+    each page line read as `columns` (the index's own columns, or constants: an index-only read;
+    `player_id` among them), then given as its player's name and `fields` (named among the columns)."""
 
-    rows: object
+    model: type
+    where: str
+    params: list
     order: tuple[str, ...]
-    whole: object
+    columns: tuple[str, ...]
     fields: tuple[str, ...]
-    key: str
-
-    def _from(self, group: Group, forward: bool) -> Q:
-        """The rows from the group on, reading forward (or up to it, reading backward)."""
-        column = self.order[0].lstrip("-")
-        later = "lte" if self.order[0].startswith("-") else "gte"
-        earlier = "gte" if later == "lte" else "lte"
-        return Q(**{f"{column}__{later if forward else earlier}": group.key[0]})
 
     def read(self, span: list[Group], offset: int, limit: int) -> list[tuple]:
         """The page's rows: read from the ranking index alone, from the group holding its first line
         forward or from the group holding its last line backward, whichever skips fewer lines inside its
-        group; then only those rows read whole, with their players' names, in the board's order. With no
-        span (the first page), from the board's start."""
-        if not span:
-            ids = self.rows.order_by(*self.order).values(self.key)[:limit]
-        else:
+        group; then only those rows joined to their players' names. With no span (the first page), from
+        the board's start. LIMIT and OFFSET are written into the statement, so that a plan the server
+        keeps for it (a prepared statement's) is made for them."""
+        order, bound, params, skip, take = self.order, "", [], 0, limit
+        if span:
             first, last = span[0], span[-1]
             end = min(offset + limit, last.ahead + last.n)
             forward, backward = offset - first.ahead, last.ahead + last.n - end
+            column, descending = self.order[0].split()[0], self.order[0].endswith(" DESC")
             if forward <= backward:
-                ids = self.rows.filter(self._from(first, True)).order_by(*self.order).values(self.key)[forward : forward + limit]
+                bound, params, skip = f" AND {column} {'<=' if descending else '>='} %s", [first.key[0]], forward
             else:
-                ids = self.rows.filter(self._from(last, False)).order_by(*_reversed(self.order)).values(self.key)[backward : backward + end - offset]
-        return list(self.whole.filter(**{f"{self.key}__in": ids}).order_by(*self.order).values_list(*self.fields))
+                order = tuple(_reversed(term) for term in self.order)
+                bound, params, skip, take = f" AND {column} {'>=' if descending else '<='} %s", [last.key[0]], backward, end - offset
+        page = (
+            f"SELECT {', '.join(self.columns)} FROM {_table(self.model)} WHERE {self.where}{bound} "
+            f"ORDER BY {', '.join(order)} LIMIT {int(take)} OFFSET {int(skip)}"
+        )
+        sql = (
+            f"SELECT u.username, {', '.join(f'r.{name}' for name in self.fields)} FROM ({page}) r "
+            f"JOIN {_table(User)} u ON u.id = r.player_id ORDER BY {', '.join(f'r.{term}' for term in self.order)}"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*self.params, *params])
+            rows = cursor.fetchall()
+        return _from_db(self.model, self.fields, rows)
+
+
+def _reversed(term: str) -> str:
+    return term[: -len(" DESC")] if term.endswith(" DESC") else f"{term} DESC"
+
+
+def _from_db(model, fields: tuple[str, ...], rows: list[tuple]) -> list[tuple]:
+    """Raw rows (a name, then `fields` of `model`) with their values as the ORM reads them (SQLite gives
+    dates and times as text, booleans as 0/1; PostgreSQL needs nothing done)."""
+    columns = [model._meta.get_field(name).get_col(model._meta.db_table) for name in fields]
+    converters = [
+        (i, converter, column)
+        for i, column in enumerate(columns, start=1)
+        for converter in [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)]
+    ]
+    if not converters:
+        return rows
+    rows = [list(row) for row in rows]
+    for row in rows:
+        for i, converter, column in converters:
+            row[i] = converter(row[i], column, connection)
+    return [tuple(row) for row in rows]
 
 
 # --- deal records -------------------------------------------------------------------------------
@@ -212,6 +237,8 @@ def board_deal(text: str) -> str:
 
 RECORD_ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
 RECORD_FIELDS = ("player__username", "moves", "undos", "elapsed_ms", "finished_at", "game_id", "bot")
+RECORD_INDEX_ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
+RECORD_COLUMNS = ("moves", "undos", "elapsed_ms", "finished_at", "game_id", "bot", "player_id")
 
 
 def _records(deal: str, autoplay: str, bots: bool):
@@ -235,7 +262,7 @@ def record_page(deal: str, autoplay: str, *, offset: int, limit: int, bots: bool
         if not span:
             return []
     # A game is on one board only: its id finds its row whole.
-    board = Board(_records(deal, autoplay, bots), RECORD_ORDER, DealRecord.objects, RECORD_FIELDS, "game_id")
+    board = Board(DealRecord, "deal = %s AND autoplay = %s AND bot = %s", [deal, autoplay, bots], RECORD_INDEX_ORDER, RECORD_COLUMNS, RECORD_FIELDS[1:])
     return [RecordLine(offset + 1 + i, *row) for i, row in enumerate(board.read(span, offset, limit))]
 
 
@@ -277,6 +304,8 @@ def record_friends(deal: str, autoplay: str, user, *, bots: bool = False) -> lis
 
 LADDER_ORDER = ("-points", "-won", "player_id")
 LADDER_FIELDS = ("player__username", "points", "played", "won", "bot")
+LADDER_INDEX_ORDER = ("points DESC", "won DESC", "player_id")
+LADDER_COLUMNS = ("points", "played", "won", "bot", "player_id")
 
 
 def parse_month(text: str) -> dt.date:
@@ -311,7 +340,7 @@ def ladder_page(month: dt.date, *, offset: int, limit: int, bots: bool = False) 
         span = _span(groups, [connection.ops.adapt_datefield_value(month), bots], "points DESC", offset, offset + limit - 1)
         if not span:
             return []
-    board = Board(_ladder(month, bots), LADDER_ORDER, LadderEntry.objects.filter(month=month), LADDER_FIELDS, "player_id")
+    board = Board(LadderEntry, "month = %s AND bot = %s", [connection.ops.adapt_datefield_value(month), bots], LADDER_INDEX_ORDER, LADDER_COLUMNS, LADDER_FIELDS[1:])
     rows = board.read(span, offset, limit)
     return _ladder_lines(rows, span[0].ahead + 1 if span else 1, offset + 1) if rows else []
 
@@ -360,19 +389,19 @@ def _streak_lines(rows: list[tuple], first_rank: int, position: int) -> list[Str
     return [StreakLine(rank, row[0], *_effective(row), bool(row[5])) for rank, row in zip(ranks, rows, strict=True)]
 
 
-def _living_sql(bounded: bool) -> str:
+def _living_sql(bounded: bool, skip: int, limit: int) -> str:
     """`limit` living streaks after skipping `skip`, from (current, longest) at most the bound's when
     `bounded`: each living day's best read from its own index, merged, and only the page's rows joined
-    to names."""
+    to names (LIMIT and OFFSET written in, as Board.read's)."""
     table, users = _table(Streak), _table(User)
     bound = " AND (current, longest) <= (%s, %s)" if bounded else ""
     best_of_day = (
         f"SELECT * FROM (SELECT player_id, current, longest, last_day, bot FROM {table} WHERE bot = %s AND last_day = %s{bound} "
-        "ORDER BY current DESC, longest DESC, player_id LIMIT %s) d"
+        f"ORDER BY current DESC, longest DESC, player_id LIMIT {int(skip + limit)}) d"
     )
     return f"""
 SELECT u.username, a.current, a.longest, a.last_day, a.player_id, a.bot
-FROM (SELECT * FROM ({best_of_day}1 UNION ALL {best_of_day}2) m ORDER BY current DESC, longest DESC, player_id LIMIT %s OFFSET %s) a
+FROM (SELECT * FROM ({best_of_day}1 UNION ALL {best_of_day}2) m ORDER BY current DESC, longest DESC, player_id LIMIT {int(limit)} OFFSET {int(skip)}) a
 JOIN {users} u ON u.id = a.player_id ORDER BY a.current DESC, a.longest DESC, a.player_id
 """
 
@@ -402,9 +431,9 @@ def _living_page(bots: bool, offset: int, limit: int) -> tuple[list[tuple], int]
             return [], 0
         bound, ahead = list(span[0].key), span[0].ahead
         skip = offset - ahead
-    params = [bots_, yesterday, *bound, skip + limit, bots_, current, *bound, skip + limit, limit, skip]
+    params = [bots_, yesterday, *bound, bots_, current, *bound]
     with connection.cursor() as cursor:
-        cursor.execute(_living_sql(bool(bound)), params)
+        cursor.execute(_living_sql(bool(bound), skip, limit), params)
         rows = [(name, now, best, _as_date(day), player, bot) for name, now, best, day, player, bot in cursor.fetchall()]
     return rows, ahead + 1
 
@@ -423,8 +452,10 @@ def _stale_page(bots: bool, offset: int, limit: int) -> tuple[list[tuple], int]:
         span = _span(groups, [bots_, bots_, yesterday, current], "longest DESC", offset, offset + limit - 1)
         if not span:
             return [], 0
-    stale = Streak.objects.filter(bot=bots, last_day__lt=_alive_days()[0])
-    board = Board(stale, STALE_ORDER, Streak.objects, STREAK_FIELDS, "player_id")
+    # A stale streak's current reads 0 (_effective): the index holds no current, nor needs to.
+    columns = ("0 AS current", "longest", "last_day", "player_id", "bot")
+    alive = connection.ops.adapt_datefield_value(_alive_days()[0])
+    board = Board(Streak, "bot = %s AND last_day < %s", [bots, alive], ("longest DESC", "player_id"), columns, STREAK_FIELDS[1:])
     return board.read(span, offset, limit), (span[0].ahead if span else 0) + 1
 
 
