@@ -178,7 +178,7 @@ API = {
     "GET /api/daily/{date}/leaderboard/": row(lambda w, r: f"/api/daily/{w.today}/leaderboard/", 200),
     "GET /api/daily/{date}/histogram/": row(lambda w, r: f"/api/daily/{w.today}/histogram/", 200),
     # boards beyond the day: public; today's daily's record board only once the day is over
-    "GET /api/deals/{deal}/records/": row(lambda w, r: f"/api/deals/daily:{w.today}/records/", 404),
+    "GET /api/deals/{deal}/records/": row(lambda w, r: f"/api/deals/daily:{w.today}/records/", 403),
     "GET /api/ladder/{month}/": row(lambda w, r: f"/api/ladder/{w.today.strftime('%Y-%m')}/", 200),
     "GET /api/ladder/streaks/": row(lambda w, r: "/api/ladder/streaks/", 200),
     # alice's daily of today is still being played: only she and staff may know it exists
@@ -445,7 +445,7 @@ SOCKETS = {
     # starting alice's open race over its socket: everyone may watch, only the owner starts
     "ws/races/<str:code>/": {"anonymous": "not_authenticated", "owner": "race", "friend": "forbidden", "stranger": "forbidden", "staff": "forbidden"},
     # a deal's record board: public, but today's daily's only once its day is over, for everyone
-    "ws/deals/<str:deal>/records/": dict.fromkeys(ROLES, "closed"),
+    "ws/deals/<str:deal>/records/": dict.fromkeys(ROLES, "forbidden"),  # today's daily: secret until its day is over
 }
 # an anonymous socket is told to authenticate; a signed-in one that may not play is refused
 PLAYING = {"anonymous": "not_authenticated", "owner": "ack", "friend": "forbidden", "stranger": "forbidden", "staff": "forbidden"}

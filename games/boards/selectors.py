@@ -42,7 +42,7 @@ from games.boards.models import (
     StreakTally,
 )
 from games.boards.services import today
-from games.daily.models import DailyChallenge
+from games.daily import services as daily
 from games.engine import parse_deal
 
 AUTOPLAYS = ("none", "safe")
@@ -217,21 +217,14 @@ def _from_db(model, fields: tuple[str, ...], rows: list[tuple]) -> list[tuple]:
 
 def board_deal(text: str) -> str:
     """The deal whose board a player asks for, by its canonical id: `ms:N`, `seed:S`, or `daily:DATE`
-    (its seed: deal) once that day is over; `daily:DATE` is not_found while its day is on and its
-    `seed:` id forbidden, as the deal's layout and facts answer them (`GET /api/deals/<deal>/`).
-    Raises the engine's invalid_deal for a malformed id."""
+    (its seed: deal). A daily's is shown once its day is over, by either id: the daily's one rule of
+    secrecy (games.daily.services.shown_daily, refuse_a_daily_seed), 403 `forbidden` before, as its
+    layout and facts answer. Raises the engine's invalid_deal for a malformed id."""
     deal_id = parse_deal(text)
-    current = today()
     if deal_id.kind == "daily":
-        found = DailyChallenge.objects.filter(date=deal_id.value, date__lt=current).values_list("deal_id", flat=True).first()
-        if found is None:
-            raise ServiceError("not_found", f"the board of {deal_id} is shown once its day is over", status=404)
-        return found
+        return daily.shown_daily(deal_id.value).deal_id
     deal = str(deal_id)
-    if DailyChallenge.objects.filter(deal_id=deal, date__gte=current).exists():
-        # The code the deal's layout and facts answer (games.daily.services.refuse_a_daily_in_play):
-        # one answer for a daily's seed whatever is asked of it (it was 404 here, 403 there).
-        raise ServiceError("forbidden", "this deal is a daily's whose day is not over: it is played ranked, at /api/daily/play/", status=403)
+    daily.refuse_a_daily_seed(deal)
     return deal
 
 

@@ -29,8 +29,8 @@ SCOPE = OpenApiParameter("scope", OpenApiTypes.STR, enum=["all", "friends"], des
 ERRORS = {
     400: OpenApiResponse(ErrorSerializer, description="invalid_request (a bad page, page_size, scope, players, autoplay or month), invalid_deal, or bad_filter (a query parameter the board does not take)"),
     401: OpenApiResponse(ErrorSerializer, description="not_authenticated: the friends scope needs a sign-in"),
-    403: OpenApiResponse(ErrorSerializer, description="forbidden: the seed: deal of a daily whose day is not over"),
-    404: OpenApiResponse(ErrorSerializer, description="not_found: a page past the last, or a daily:DATE whose day is not over"),
+    403: OpenApiResponse(ErrorSerializer, description="forbidden: a daily's deal (daily:DATE or its seed:) while its day is on"),
+    404: OpenApiResponse(ErrorSerializer, description="not_found: a page past the last, or a past daily:DATE that had no daily"),
 }
 
 

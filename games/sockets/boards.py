@@ -58,8 +58,8 @@ class RecordsConsumer(Socket):
         except EngineError as exc:
             await self.close_with(None, exc.code, str(exc), 4400)
             return
-        except ServiceError as exc:
-            await self.close_with(None, exc.code, exc.message, 4404)
+        except ServiceError as exc:  # a daily's deal while its day is on: forbidden, 4403
+            await self.close_with(None, exc.code, exc.message, 4000 + exc.status)
             return
         # Joined before the first read, so that no change between the two is missed.
         await self.join_group(records_group(self.deal, self.autoplay))
