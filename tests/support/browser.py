@@ -105,6 +105,7 @@ def site(tmp_path_factory):
         PYTHONUNBUFFERED="1",
         LOG_LEVEL="WARNING",
         FAIR_PLAY_REVIEW=os.environ.get("SITE_FAIR_PLAY_REVIEW", "0"),  # scripted play is a machine's
+        DAILY_PAR_BUDGET="0.2",  # the sweeper makes today's and tomorrow's dailies at start: a short par search
     )
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=180)
     port = free_port()
