@@ -19,7 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -570,8 +570,23 @@ def quick(*, user) -> tuple[Race, bool]:
     raise ServiceError("server_busy", "quick play is busy; try again", status=503, extra={"retry_after": 1})
 
 
+#: The key of PostgreSQL's advisory lock that quick calls take in turn (any number: only quick play uses it).
+QUICK_PLAY_LOCK = 0x7175_6963
+
+
+def _one_quick_call_at_a_time() -> None:
+    """Quick calls take turns, each seeing the races the calls before it committed. Without it a call
+    that looked before the first race was committed opened a second once the first had left `open` for
+    its countdown (the constraint `one_open_quick_race` holds only open ones). On PostgreSQL a lock held
+    to the transaction's end; SQLite runs one writer at a time, in one process."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [QUICK_PLAY_LOCK])
+
+
 def _quick(user) -> tuple[Race, bool]:
     lock_open_account(user)
+    _one_quick_call_at_a_time()
     now = timezone.now()
     waiting = _waiting_public(now)
     mine = waiting.filter(entries__player=user).select_related(*_RELATED).first()
