@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -16,7 +17,9 @@ import yaml
 
 from games.sockets import limits
 from games.sockets.frames import MAX_FRAME
+from tests.support.servers import register, server_env, servers
 from tests.support.sockets import new_game, next_of, open_socket, run
+from tests.support.streams import LiveStream
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -386,11 +389,8 @@ def test_a_daphne_reached_directly_drops_a_request_that_dribbles_in(database):
     """Before: a client sending its headers a byte now and then held a connection to Daphne for ever
     (Twisted's 60 s idle timer starts again with every byte). Now a request has DAPHNE_REQUEST_TIMEOUT_S
     to arrive; one that arrived is answered, and a websocket lives on past it."""
-    import os
     import socket
     import time
-
-    from tests.support.servers import server_env, servers
 
     env = server_env(database, os.environ["REDIS_URL"], DAPHNE_REQUEST_TIMEOUT_S="2")
     with servers(1, env) as (server,):
@@ -439,11 +439,6 @@ def test_streams_held_open_on_a_daphne_hold_no_thread_each(database):
     """Before: each held ndjson stream kept one OS thread of its Daphne for its whole life (300
     streams: 165 threads). Now 100 streams held on one Daphne on PostgreSQL add none, and each is
     still answered with its game's line."""
-    import os
-
-    from tests.support.servers import register, server_env, servers
-    from tests.support.streams import LiveStream
-
     env = server_env(database, os.environ["REDIS_URL"], WS_SOCKETS_PER_ACCOUNT="0")
     with servers(1, env) as (server,):
         token = register(server, "h7watcher")

@@ -8,9 +8,12 @@ import re
 import time
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import sweeper
+from games import events, sweeper
+from games.play import services
 from tests.support.players import client_for
 from tests.support.races import (
     MS1_WIN,
@@ -194,12 +197,6 @@ def test_progress_shows_in_the_race_as_racers_play(alice, bob):
 def test_a_racers_move_publishes_their_progress_after_commit_without_touching_the_race(
     alice, bob, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from games import events
-    from games.play import services
-
     race = running_race(alice, bob)
     game = racer(race, "alice")["game"]
     sent = []
@@ -216,12 +213,6 @@ def test_a_racers_later_moves_read_nothing_of_races_and_publish_the_same_progres
 ):
     """The first move reads the racer's race; once it committed, the process knows the game's race, and
     a move that does not end the game reads neither the race nor its entries. A finish still does."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from games import events
-    from games.play import services
-
     race = running_race(alice, bob)
     game = racer(race, "alice")["game"]
     sent = []

@@ -4,6 +4,7 @@ in-memory channel layer. tests/test_streams_processes.py runs them across server
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -340,8 +341,6 @@ def test_open_streams_hold_no_thread_while_they_wait(alice, settings):
     """Twenty streams held open cost the process no thread each: the checks ran in the HTTP workers,
     and the lines are sent from the loop (Django's ASGI handler kept a thread per request, a stream's
     whole life long)."""
-    import threading
-
     from games.play import services
 
     settings.WS_SOCKETS_PER_ACCOUNT = 50

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import logging
 import threading
@@ -33,6 +32,7 @@ from django.core.cache import cache
 
 from freecell_site import metrics
 from freecell_site.errors import ServiceError
+from freecell_site.throttling import network_of
 from games.sockets.budget import Budget
 
 logger = logging.getLogger(__name__)
@@ -314,15 +314,7 @@ def address_of(scope) -> str | None:
     client = scope.get("client")
     if not client or not client[0]:
         return None
-    try:
-        address = ipaddress.ip_address(client[0])
-    except ValueError:
-        return client[0]  # not an IP address (a unix socket's peer): counted as given
-    if address.version == 6:
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return str(address)
+    return network_of(client[0])  # the throttles' own: a socket and a request count the same network
 
 
 def refusal(kind: str, message: str | None = None, retry_after_ms: int = 1000) -> dict:

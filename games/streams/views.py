@@ -19,13 +19,13 @@ from rest_framework.views import APIView
 from accounts.permissions import TokenScopes
 from accounts.scopes import READ
 from freecell_site.renderers import NDJSONRenderer
+from freecell_site.throttling import network_of
 from freecell_site.wsgi_bridge import ASYNC_BODIES
 from games.engine import Board
 from games.play import views as play
 from games.play.serializers import ErrorSerializer, GameDetailSerializer
 from games.races import services as races
 from games.races.payloads import ChallengeSerializer, RaceSerializer
-from games.sockets import limits
 from games.streams.feed import line, lines
 from games.streams.sources import EventSource, GameSource, RaceSource
 
@@ -166,7 +166,8 @@ class _StreamView(APIView):
             else:
                 # Only the key's digest is stored: the key to check again is the one this request sent.
                 sign_in = ("token", get_authorization_header(request).split()[-1].decode(), user.pk)
-        address = limits.address_of({"client": (request.META.get("REMOTE_ADDR"), 0)})
+        peer = request.META.get("REMOTE_ADDR")
+        address = network_of(peer) if peer else None  # what a socket from there counts against
         response = StreamingHttpResponse(lines(source, sign_in, address), content_type=NDJSON)
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"  # nginx sends each line on at once (also deploy/nginx)
