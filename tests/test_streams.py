@@ -338,9 +338,9 @@ def test_a_client_that_leaves_ends_the_stream_and_leaves_its_groups(alice):
 
 
 def test_open_streams_hold_no_thread_while_they_wait(alice, settings):
-    """Twenty streams held open cost the process no thread each: the checks ran in the HTTP workers,
-    and the lines are sent from the loop (Django's ASGI handler kept a thread per request, a stream's
-    whole life long)."""
+    """Forty streams held open cost the process no thread each: the checks ran in the HTTP workers (a
+    pool of at most HTTP_THREADS, which may grow while the streams open), and the lines are sent from
+    the loop (Django's ASGI handler kept a thread per request, a stream's whole life long)."""
     from games.play import services
 
     settings.WS_SOCKETS_PER_ACCOUNT = 50
@@ -349,18 +349,20 @@ def test_open_streams_hold_no_thread_while_they_wait(alice, settings):
 
     async def scenario():
         warm = await Stream(f"/api/stream/games/{game.pk}/", token).open()
-        await warm.line()  # the HTTP workers and the database thread exist from here on
-        before = threading.active_count()
-        streams = [await Stream(f"/api/stream/games/{game.pk}/", token).open() for _ in range(20)]
+        await warm.line()  # the database thread exists from here on
+        before = {thread.ident for thread in threading.enumerate()}
+        streams = [await Stream(f"/api/stream/games/{game.pk}/", token).open() for _ in range(40)]
         for stream in streams:
             await stream.line()
-        during = threading.active_count()
+        during = [thread for thread in threading.enumerate() if thread.ident not in before]
         for stream in [warm, *streams]:
             await stream.leave()
-        return before, during
+        return during
 
-    before, during = run(scenario)
-    assert during - before <= 2, (before, during)
+    new_threads = run(scenario)
+    outside_the_pool = [thread.name for thread in new_threads if not thread.name.startswith("http")]
+    assert outside_the_pool == [], outside_the_pool
+    assert len(new_threads) <= settings.HTTP_THREADS, [thread.name for thread in new_threads]
 
 
 def test_under_wsgi_a_stream_sends_its_first_lines_and_ends(alice):
