@@ -34,6 +34,22 @@ def test_a_move_locks_no_row_and_writes_only_if_the_game_is_still_the_version_it
     assert sum(text.startswith(f'INSERT INTO "{Action._meta.db_table}"') for text in sql) == 1
 
 
+def test_an_undo_replays_from_the_deal_the_process_knows_without_reading_it_again(alice):
+    """An undo replays the line from the deal's layout: a stored deal never changes, so once a process has
+    read it, an undo runs only the action's statements (the game's read, its write, the action)."""
+    from games.models import Deal
+
+    game = services.create_game(player=alice, deal="ms:7", autoplay="none")
+    services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)
+    services.undo(game_id=game.pk, user=alice, ply=1)
+    services.play_move(game_id=game.pk, user=alice, move="3a", ply=2)
+    with CaptureQueriesContext(connection) as queries:
+        undone = services.undo(game_id=game.pk, user=alice, ply=3)
+    sql = [query["sql"] for query in queries.captured_queries]
+    assert not any(f'"{Deal._meta.db_table}"' in text.split("FROM", 1)[-1].split("WHERE", 1)[0] for text in sql), sql
+    assert undone.game.state == Game.objects.get(pk=game.pk).state and undone.game.ply == 4
+
+
 def test_a_move_that_finds_the_game_changed_is_answered_from_the_stored_game_and_counted_once(alice, settings, monkeypatch):
     """Another tab moves between this move's read and its write: nothing of this move is stored, and it
     is answered as the game now stands (a stale ply), counted once against the rate limit."""

@@ -16,6 +16,7 @@ held while the engine validates the move.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 from dataclasses import dataclass
 
@@ -86,12 +87,23 @@ def stored_deal(deal_id: DealId) -> Deal:
 
 
 def board_of_deal(deal: Deal) -> Board:
-    return Board.from_state({"columns": deal.columns, "cells": [None] * 4, "foundations": {"C": 0, "D": 0, "H": 0, "S": 0}})
+    return board_of_layout(deal.columns)
+
+
+def board_of_layout(columns) -> Board:
+    return Board.from_state({"columns": [list(column) for column in columns], "cells": [None] * 4, "foundations": {"C": 0, "D": 0, "H": 0, "S": 0}})
+
+
+@functools.lru_cache(maxsize=4096)
+def deal_layout(deal_key: str) -> tuple[tuple[str, ...], ...]:
+    """A stored deal's columns by its id. A Deal row never changes once stored, so each process keeps
+    the last few thousand it read: an undo or a hint replays from the deal without a query."""
+    return tuple(tuple(column) for column in Deal.objects.values_list("columns", flat=True).get(pk=deal_key))
 
 
 def board_of(game: Game) -> Board:
     """The game's position, replayed from its effective line so that `undo` has its history."""
-    board = board_of_deal(game.deal)
+    board = board_of_layout(deal_layout(game.deal_id))
     lines.replay(board, game.line, autoplay=game.autoplay)
     return board
 
