@@ -45,7 +45,8 @@ from games.fairplay.measures import SIDE_WORDS
 from games.models import Game
 from games.play import lines, selectors, services
 from games.play.payloads import game_payload, iso
-from games.races.services import ends_at, get_race, race_of_game
+from games.races.clock import ends_at
+from games.races.selectors import get_race, race_of_game
 from games.statistics import player_statistics as statistics_of
 
 # The spec's Microsoft range; a number typed on the home page outside it is refused with this text.

@@ -2,7 +2,7 @@
 daily's midnight, the dailies of today and tomorrow), so that no read ever has to.
 
 An action past its game's time is refused on the spot (games.play.services) and every read shows the
-truth meanwhile (games.play.payloads, games.races.services.race_payload); the sweeper stores it. It runs as
+truth meanwhile (games.play.payloads, games.races.payloads.race_payload); the sweeper stores it. It runs as
 `manage.py sweep --loop` (its own service in docker-compose.yml), and inside each server process when
 SWEEP_IN_SERVER is on, where a lease in the cache (Redis, shared by the processes) lets one process
 at a time sweep. A race's sockets also advance their race at the instant its next change is due.
@@ -30,6 +30,7 @@ from django.db import close_old_connections
 from games import guests
 from games.daily import services as daily
 from games.play import services
+from games.races import selectors as race_selectors
 from games.races import services as races
 
 logger = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ def sweep() -> dict[str, int]:
     game left playing after its day is resigned; guests idle for long are cleaned up (once an hour).
     Each step is idempotent, so two sweepers at once do no harm, only double work."""
     games = services.end_due_games()
-    codes = races.due_races()
+    codes = race_selectors.due_races()
     for code in codes:
         try:
             races.advance(code)

@@ -167,7 +167,7 @@ def test_a_races_games_keep_the_servers_clock(db, alice, bob, settings):
 
 
 def test_each_action_keeps_the_clock_so_replays_and_ghosts_follow_the_play_time(db, alice, now):
-    from games.races.services import ghost_timeline
+    from games.races.clock import ghost_timeline
 
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
     now.after(600)  # dealt, then left

@@ -195,12 +195,13 @@ def test_a_hint_works_while_the_cache_is_away(alice, alice_client, counted_solve
 
 def test_there_are_no_hints_in_a_race(alice, bob, alice_client, settings):
     from games.races import services as races
+    from games.races.selectors import get_race
 
     settings.RACE_COUNTDOWN_S = 0
     race = races.create_race(owner=alice, deal="ms:5")
     races.join(code=race.code, user=bob)
     races.start(code=race.code, user=alice)
-    game = races.get_race(race.code).entries.get(player=alice).game
+    game = get_race(race.code).entries.get(player=alice).game
     answer = alice_client.get(f"/api/games/{game.pk}/hint/")
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "forbidden", answer.content
     assert "race" in answer.json()["error"]["message"]

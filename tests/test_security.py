@@ -47,6 +47,7 @@ class World:
         from games.daily import services as daily
         from games.play import services
         from games.races import services as races
+        from games.races.selectors import get_race
         from tests.support.daily import make_test_daily, trivial_deal
 
         self.alice = make_player("alice")
@@ -88,7 +89,7 @@ class World:
         races.advance(self.finished_race.code)
         races.resign(code=self.finished_race.code, user=self.alice)
         races.resign(code=self.finished_race.code, user=self.bob)
-        assert races.get_race(self.finished_race.code).status == "finished"
+        assert get_race(self.finished_race.code).status == "finished"
         from games.races import challenges
 
         self.challenge = challenges.send(user=self.alice, username="bob", deal="ms:8")  # open, alice to bob

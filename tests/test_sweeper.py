@@ -19,7 +19,7 @@ from games import sweeper
 from games.daily import services as daily
 from games.models import DailyChallenge, Game, Race
 from games.play import services
-from games.races import services as races
+from games.races.clock import ends_at
 from tests.support.daily import make_test_daily
 from tests.support.races import act, move_race_start, open_race, racer, read
 
@@ -63,7 +63,7 @@ def test_a_race_past_its_limit_reads_finished_and_the_sweep_stores_it_once(alice
     assert stored.status == Race.Status.FINISHED
     games = Game.objects.filter(pk__in=[r["game"] for r in started["racers"]])
     assert {g.status for g in games} == {Game.Status.RESIGNED}
-    assert {g.finished_at for g in games} == {races.ends_at(stored)}, "resigned as of the limit, not of the sweep"
+    assert {g.finished_at for g in games} == {ends_at(stored)}, "resigned as of the limit, not of the sweep"
     assert sweeper.sweep()["races"] == 0 and sweeper.sweep()["games"] == 0
 
 

@@ -63,7 +63,7 @@ def challenge_object(challenge: Challenge) -> dict:
         "autoplay": challenge.autoplay,
         "status": status_of(challenge),
         "code": code,
-        "link": races.join_link(code) if code else None,
+        "link": payloads.join_link(code) if code else None,
         "created_at": challenge.created_at,
         "expires_at": challenge.expires_at,
         "answered_at": challenge.answered_at,

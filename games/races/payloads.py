@@ -1,15 +1,28 @@
 """The JSON shapes of races and challenges, each defined once as a serializer over the race as it is
-now (its values computed by games.races.services): REST answers, socket frames, pushes and the
-OpenAPI schema."""
+now (`race_now`, here, its times from games.races.clock): REST answers, socket frames, pushes and the
+OpenAPI schema; and the events a player's stream is told of races."""
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
 
+from django.utils import timezone
 from rest_framework import serializers
 
-from games.play.payloads import REVIEW_STATES
+from games.play.models import Game
+from games.play.payloads import REVIEW_STATES, deal_label, review_state
+from games.races.clock import (
+    GhostTimeline,
+    ends_at,
+    ghost_of,
+    ghost_step_at,
+    status_at,
+    timed_out,
+    waited_out,
+    waits_until,
+)
+from games.races.models import Race, RaceEntry
 
 
 @dataclass(frozen=True)
@@ -135,3 +148,140 @@ def racer_object(racer: Racer) -> dict:
 
 def challenge_json(challenge: dict) -> dict:
     return dict(_CHALLENGE.to_representation(challenge))
+
+
+def join_link(code: str) -> str:
+    return f"/races/{code}/"
+
+
+# --- the race object --------------------------------------------------------------------------
+
+
+def racer_now(entry: RaceEntry, limit: dt.datetime | None, *, time_is_up: bool = False) -> Racer:
+    """The racer of `entry` as the race shows them (`time_is_up`: the race is past its time limit, `limit`)."""
+    game = entry.game
+    status = game.status if game else "waiting"
+    finished_at = game.finished_at if game else None
+    elapsed = game.elapsed_ms if game else None
+    if game and time_is_up and status == Game.Status.PLAYING:
+        # Past the limit before the sweeper has resigned it: shown as the sweeper will store it.
+        status, finished_at = Game.Status.RESIGNED, limit
+        elapsed = max(0, int((limit - game.created_at).total_seconds() * 1000))
+    # A result held by fair play shows neither its moves nor its time, to anyone, until it is cleared.
+    held = bool(game and game.held)
+    return Racer(
+        username=entry.player.username,
+        game=game.pk if game else None,
+        moves=None if held else (game.ply if game else 0),
+        cards_home=game.cards_home if game else 0,
+        status=status,
+        rank=entry.rank,
+        elapsed_ms=None if held else elapsed,
+        ghost=False,
+        review=review_state(game) if game else "none",
+        # resigned by the time limit, not by the player (the page says "out of time")
+        out_of_time=bool(game and status == Game.Status.RESIGNED and limit and finished_at >= limit),
+    )
+
+
+def _ghost_racer(status: str, step: int, timeline: GhostTimeline, rank: int | None, out_of_time: bool) -> Racer:
+    done = timeline.steps[step - 1] if step else None
+    finished = timeline.finished_at_step(step) and status != Race.Status.OPEN
+    return Racer(
+        username=timeline.username,
+        game=None,  # the recorded game (its whole line) stays out of sight while racing it
+        moves=done.moves if done else 0,
+        cards_home=done.cards_home if done else timeline.start_cards_home,
+        status="won" if finished else _unfinished_ghost_status(status),
+        rank=rank if finished else None,
+        elapsed_ms=timeline.elapsed_ms if finished else None,
+        ghost=True,
+        review="none",
+        out_of_time=bool(not finished and out_of_time),
+    )
+
+
+def _unfinished_ghost_status(status: str) -> str:
+    """A ghost that has not won: waiting before the start, playing while the race runs, and resigned
+    once the race is over without it (as the time limit resigns every racer still playing)."""
+    if status in (Race.Status.OPEN, Race.Status.COUNTDOWN):
+        return "waiting"
+    return "resigned" if status == Race.Status.FINISHED else "playing"
+
+
+def _ghost_rank(step: int, entries: list[RaceEntry], timeline: GhostTimeline) -> int | None:
+    if not timeline.finished_at_step(step) or timeline.elapsed_ms is None:
+        return None
+    faster = sum(1 for e in entries if e.game and e.game.status == Game.Status.WON and (e.game.elapsed_ms or 0) < timeline.elapsed_ms)
+    return faster + 1
+
+
+_GAME_BODY = ("game__state", "game__line", "player__password")
+
+
+def race_now(race: Race) -> RaceNow:
+    """The race as it truly is now, whether or not its due transitions are stored yet (a read writes
+    nothing): past its limit it is finished, its racers still playing resigned, its ghost where the
+    recorded pace has it."""
+    now = timezone.now()
+    limit = ends_at(race)
+    time_is_up = timed_out(race, now)
+    status = status_at(race, now)
+    finished_at = limit if time_is_up else waits_until(race) if waited_out(race, now) else race.finished_at
+    # Sent on every racer's move: the racers' positions and lines (the big columns) are not needed.
+    entries = list(race.entries.select_related("player", "game").defer(*_GAME_BODY).order_by("joined_at", "id"))
+    racers = [racer_now(entry, limit, time_is_up=time_is_up) for entry in entries]
+    timeline = ghost_of(race)
+    if timeline is not None:
+        step = ghost_step_at(race, timeline, now)
+        out_of_time = bool(finished_at and limit and finished_at >= limit)
+        racers.append(_ghost_racer(status, step, timeline, _ghost_rank(step, entries, timeline), out_of_time))
+    invited: list[str] = []
+    if status in (Race.Status.OPEN, Race.Status.COUNTDOWN):
+        invited = list(race.invites.order_by("created_at", "id").values_list("invited__username", flat=True))
+    rematch = None
+    if status == Race.Status.FINISHED:
+        rematch = Race.objects.filter(rematch_of=race).order_by("id").values_list("code", flat=True).first()
+    ghost = None
+    if timeline is not None:
+        ghost = Ghost(timeline.username, timeline.steps[-1].moves if timeline.steps else 0, timeline.elapsed_ms)
+    return RaceNow(
+        code=race.code,
+        link=join_link(race.code),
+        deal=deal_label(race),
+        status=status,
+        owner=race.owner.username,
+        autoplay=race.autoplay,
+        created_at=race.created_at,
+        starts_at=race.starts_at,
+        ends_at=limit,
+        finished_at=finished_at,
+        time_limit_s=race.time_limit_s,
+        version=race.version,
+        racers=racers,
+        invited=invited,
+        ghost=ghost,
+        rematch=rematch,
+        rematch_of=race.rematch_of.code if race.rematch_of_id else None,
+        public=race.public,
+    )
+
+
+def race_payload(race: Race) -> dict:
+    """The spec's race object (RaceSerializer) of the race as it is now."""
+    return race_object(race_now(race))
+
+
+# --- what a player's event stream is told (games.events.publish_player_event; docs/streams.md) ----------
+
+
+def invitation_event(race: dict, invited_by: str) -> dict:
+    return {"type": "race_invitation", "race": race, "invited_by": invited_by}
+
+
+def start_event(race: dict, game_id: int | None) -> dict:
+    """`race_starting` when the countdown begins (the race's `starts_at` says when the boards are
+    shown), `race_started` once they are, with the player's own game."""
+    if race["status"] == Race.Status.COUNTDOWN:
+        return {"type": "race_starting", "race": race}
+    return {"type": "race_started", "race": race, "game": game_id}

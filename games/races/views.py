@@ -1,5 +1,5 @@
 """REST views of races: create (on a deal, a fresh seed or a ghost), read, join, invite, start, resign,
-rematch. Thin: the lifecycle lives in games/races/services.py."""
+rematch. Thin: the lifecycle lives in games/races/services.py, the reads in games/races/selectors.py."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ from freecell_site.pagination import PAGING, Pagination, paginated
 from games.play import views
 from games.play.serializers import DEAL_PATTERN, ErrorSerializer
 from games.races import services as races
-from games.races.payloads import RaceSerializer
+from games.races.payloads import RaceSerializer, race_payload
+from games.races.selectors import finished_races, get_race, open_public_races, races_of
 
 
 def errors(*codes: int) -> dict:
@@ -127,11 +128,11 @@ class RaceListView(filters.FilteredList, APIView):
         if wanted is None and named is None and public is None:
             if not request.user.is_authenticated:
                 raise NotAuthenticated()
-            return Response(races.races_of(request.user))
+            return Response(races_of(request.user))
         if public is not None or wanted == "open":
             if public not in ("1", "true") or wanted not in (None, "open") or named is not None:
                 raise ValidationError({"public": ["the public races are listed with status=open&public=1"]})
-            return self._page(request, races.open_public_races())
+            return self._page(request, open_public_races())
         if wanted != "finished":
             raise ValidationError({"status": ["status must be finished or open (the races not over are the list without it)"]})
         if named:
@@ -142,12 +143,12 @@ class RaceListView(filters.FilteredList, APIView):
             player = request.user
         else:
             raise ServiceError("not_authenticated", "sign in, or name the player with ?player=", status=401)
-        return self._page(request, races.finished_races(player))
+        return self._page(request, finished_races(player))
 
     def _page(self, request, found):
         paginator = Pagination()
         page = paginator.paginate_queryset(found, request, view=self)
-        return paginator.get_paginated_response([races.race_payload(race) for race in page])
+        return paginator.get_paginated_response([race_payload(race) for race in page])
 
     @extend_schema(
         request=CreateRaceSerializer,
@@ -165,7 +166,7 @@ class RaceListView(filters.FilteredList, APIView):
             time_limit_s=data.get("time_limit_s"),
             public=data["public"],
         )
-        return Response(races.race_payload(race), status=status.HTTP_201_CREATED)
+        return Response(race_payload(race), status=status.HTTP_201_CREATED)
 
 
 class QuickRaceView(APIView):
@@ -190,7 +191,7 @@ class QuickRaceView(APIView):
     )
     def post(self, request):
         race, created = races.quick(user=request.user)
-        return Response(races.race_payload(race), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(race_payload(race), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class GhostRaceView(APIView):
@@ -206,7 +207,7 @@ class GhostRaceView(APIView):
         body = CreateGhostRaceSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         race = races.create_ghost_race(owner=request.user, game_id=body.validated_data["game"], time_limit_s=body.validated_data.get("time_limit_s"))
-        return Response(races.race_payload(race), status=status.HTTP_201_CREATED)
+        return Response(race_payload(race), status=status.HTTP_201_CREATED)
 
 
 class RaceView(APIView):
@@ -215,7 +216,7 @@ class RaceView(APIView):
 
     @extend_schema(responses={200: RaceSerializer, **errors(404)}, summary="A race", operation_id="race_retrieve")
     def get(self, request, code: str):
-        return Response(races.race_payload(races.get_race(code)))
+        return Response(race_payload(get_race(code)))
 
 
 class _RaceAction(APIView):
@@ -223,7 +224,7 @@ class _RaceAction(APIView):
     scopes = {"POST": RACE}
 
     def respond(self, race):
-        return Response(races.race_payload(race))
+        return Response(race_payload(race))
 
 
 class RaceJoinView(_RaceAction):
@@ -272,5 +273,5 @@ class RaceRematchView(_RaceAction):
     )
     def post(self, request, code: str):
         race, created = races.rematch(code=code, user=request.user)
-        return Response(races.race_payload(race), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(race_payload(race), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

@@ -14,6 +14,7 @@ from games import events
 from games.play import selectors
 from games.races import services as races
 from games.races.models import Race
+from games.races.selectors import is_code, normalize_code, race_view
 from games.sockets.base import Socket, iso_to_dt
 
 logger = logging.getLogger(__name__)
@@ -21,12 +22,12 @@ logger = logging.getLogger(__name__)
 
 def _start(code: str, user) -> dict:
     races.start(code=code, user=user)
-    return races.race_view(code, user)
+    return race_view(code, user)
 
 
 def _resign(code: str, user) -> dict:
     races.resign(code=code, user=user)
-    return races.race_view(code, user)
+    return race_view(code, user)
 
 
 class RaceConsumer(Socket):
@@ -37,14 +38,14 @@ class RaceConsumer(Socket):
     race_version = -1
 
     async def open(self):
-        self.code = races.normalize_code(self.scope["url_route"]["kwargs"]["code"])
+        self.code = normalize_code(self.scope["url_route"]["kwargs"]["code"])
         self.timer: asyncio.Task | None = None
-        if not races.is_code(self.code):
+        if not is_code(self.code):
             await self.close_with(None, "not_found", f"no race {self.code!r}", 4404)
             return
         await self.join_group(events.race_group(self.code))
         try:
-            view = await self.db(races.race_view)(self.code, self.user)
+            view = await self.db(race_view)(self.code, self.user)
         except ServiceError as exc:
             await self.close_with(None, exc.code, exc.message, 4404)
             return
@@ -80,7 +81,7 @@ class RaceConsumer(Socket):
             await asyncio.sleep(delay)
             self.timer = None
             await self.db(races.advance)(self.code)  # the timer's write: what is due now
-            view = await self.db(races.race_view)(self.code, self.user)
+            view = await self.db(race_view)(self.code, self.user)
             await self.show(view)
         except asyncio.CancelledError:
             pass
@@ -100,7 +101,7 @@ class RaceConsumer(Socket):
         gap = self.race_version >= 0 and race["version"] > self.race_version + 1
         needs_db = gap or (self.is_racer(race) and self.game_id is None and race["status"] != Race.Status.OPEN)
         if needs_db or race.get("ghost") or race["status"] == Race.Status.COUNTDOWN:
-            await self.show(await self.db(races.race_view)(self.code, self.user))
+            await self.show(await self.db(race_view)(self.code, self.user))
             return
         await self.show({"race": race, "my_game": None, "wake_at": _wake_of(race)})
 
@@ -111,7 +112,7 @@ class RaceConsumer(Socket):
             await self.send_json({"type": "progress", "racer": progress["racer"]})
 
     async def frame_sync(self, frame, frame_id):
-        await self.show(await self.db(races.race_view)(self.code, self.user), frame_id, force=True)
+        await self.show(await self.db(race_view)(self.code, self.user), frame_id, force=True)
         if self.game_id is not None:
             game = await self.db(selectors.game_state)(self.game_id)
             if game is not None:
@@ -131,7 +132,7 @@ class RaceConsumer(Socket):
         have come a moment ago, its push still waiting behind the actions on their way."""
         if self.game_id is not None:
             return self.game_id
-        view = await self.db(races.race_view)(self.code, self.user)
+        view = await self.db(race_view)(self.code, self.user)
         await self.show(view)  # follows the sender's game, if the boards were shown meanwhile
         if self.game_id is not None:
             return self.game_id
@@ -145,11 +146,11 @@ class RaceConsumer(Socket):
 
     async def authenticated(self):
         self.game_id = None
-        await self.show(await self.db(races.race_view)(self.code, self.user), force=True)
+        await self.show(await self.db(race_view)(self.code, self.user), force=True)
 
     async def resync(self):
         # Forced: progress frames lost with the bus leave the race's version as it was.
-        await self.show(await self.db(races.race_view)(self.code, self.user), force=True)
+        await self.show(await self.db(race_view)(self.code, self.user), force=True)
         if self.game_id is not None:
             game = await self.db(selectors.game_state)(self.game_id)
             if game is not None and game["version"] > self.game_version:

@@ -10,7 +10,8 @@ from games.play import selectors
 from games.play.models import Game
 from games.play.payloads import game_detail
 from games.races import challenges
-from games.races import services as races
+from games.races import selectors as races
+from games.races.payloads import race_payload
 from games.sockets.base import db
 from games.streams import friends
 from games.streams.feed import Source
@@ -92,7 +93,7 @@ class GameSource(Source):
 
 def race_now(code: str) -> dict:
     """The race object as `GET /api/races/<code>/` shows it."""
-    return races.race_payload(races.get_race(code))
+    return race_payload(races.get_race(code))
 
 
 class RaceSource(Source):

@@ -24,8 +24,8 @@ from freecell_site.wsgi_bridge import ASYNC_BODIES
 from games.engine import Board
 from games.play import views as play
 from games.play.serializers import ErrorSerializer, GameDetailSerializer
-from games.races import services as races
 from games.races.payloads import ChallengeSerializer, RaceSerializer
+from games.races.selectors import get_race
 from games.streams.feed import line, lines
 from games.streams.sources import EventSource, GameSource, RaceSource
 
@@ -230,7 +230,7 @@ class RaceStreamView(_StreamView):
         },
     )
     def get(self, request, code: str):
-        races.get_race(code)  # 404 as GET /api/races/<code>/ answers it
+        get_race(code)  # 404 as GET /api/races/<code>/ answers it
         return self.stream(request, RaceSource(code))
 
 
