@@ -223,3 +223,36 @@ def test_the_players_socket_resumes_the_clock_on_opening_and_pauses_it_on_closin
         assert stored.clock_from is None and not stored.clock_running_at(timezone.now())
 
     run(scenario)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_open_page_renews_the_lease_every_beat_once_the_game_has_begun_and_not_before(alice, settings, monkeypatch):
+    """A page beats its game's clock with its heartbeats (games.sockets.heartbeats). Before the first
+    action there is no lease to renew, so a page of a game not begun asks once, on opening, and not at
+    every beat (at 10,000 pages open on new games: a thousand reads a second for nothing)."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    monkeypatch.setattr(services, "CLOCK_BEAT_S", 0.1)
+    asked, keep_clock = [], services.keep_clock
+    monkeypatch.setattr(services, "keep_clock", lambda **kwargs: asked.append(kwargs["game_id"]) or keep_clock(**kwargs))
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    read = database_sync_to_async(lambda: Game.objects.get(pk=game.pk))
+    cookie = session_cookie(alice)
+
+    async def scenario():
+        page = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
+        await next_of(page, "state")
+        await asyncio.sleep(0.5)
+        before_the_first_action = len(asked)
+        await page.send_json_to({"type": "move", "move": "5a", "ply": 0, "id": "m1"})
+        await next_of(page, "ack")
+        leases = [(await read()).clock_until]
+        for _ in range(3):
+            await asyncio.sleep(0.25)
+            leases.append((await read()).clock_until)
+        await page.disconnect()
+        return before_the_first_action, len(asked), leases
+
+    before_the_first_action, after, leases = run(scenario)
+    assert before_the_first_action == 1
+    assert after - before_the_first_action >= 4
+    assert all(later > earlier for earlier, later in zip(leases, leases[1:])), leases

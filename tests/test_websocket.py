@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -644,6 +645,46 @@ def test_heartbeats_are_sent_and_a_silent_socket_is_closed(alice, settings):
         await closed_as_idle(socket, timeout=5)
 
     run(scenario)
+
+
+def test_open_sockets_share_the_process_s_one_heartbeat_and_sleep_on_no_timer_of_their_own(alice, settings):
+    """Each socket had a task of its own asleep until its next heartbeat: at 10,000 idle sockets, 10,000
+    tasks, and a timer and a future each every WS_HEARTBEAT_S that outlived young collections. Twenty
+    signed-in sockets now add no task asleep on a timer, and each still gets its heartbeats."""
+    settings.WS_HEARTBEAT_S = 0.3
+    settings.WS_IDLE_TIMEOUT_S = 60
+    settings.WS_SOCKETS_PER_ACCOUNT = 50
+    game = new_game(alice)
+    cookie = session_cookie(alice)
+
+    def asleep(task) -> bool:  # the task's chain of awaits ends in asyncio.sleep
+        awaited = task.get_coro()
+        while awaited is not None:
+            if getattr(awaited, "cr_code", None) is asyncio.sleep.__code__:
+                return True
+            awaited = getattr(awaited, "cr_await", None)
+        return False
+
+    def asleep_on_a_timer() -> int:
+        return sum(1 for task in asyncio.all_tasks() if asleep(task))
+
+    async def scenario():
+        sockets, asleep_with = [], []
+        for _ in range(2):
+            for _ in range(10):
+                socket = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
+                await next_of(socket, "state")
+                sockets.append(socket)
+            asleep_with.append(asleep_on_a_timer())
+        beats = [(await next_of(socket, "heartbeat", timeout=5))["type"] for socket in sockets]
+        for socket in sockets:
+            await socket.disconnect()
+        return asleep_with, beats
+
+    (with_ten, with_twenty), beats = run(scenario)
+    # The process's own timers (its bus watch, the socket limits' upkeep), once whatever the sockets.
+    assert with_ten <= 2 and with_twenty == with_ten, (with_ten, with_twenty)
+    assert beats == ["heartbeat"] * 20
 
 
 async def closed_as_idle(socket, timeout: float) -> None:

@@ -35,7 +35,7 @@ from games.engine import EngineError
 from games.play import selectors, services
 from games.play.models import Action
 from games.play.payloads import game_payload
-from games.sockets import bus, limits
+from games.sockets import bus, heartbeats, limits
 from games.sockets.budget import Budget
 from games.sockets.frames import (
     ACTION_FRAMES,
@@ -228,7 +228,8 @@ class Socket(AsyncWebsocketConsumer):
             if not await self.count_account(self.user):
                 return  # refused before any work for the socket
             await self.join_group(events.account_group(self.user.pk))
-        self.tasks.append(asyncio.create_task(self._heartbeat()))
+        self.next_beat = loop.time() + settings.WS_HEARTBEAT_S
+        heartbeats.keep(self)
         bus.watch(self)
         try:
             await self.open()
@@ -279,32 +280,30 @@ class Socket(AsyncWebsocketConsumer):
     async def disconnect(self, code):
         self.closed = True
         bus.unwatch(self)
+        heartbeats.drop(self)
         for task in self.tasks:
             task.cancel()
         await self.leave_groups()
 
-    async def _heartbeat(self):
-        """Sends heartbeats and closes silent sockets; the bus is watched once per process (bus.watch)."""
-        beat = settings.WS_HEARTBEAT_S
+    def next_due(self) -> float:
+        """When the process's beats (games.sockets.heartbeats) next look at this socket: its next
+        heartbeat, or its idle deadline if sooner, so that a silent socket closes on time."""
+        return min(self.next_beat, self.last_seen + settings.WS_IDLE_TIMEOUT_S)
+
+    async def beat(self) -> float | None:
+        """Closes this socket if nothing was heard from it for WS_IDLE_TIMEOUT_S, else sends a heartbeat if
+        one is due; returns when it is next due, or None once it is closed."""
+        if self.closed:
+            return None
         idle = settings.WS_IDLE_TIMEOUT_S
-        loop = asyncio.get_running_loop()
-        next_beat = loop.time() + beat
-        try:
-            while not self.closed:
-                # Wake at the idle deadline too, so that a silent socket closes on time.
-                deadline = self.last_seen + idle
-                await asyncio.sleep(max(0.01, min(next_beat, deadline) - loop.time()))
-                now = loop.time()
-                if now - self.last_seen >= idle:
-                    await self.close_with(None, "idle_timeout", f"nothing heard for {idle:g} s", 4408)
-                    return
-                if now >= next_beat:
-                    next_beat = now + beat
-                    await self.send_json({"type": "heartbeat"})
-        except asyncio.CancelledError:
-            pass
-        except Exception:
-            logger.exception("heartbeat failed")
+        now = asyncio.get_running_loop().time()
+        if now - self.last_seen >= idle:
+            await self.close_with(None, "idle_timeout", f"nothing heard for {idle:g} s", 4408)
+            return None
+        if now >= self.next_beat:
+            self.next_beat = now + settings.WS_HEARTBEAT_S
+            await self.send_json({"type": "heartbeat"})
+        return None if self.closed else self.next_due()
 
     async def bus_back(self, generation: int) -> None:
         """The bus is back after a failure this socket saw (or it opened without the bus): it re-joins

@@ -17,6 +17,7 @@ from freecell_site.errors import ServiceError
 from games import events
 from games.play import selectors, services
 from games.play.models import Game
+from games.sockets import heartbeats
 from games.sockets.base import Socket, resign
 
 logger = logging.getLogger(__name__)
@@ -75,25 +76,50 @@ class GameConsumer(Socket):
         return True
 
     def _keep_clock(self) -> None:
-        if not self.keeps_clock:
-            self.keeps_clock = True
-            self.tasks.append(asyncio.create_task(self._clock_beats()))
+        self.keeps_clock = True
 
-    async def _clock_beats(self):
-        """While this page stays open, its player's casual game's clock goes on counting (a lease
-        renewed every CLOCK_BEAT_S; before the first action there is nothing to renew yet); the beats
-        end with the game."""
+    # While this page stays open, its player's casual game's clock goes on counting: a lease renewed
+    # every CLOCK_BEAT_S from the game's first action (before it there is nothing to renew), beaten with
+    # the socket's heartbeats (games.sockets.heartbeats); the beats end with the game.
+    next_clock_beat: float | None = None
+
+    def next_due(self) -> float:
+        due = super().next_due()
+        return due if self.next_clock_beat is None else min(due, self.next_clock_beat)
+
+    async def beat(self) -> float | None:
+        if await super().beat() is None:
+            return None
+        now = asyncio.get_running_loop().time()
+        if self.next_clock_beat is not None and now >= self.next_clock_beat:
+            self.next_clock_beat = now + services.CLOCK_BEAT_S
+            renewal = asyncio.create_task(self._renew_clock())
+            self.answering.add(renewal)  # the loop keeps only weak references to tasks
+            renewal.add_done_callback(self.answering.discard)
+        return self.next_due()
+
+    def _clock_begun(self, game: dict) -> None:
+        """The game this page keeps the clock of has begun: its beats start."""
+        if self.keeps_clock and self.next_clock_beat is None and game.get("ply", 0) > 0 and game.get("status") == Game.Status.PLAYING:
+            self.next_clock_beat = asyncio.get_running_loop().time() + services.CLOCK_BEAT_S
+            heartbeats.soon(self)
+
+    async def _renew_clock(self):
         try:
-            while not self.closed:
-                await asyncio.sleep(services.CLOCK_BEAT_S)
-                if self.closed or not self.watching:
-                    return
-                if await self.db(services.keep_clock)(game_id=self.wanted, user=self.user) is None:
-                    return  # over: there is no clock left to keep
-        except asyncio.CancelledError:
-            pass
+            if self.closed or not self.watching:
+                return
+            if await self.db(services.keep_clock)(game_id=self.wanted, user=self.user) is None:
+                self.next_clock_beat = None  # over: there is no clock left to keep
         except Exception:
             logger.exception("the clock's beat failed")
+
+    async def send_game(self, game: dict, frame_id=None) -> None:
+        self._clock_begun(game)
+        await super().send_game(game, frame_id)
+
+    async def send_ack(self, frame_id, client_id: str, result: dict) -> None:
+        self._clock_begun(result["game"])
+        await super().send_ack(frame_id, client_id, result)
 
     async def game_clock(self, event):
         """Another page of the player closed and paused the clock: this one, still open, keeps it going."""
