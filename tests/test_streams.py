@@ -3,6 +3,7 @@ in-memory channel layer. tests/test_streams_processes.py runs them across server
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 
@@ -399,6 +400,41 @@ def test_after_the_bus_failed_a_stream_sends_what_it_missed(alice, settings, mon
 
     first, resent = run(scenario)
     assert (resent["ply"], resent["version"]) == (1, first["version"] + 1)
+
+
+def test_waiting_streams_make_no_call_to_the_bus_of_their_own(alice, settings, monkeypatch):
+    """Each stream checked the bus itself every WS_BUS_CHECK_S, joining its groups again: at 1,000
+    streams, hundreds of calls to Redis a second for nothing. Streams share the process's one watch of
+    the bus with the sockets: while ten wait through ten checks, none joins a group again."""
+    from channels.layers import get_channel_layer
+
+    from games.play import services
+
+    settings.WS_BUS_CHECK_S = 0.05
+    settings.WS_SOCKETS_PER_ACCOUNT = 50
+    game = services.create_game(player=alice, deal="ms:1", autoplay="none")
+    layer = get_channel_layer()
+    joins, group_add = [], layer.group_add
+
+    async def counted_join(group, channel):
+        joins.append(group)
+        await group_add(group, channel)
+
+    monkeypatch.setattr(layer, "group_add", counted_join)
+
+    async def scenario():
+        streams = [await Stream(f"/api/stream/games/{game.pk}/").open() for _ in range(10)]
+        for stream in streams:
+            await stream.line()
+        opened = len(joins)
+        await asyncio.sleep(0.5)
+        waited = len(joins) - opened
+        for stream in streams:
+            await stream.leave()
+        return opened, waited
+
+    opened, waited = run(scenario)
+    assert opened >= 10 and waited == 0, (opened, waited)
 
 
 def test_a_stream_opened_with_the_session_ends_when_that_session_logs_out(alice):

@@ -3,7 +3,9 @@
 A stream is a view on the database, as a socket is (games/sockets/base.py): every line is built from
 committed rows or from a push that carries a `version`, and the channel layer only says "something
 changed". When the layer fails in this process, the stream sends its current state again once the
-layer answers (a push lost meanwhile is made good), instead of ending.
+layer answers (a push lost meanwhile is made good), instead of ending. Streams and sockets share the
+process's one watch of the bus (games.sockets.bus.watch): a stream makes no call to the bus of its
+own while it waits, and is handed `bus_back` once the bus is back after a failure it saw.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ def line(body: dict) -> bytes:
 
 KEEPALIVE = b"\n"
 
+#: What `Feed.next` answers once the bus is back after a failure this stream saw: time to resync.
+BUS_BACK = {"type": "bus.back"}
+
 
 class Source:
     """What one stream shows: the groups it listens to, its first lines, and its lines for each push."""
@@ -65,7 +70,9 @@ class Source:
 
 
 class Feed:
-    """One stream's own channel on the layer, the groups it joined, and the receive that waits on it.
+    """One stream's own channel on the layer, the groups it joined, and the receive that waits on it;
+    what the process's watch of the bus sees of the stream (`channel_layer`, `bus_generation`,
+    `closed`, `bus_back`).
 
     The receive is one task that lives as long as the channel: the pub/sub layer forgets a channel
     whose receive is cancelled, so a keepalive's timeout waits beside it rather than cancelling it."""
@@ -75,6 +82,21 @@ class Feed:
         self.channel: str | None = None
         self.groups: set[str] = set()
         self.receiving: asyncio.Task | None = None
+        self.closed = False
+        self.bus_generation = events.bus_failures()  # the bus failures this stream is in step with
+        self.back: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    @property
+    def channel_layer(self):
+        return self.layer
+
+    async def bus_back(self, generation: int) -> None:
+        """The bus is back after a failure this stream saw (or it opened without the bus): joins its
+        groups again (a restarted Redis forgot them), and its next wait answers BUS_BACK."""
+        await self.rejoin()
+        self.bus_generation = generation
+        if not self.back.done():
+            self.back.set_result(BUS_BACK)
 
     async def join(self, groups: list[str]) -> None:
         self.groups.update(groups)
@@ -96,15 +118,19 @@ class Feed:
             bus.failed("stream join", exc)
 
     async def next(self, timeout: float) -> dict | None:
-        """The next message on the channel, or None when `timeout` passes first (or the bus failed)."""
+        """The next message on the channel, BUS_BACK once the bus is back after a failure, or None when
+        `timeout` passes first (or the bus failed)."""
+        if self.back.done():
+            self.back = asyncio.get_running_loop().create_future()
+            return BUS_BACK
         if self.layer is None or self.channel is None:
-            await asyncio.sleep(timeout)
+            await asyncio.wait({self.back}, timeout=timeout)
             return None
         if self.receiving is None:
             self.receiving = asyncio.ensure_future(self.layer.receive(self.channel))
-        done, _ = await asyncio.wait({self.receiving}, timeout=timeout)
-        if not done:
-            return None
+        done, _ = await asyncio.wait({self.receiving, self.back}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if self.receiving not in done:
+            return None  # the keepalive is due, or the bus is back (the next call says so)
         task, self.receiving = self.receiving, None
         try:
             return task.result()
@@ -147,7 +173,6 @@ async def lines(
     A stream counts as a socket against its address's and account's open sockets in every process
     (games/sockets/limits.py): one too many gets a `rate_limited` line and ends."""
     keepalive = settings.STREAM_KEEPALIVE_S
-    check_every = settings.WS_BUS_CHECK_S
     loop = asyncio.get_running_loop()
     feed = Feed()
     counted: list[tuple[limits.Gauge, str]] = []
@@ -162,13 +187,13 @@ async def lines(
                 yield line(_too_many(gauge))
                 return
             counted.append((gauge, who))
-        generation = events.bus_failures()
         groups = source.groups()
         if sign_in is not None:
             groups.append(events.account_group(sign_in[2]))
         await feed.join(groups)
         if feed.layer is not None and feed.channel is None:
-            generation = -1  # opened without the bus: resynced once it is back
+            feed.bus_generation = -1  # opened without the bus: resynced once it is back
+        bus.watch(feed)
         if sign_in is not None and not await _still_signed_in(sign_in):
             # Signed out between the request's check and the join, whose event the stream missed.
             yield line(_signed_out())
@@ -183,30 +208,22 @@ async def lines(
             yield line(body)
         if source.ended:
             return
-        next_keepalive, next_check = loop.time() + keepalive, loop.time() + check_every
+        next_keepalive = loop.time() + keepalive
         while True:
-            message = await feed.next(max(0.0, min(next_keepalive, next_check) - loop.time()))
+            message = await feed.next(max(0.0, next_keepalive - loop.time()))
             shown: list[dict] = []
-            if message is not None and message.get("type") == "account.sign_ins":
+            if message is BUS_BACK:
+                if sign_in is not None and not await _still_signed_in(sign_in):
+                    yield line(_signed_out())  # a sign-out may have been lost with the bus, too
+                    return
+                shown = await _or_nothing(source.resync())
+                metrics.resynced("stream", "bus_back")
+            elif message is not None and message.get("type") == "account.sign_ins":
                 if sign_in is not None and not await _still_signed_in(sign_in):
                     yield line(_signed_out())
                     return
             elif message is not None:
                 shown = await _or_nothing(source.pushed(message))
-            now = loop.time()
-            if now >= next_check:
-                next_check = now + check_every
-                failures = events.bus_failures()
-                await feed.rejoin()
-                if failures == generation:
-                    await bus.probe(feed.layer, check_every * 0.9)
-                elif await bus.is_back(feed.layer) and events.bus_failures() == failures:
-                    generation = failures
-                    if sign_in is not None and not await _still_signed_in(sign_in):
-                        yield line(_signed_out())  # a sign-out may have been lost with the bus, too
-                        return
-                    shown += await _or_nothing(source.resync())
-                    metrics.resynced("stream", "bus_back")
             for body in shown:
                 yield line(body)
             if source.ended:
@@ -221,6 +238,8 @@ async def lines(
                     return
     finally:
         metrics.closed(metrics.OPEN_STREAMS, kind)
+        feed.closed = True
+        bus.unwatch(feed)
         await feed.close()
         for gauge, who in counted:
             await limits.close_socket(gauge, who)
