@@ -255,4 +255,4 @@ def test_an_open_page_renews_the_lease_every_beat_once_the_game_has_begun_and_no
     before_the_first_action, after, leases = run(scenario)
     assert before_the_first_action == 1
     assert after - before_the_first_action >= 4
-    assert all(later > earlier for earlier, later in zip(leases, leases[1:])), leases
+    assert all(later > earlier for earlier, later in zip(leases, leases[1:], strict=False)), leases

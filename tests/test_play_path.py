@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.authentication import user_of_token
 from freecell_site.errors import ServiceError
-from games.models import Action, Game
+from games.models import Action, Deal, Game
 from games.play import ratelimit, services
 from tests.support.players import client_for, token_of
 
@@ -37,8 +37,6 @@ def test_a_move_locks_no_row_and_writes_only_if_the_game_is_still_the_version_it
 def test_an_undo_replays_from_the_deal_the_process_knows_without_reading_it_again(alice):
     """An undo replays the line from the deal's layout: a stored deal never changes, so once a process has
     read it, an undo runs only the action's statements (the game's read, its write, the action)."""
-    from games.models import Deal
-
     game = services.create_game(player=alice, deal="ms:7", autoplay="none")
     services.play_move(game_id=game.pk, user=alice, move="3a", ply=0)
     services.undo(game_id=game.pk, user=alice, ply=1)

@@ -9,7 +9,9 @@ import threading
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import get_channel_layer
 
+from games.play import services
 from tests.support.players import client_for, make_player, token_of
 from tests.support.races import act, open_race, read, running_race
 from tests.support.streams import Stream
@@ -406,10 +408,6 @@ def test_waiting_streams_make_no_call_to_the_bus_of_their_own(alice, settings, m
     """Each stream checked the bus itself every WS_BUS_CHECK_S, joining its groups again: at 1,000
     streams, hundreds of calls to Redis a second for nothing. Streams share the process's one watch of
     the bus with the sockets: while ten wait through ten checks, none joins a group again."""
-    from channels.layers import get_channel_layer
-
-    from games.play import services
-
     settings.WS_BUS_CHECK_S = 0.05
     settings.WS_SOCKETS_PER_ACCOUNT = 50
     game = services.create_game(player=alice, deal="ms:1", autoplay="none")
