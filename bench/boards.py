@@ -13,10 +13,15 @@ Figures are end-to-end calls of the boards' selectors through Django (warm cache
 best p99 of 3 rounds; these are figures to read, never assertions in the test suite.
 
 --http times the answers over HTTP instead: one Daphne process on the same database (bench/_server.py),
-kept-alive connections, `GET /api/ping/` (the baseline) interleaved with every board's top 100, its
-one-row read (`?page_size=1`, as the game page asks), its top 100 with the caller's `me` (a signed-in
-token with the read scope), a page at offset ~200,000, its last page, and the ladder's worst page (the
-middle of its largest run of equal points). --samples calls of each (--deep-samples of the deep pages).
+kept-alive connections, `GET /api/ping/` (the baseline; and signed in, the floor of a read with `me`:
+the stack and the token's lookup) interleaved with every board's top 100, its one-row read
+(`?page_size=1`, as the game page asks), its top 100 with the caller's `me` (a signed-in token with the
+read scope), a page at offset ~200,000, its last page, and the ladder's worst page (the middle of its
+largest run of equal points). --samples calls of each (--deep-samples of the deep pages). The database
+does not change during the run, so those answers come from the cache after the first
+(games.boards.services.Kept). Then, apart, "after a change" moves the board's version on before each
+call (services.board_changed, from this process, which shares the server's Redis under --http: a round
+trip to it inside the time), as a win on the board would: the read after a change, from the database.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import os
 import random
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -63,9 +69,16 @@ def drop_database() -> None:
         conn.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
 
 
-def setup_django() -> None:
+def setup_django(http: bool) -> None:
+    """Django on the bench database; under --http with the server's Redis as its cache (to move a
+    board's version on), else without Redis."""
+    from bench._server import REDIS
+
     os.environ["DATABASE_URL"] = pg_url(DB)
-    os.environ.pop("REDIS_URL", None)
+    if http:
+        os.environ["REDIS_URL"] = REDIS
+    else:
+        os.environ.pop("REDIS_URL", None)
     os.environ.setdefault("DB_POOL_SIZE", "0")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "freecell_site.settings")
@@ -219,6 +232,7 @@ def run(samples: int) -> None:
 
 def http_run(samples: int, deep_samples: int, rounds: int) -> None:
     """Every board read over HTTP on one Daphne beside /api/ping/ in the same run (see the module's doc)."""
+    import datetime as dt
     import http.client
     import json
 
@@ -227,6 +241,7 @@ def http_run(samples: int, deep_samples: int, rounds: int) -> None:
     from accounts.models import AccessToken
     from accounts.tokens import digest, new_key
     from bench._server import daphne, server_env
+    from games.boards import services
     from games.models import DealRecord, LadderEntry, LadderTally, LongestTally
 
     players = LadderEntry.objects.filter(month=MONTH).count()
@@ -243,6 +258,12 @@ def http_run(samples: int, deep_samples: int, rounds: int) -> None:
         "records": (f"/api/deals/{HOT_DEAL}/records/?autoplay=safe&", hot),
         "ladder": (f"/api/ladder/{MONTH[:7]}/?", players),
         "streaks": ("/api/ladder/streaks/?", streaks),
+    }
+    # Each board's version, as a change of it moves it on.
+    versions = {
+        "records": services.records_board(HOT_DEAL, "safe", False),
+        "ladder": services.ladder_board(dt.date.fromisoformat(MONTH), False),
+        "streaks": services.streaks_board(False),
     }
     print(
         f"\nover HTTP: one Daphne on {DB}; {hot:,} lines on {HOT_DEAL}'s safe board, {players:,} on the ladder "
@@ -274,7 +295,11 @@ def http_run(samples: int, deep_samples: int, rounds: int) -> None:
     env.pop("DB_POOL_SIZE", None)  # the server as deployed, with its pool (this process's one connection needs none)
     with daphne(env) as (ports, _procs):
         anon, signed = Client(ports[0]), Client(ports[0], key)
-        cases = {("GET /api/ping/", "baseline"): (lambda _: anon.get("/api/ping/"), [0] * samples)}
+        cases = {
+            ("GET /api/ping/", "baseline"): (lambda _: anon.get("/api/ping/"), [0] * samples),
+            # The floor of a read with `me`: the stack and the token's lookup, nothing of the boards.
+            ("GET /api/ping/", "signed in"): (lambda _: signed.get("/api/ping/"), [0] * samples),
+        }
         for name, (url, count) in boards.items():
             deep = min(200_000 // size + 1, (count - 1) // size)  # offset 200,000, or the page before the last
             pages = {
@@ -292,17 +317,32 @@ def http_run(samples: int, deep_samples: int, rounds: int) -> None:
                 assert body["count"] == count and body["entries"], (name, what)
                 assert (body["me"] is not None) == (client is signed), (name, what)
                 cases[(name, what)] = (lambda _, client=client, path=url + query: client.get(path), [0] * n)
+
+        def changed_then_read(client: Client, board: str, path: str) -> dict:
+            services.board_changed(board)  # no transaction here: moved on at once
+            return client.get(path)
+
+        # Apart, after: a change moves every kept page of its board on, the others' reads among them would miss too.
+        changed = {key: cases[key] for key in [("GET /api/ping/", "baseline"), ("GET /api/ping/", "signed in")]}
+        for name, (url, _count) in boards.items():
+            for what, client in (("top 100 after a change", anon), ("top 100, me after a change", signed)):
+                read = partial(changed_then_read, client, versions[name], f"{url}page_size={size}")
+                changed[(name, what)] = (lambda _, read=read: read(), [0] * samples)
         load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(f"measuring (calls interleaved, best p99 of {rounds} rounds; load average {load_avg} on {os.cpu_count()} cores):")
         times = interleaved(cases, rounds)
-    ping50, ping99 = pct(times[("GET /api/ping/", "baseline")], 50), pct(times[("GET /api/ping/", "baseline")], 99)
-    print(f"  (load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
-    print("\n| board | read | n | p50 ms | p99 ms | p99 / ping p99 |")
-    print("|---|---|---|---|---|---|")
-    for (board, what), values in times.items():
-        p50, p99 = pct(values, 50), pct(values, 99)
-        print(f"| {board} | {what} | {len(values)} | {p50:.2f} | {p99:.2f} | {p99 / ping99:.2f} |", flush=True)
-    print(f"(ping p50 {ping50:.2f} ms, p99 {ping99:.2f} ms; {reconnects[0]} calls reconnected after the server closed an idle connection)")
+        print(f"  (load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}); then the reads after a change:")
+        after_change = interleaved(changed, rounds)
+        print(f"  (load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
+    for title, measured in (("kept reads", times), ("reads after a change", after_change)):
+        ping50, ping99 = pct(measured[("GET /api/ping/", "baseline")], 50), pct(measured[("GET /api/ping/", "baseline")], 99)
+        print(f"\n{title}:\n| board | read | n | p50 ms | p99 ms | p99 / ping p99 |")
+        print("|---|---|---|---|---|---|")
+        for (board, what), values in measured.items():
+            p50, p99 = pct(values, 50), pct(values, 99)
+            print(f"| {board} | {what} | {len(values)} | {p50:.2f} | {p99:.2f} | {p99 / ping99:.2f} |", flush=True)
+        print(f"(ping p50 {ping50:.2f} ms, p99 {ping99:.2f} ms)")
+    print(f"({reconnects[0]} calls reconnected after the server closed an idle connection)")
 
 
 def main() -> None:
@@ -317,7 +357,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database at the end (for --reuse)")
     args = parser.parse_args()
     must_load = create_database(args.reuse)
-    setup_django()
+    setup_django(args.http)
     if must_load:
         print(f"loading {args.players:,} players and {args.records:,} deal records into {DB}:", flush=True)
         load(args.players, args.records)

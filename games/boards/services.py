@@ -10,12 +10,17 @@ of a deal's board are told after commit (events.publish), best effort.
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import uuid
+from collections.abc import Callable
 
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F
 
 from accounts.guests import is_guest_id
 from accounts.selectors import is_bot
+from accounts.signals import account_closed
 from games import events
 from games.boards.models import (
     DealRecord,
@@ -32,6 +37,7 @@ from games.daily.models import DailyChallenge, DailyResult
 from games.play.models import Game
 
 HELD = Game.HELD_REVIEWS
+logger = logging.getLogger(__name__)
 
 #: The ladder's points rule, as the API and the page show it.
 POINTS_RULE = (
@@ -54,6 +60,119 @@ def month_of(date: dt.date) -> dt.date:
 def records_group(deal: str, autoplay: str) -> str:
     """The channel group of the sockets watching a deal's board (group names allow no colon)."""
     return f"records.{deal.replace(':', '-')}.{autoplay}"
+
+
+# --- the boards' versions: what a part kept in the cache is kept with -------------------------------
+
+#: The version every board's own is read with: moved on when every board changes at once (a rebuild,
+#: a closed account's lines taking its new name).
+EVERY_BOARD = "every"
+#: How long a part of a board read is kept. A change moves its board's version on, so this bounds only
+#: what a version change lost while the cache was away (a write goes on without it) could leave shown.
+KEEP_S = 60
+#: How long an unchanged board keeps its version (then it gets a new one: its pages are read again).
+VERSION_KEEP_S = 24 * 3600
+
+
+def records_board(deal: str, autoplay: str, bot: bool) -> str:
+    """A deal's board of people or bots, as its version is named."""
+    return f"records:{deal}:{autoplay}:{int(bot)}"
+
+
+def ladder_board(month: dt.date, bot: bool) -> str:
+    return f"ladder:{month:%Y-%m}:{int(bot)}"
+
+
+def streaks_board(bot: bool) -> str:
+    return f"streaks:{int(bot)}"
+
+
+def _version_key(board: str) -> str:
+    return f"boards:version:{board}"
+
+
+def _new_version(board: str) -> None:
+    """A version never given before, so that no page kept at an earlier one (nor at one that the cache
+    forgot and made again) is ever taken for this one's."""
+    try:
+        cache.set(_version_key(board), uuid.uuid4().hex, timeout=VERSION_KEEP_S)
+    except Exception as exc:  # the cache backend's own errors: the change is committed, never fail it
+        logger.warning("board %s: version not moved on, cache unavailable: %s: %s", board, type(exc).__name__, exc)
+
+
+def board_changed(board: str) -> None:
+    """After commit, the board has a new version: a read from then on reads what was committed. Moved
+    on after the commit, not before: a read between the two would keep the board as it was under the
+    new version."""
+    transaction.on_commit(lambda: _new_version(board))
+
+
+def _version_now(board: str, found: dict) -> str:
+    """Every board's version and this board's (from `found`, a read of the cache), made when missing."""
+    keys = [_version_key(EVERY_BOARD), _version_key(board)]
+    if any(key not in found for key in keys):
+        for key in keys:
+            if key not in found:
+                cache.add(key, uuid.uuid4().hex, timeout=VERSION_KEEP_S)
+        found = cache.get_many(keys)
+    return ".".join(found[key] for key in keys)
+
+
+class Kept:
+    """Parts of one board as it is now (its count, a page, a caller's line), each kept in the cache with
+    the board's version it was read at: a part kept at another version is read again, and kept anew.
+
+    The board's versions come in the same round trip as the parts named first (`parts`), so a part is
+    never taken for a later version than the one read with it; a change committed after that read moves
+    the version on, so what is kept at a version never misses a change made before it. When the cache
+    is away, every part is read from the database."""
+
+    def __init__(self, board: str, parts: list[str]):
+        self.board, self.found, self.fresh = board, {}, {}
+        try:
+            self.found = cache.get_many([_version_key(EVERY_BOARD), _version_key(board), *map(self._key, parts)])
+            self.version = _version_now(board, self.found)
+        except Exception as exc:  # the cache backend's own errors: the database answers alone
+            logger.warning("board %s read without the cache, unavailable: %s: %s", board, type(exc).__name__, exc)
+            self.version = None
+
+    def _key(self, part: str) -> str:
+        return f"boards:{self.board}:{part}"
+
+    def get(self, part: str, read: Callable[[], object]) -> object:
+        """The part as kept at the board's version, else `read()` (kept by `keep`). A part not named
+        first costs a round trip of its own."""
+        if self.version is None:
+            return read()
+        key = self._key(part)
+        try:
+            kept = self.found[key] if key in self.found else cache.get(key)
+        except Exception as exc:
+            logger.warning("board %s read without the cache, unavailable: %s: %s", self.board, type(exc).__name__, exc)
+            kept = None
+        if kept is not None and kept[0] == self.version:
+            return kept[1]
+        value = read()
+        self.fresh[key] = (self.version, value)
+        return value
+
+    def keep(self) -> None:
+        """Keeps the parts read from the database (one round trip)."""
+        if self.fresh:
+            try:
+                cache.set_many(self.fresh, timeout=KEEP_S)
+            except Exception as exc:
+                logger.warning("board %s not kept, cache unavailable: %s: %s", self.board, type(exc).__name__, exc)
+
+
+def names_changed(sender, **kwargs) -> None:
+    """A closed account's lines show its new name (accounts.closing.closed_name): every board is read
+    again once the closing commits."""
+    board_changed(EVERY_BOARD)
+
+
+# Connected here, where every process that serves or keeps the boards imports them.
+account_closed.connect(names_changed, dispatch_uid="games.boards.names_changed")
 
 
 # --- portable upserts -----------------------------------------------------------------------------
@@ -157,6 +276,7 @@ def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -
             changes.append(({"deal": game.deal_id, "autoplay": game.autoplay, "bot": bot, "moves": row.moves}, -1))
             DealRecord.objects.filter(pk=row.pk).update(**fields)
         _bumps(RecordTally, changes)
+        board_changed(records_board(game.deal_id, game.autoplay, bot))
         if announce:
             _announce_board(game.deal_id, game.autoplay, bot, record_fell=best is None or score(game) < best)
     return True
@@ -172,6 +292,7 @@ def unrecord_game(game: Game) -> bool:
         best = _best_score(row.deal, row.autoplay, row.bot)
         row.delete()
         _bumps(RecordTally, [({"deal": row.deal, "autoplay": row.autoplay, "bot": row.bot, "moves": row.moves}, -1)])
+        board_changed(records_board(row.deal, row.autoplay, row.bot))
         following = (
             Game.objects.filter(player_id=row.player_id, deal_id=row.deal, autoplay=row.autoplay, status=Game.Status.WON)
             .exclude(pk=game.pk)
@@ -210,6 +331,7 @@ def _change_entry(player_id: int, month: dt.date, bot: bool, *, points: int = 0,
         ]
     LadderEntry.objects.filter(pk=entry.pk).update(points=entry.points + points, played=entry.played + played, won=entry.won + won)
     _bumps(LadderTally, changes)
+    board_changed(ladder_board(month, bot))
 
 
 def mark_played(player_id: int, date: dt.date) -> bool:
@@ -271,6 +393,7 @@ def _store_streak(player_id: int, bot: bool, old: Streak | None, new: tuple[dt.d
         Streak.objects.filter(player_id=player_id).delete()
     _bumps(StreakTally, changes)
     _bumps(LongestTally, longest)
+    board_changed(streaks_board(bot))
 
 
 def runs(days: list[dt.date]) -> tuple[dt.date, int, int] | None:
@@ -346,6 +469,7 @@ def rebuild() -> dict[str, int]:
     with transaction.atomic():
         for model in (DealRecord, RecordTally, LadderDay, LadderEntry, LadderTally, Streak, StreakTally, LongestTally):
             model.objects.all().delete()
+        board_changed(EVERY_BOARD)  # boards left with no line are changed too
     started = Game.objects.filter(daily__isnull=False).exclude(ply=0, status=Game.Status.PLAYING)
     for player_id, date in started.order_by("daily_id", "pk").values_list("player_id", "daily_id").iterator(chunk_size=2000):
         mark_played(player_id, date)

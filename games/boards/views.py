@@ -14,8 +14,8 @@ from accounts.scopes import READ
 from freecell_site.errors import ServiceError
 from freecell_site.filters import FilteredList
 from freecell_site.pagination import PAGING, page_bounds, page_links
-from games.boards import selectors
-from games.boards.serializers import LadderSerializer, RecordsSerializer, StreaksSerializer
+from games.boards import selectors, services
+from games.boards.serializers import LadderSerializer, PageSerializer, RecordsSerializer, StreaksSerializer
 from games.boards.services import POINTS_RULE
 from games.daily.views import PLAYERS, players_asked
 from games.play.serializers import ErrorSerializer
@@ -43,28 +43,55 @@ def _scope(request) -> str:
     return scope
 
 
-def _board(request, *, friends, count, page, mine) -> dict:
-    """The page, entries and `me` of a board of people or bots (`?players=`): each reader takes `bots`.
-    The friends board is ranked among its players (a short list, read whole); the whole board is read
-    one page at a time with ranks from its tallies."""
+def _board(request, shape: PageSerializer, board, *, friends, count, page, mine, record=None, as_of: str = "") -> dict:
+    """The answer of a board of people or bots (`?players=`): each reader takes `bots`, `board(bots)`
+    names the board's version (games.boards.services). The friends board is ranked among its players
+    (a short list, read whole). The whole board is read one page at a time with ranks from its
+    tallies; its count and each page, written (`shape.write`), are the same for every caller, and the
+    caller's own line (`me`) is theirs whatever the page: each is kept in the cache with the board's
+    version (services.Kept), so a change of the board is read from the database at once, and a board
+    that did not change is not. `record(bots=...)`: the board's first line (the deal's record),
+    whatever the scope and page; `as_of`: what else a page and `me` depend on (the streaks' day)."""
     scope, players = _scope(request), players_asked(request)
     bots = players == "bots"
     if scope == "friends":
         lines = friends(bots=bots)
         total = len(lines)
         number, size = page_bounds(request, total)
-        entries = lines[(number - 1) * size : number * size]
+        parts = {"entries": lines[(number - 1) * size : number * size]}
+        if record is not None:
+            parts["record"] = record(bots=bots)
         me = next((line for line in lines if line.username == request.user.username), None)
+        written = shape.write(**parts, me=me)
     else:
-        total = count(bots=bots)
+        signed_in = request.user.is_authenticated
+        mine_part = f"me:{as_of}:{request.user.pk}"  # each caller's own
+        kept = services.Kept(board(bots), ["count", mine_part] if signed_in else ["count"])
+        total = kept.get("count", lambda: count(bots=bots))
         number, size = page_bounds(request, total)
-        entries = page(offset=(number - 1) * size, limit=size, bots=bots) if total else []
-        me = mine(bots=bots)
+
+        def read_page() -> dict:
+            entries = page(offset=(number - 1) * size, limit=size, bots=bots) if total else []
+            parts = {"entries": entries}
+            if record is not None:
+                # The record is the board's first line: the first page of the whole board already holds it.
+                parts["record"] = (entries[0] if number == 1 and entries else None) or record(bots=bots)
+            return shape.write(**parts)
+
+        written = kept.get(f"page:{as_of}:{number}:{size}", read_page)
+        own = kept.get(mine_part, lambda: shape.write(me=mine(bots=bots))) if signed_in else shape.write(me=None)
+        written = {**written, **own}
+        kept.keep()
     nxt, prev = page_links(request, number, size, total)
     return {
         "scope": scope, "players": players, "count": total, "page": number, "page_size": size,
-        "next": nxt, "previous": prev, "entries": entries, "me": me,
+        "next": nxt, "previous": prev, shape.WRITTEN: written,
     }
+
+
+#: One writer of each answer, made once: a serializer copies its class's fields when first used (0.4 ms
+#: a request), and writing an answer changes nothing in them.
+RECORDS, LADDER, STREAKS = RecordsSerializer(), LadderSerializer(), StreaksSerializer()
 
 
 class DealRecordsView(FilteredList, APIView):
@@ -97,16 +124,16 @@ class DealRecordsView(FilteredList, APIView):
             raise ValidationError({"autoplay": ["autoplay must be none or safe"]})
         body = _board(
             request,
+            RECORDS,
+            lambda bots: services.records_board(board, autoplay, bots),
             friends=lambda **kind: selectors.record_friends(board, autoplay, request.user, **kind),
             count=lambda **kind: selectors.record_count(board, autoplay, **kind),
             page=lambda **at: selectors.record_page(board, autoplay, **at),
             mine=lambda **kind: selectors.record_line_of(board, autoplay, request.user, **kind),
+            record=lambda **kind: selectors.record_of(board, autoplay, **kind),
         )
-        first = body["entries"][0] if body["scope"] == "all" and body["page"] == 1 and body["entries"] else None
-        # The record is the board's first line: the first page of the whole board already holds it.
-        record = first or selectors.record_of(board, autoplay, bots=body["players"] == "bots")
-        body.update(deal=deal.strip(), autoplay=autoplay, record=record)
-        return Response(RecordsSerializer(body).data)
+        body.update(deal=deal.strip(), autoplay=autoplay)
+        return Response(RECORDS.to_representation(body))
 
 
 class LadderView(FilteredList, APIView):
@@ -129,13 +156,15 @@ class LadderView(FilteredList, APIView):
         first = selectors.parse_month(month)
         body = _board(
             request,
+            LADDER,
+            lambda bots: services.ladder_board(first, bots),
             friends=lambda **kind: selectors.ladder_friends(first, request.user, **kind),
             count=lambda **kind: selectors.ladder_count(first, **kind),
             page=lambda **at: selectors.ladder_page(first, **at),
             mine=lambda **kind: selectors.ladder_line_of(first, request.user, **kind),
         )
         body.update(month=first.strftime("%Y-%m"), points_rule=POINTS_RULE)
-        return Response(LadderSerializer(body).data)
+        return Response(LADDER.to_representation(body))
 
 
 class StreaksView(FilteredList, APIView):
@@ -156,10 +185,14 @@ class StreaksView(FilteredList, APIView):
     def get(self, request):
         body = _board(
             request,
+            STREAKS,
+            services.streaks_board,
             friends=lambda **kind: selectors.streak_friends(request.user, **kind),
             count=selectors.streak_count,
             page=selectors.streak_page,
             mine=lambda **kind: selectors.streak_line_of(request.user, **kind),
+            # A streak stays current through today (and yesterday's until today is over): a page is the day's.
+            as_of=services.today().isoformat(),
         )
         body["order"] = STREAK_ORDER
-        return Response(StreaksSerializer(body).data)
+        return Response(STREAKS.to_representation(body))

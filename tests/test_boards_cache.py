@@ -1,0 +1,203 @@
+"""A board's count, pages and each caller's own line are kept in the cache with the board's version
+(games.boards.services.Kept, docs/boards.md "Kept in the cache"): every change of a board moves its
+version on once committed, so a read after a change shows it at once, never what was kept before; `me`
+is each caller's own; a kept read costs no query but the caller's token; and without the cache the
+boards still answer.
+
+The tests of a change commit for real (a transactional database): on SQLite with the in-process cache,
+and in the services run (-m services) on PostgreSQL with Redis, as deployed."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import transaction
+
+from accounts.closing import close_account, closed_name
+from games.boards import services as boards
+from games.fairplay import services as fairplay
+from games.models import DealRecord, Game
+from tests.support.boards import CASUAL_DEAL, names_and_moves, win_casual
+from tests.support.daily import make_test_daily, win_daily
+from tests.support.players import client_for, make_player
+
+pytestmark = pytest.mark.usefixtures("solver_stand_in")  # dailies from the trivial deal (tests/support/daily.py)
+
+RECORDS = f"/api/deals/{CASUAL_DEAL}/records/"
+STREAKS = "/api/ladder/streaks/"
+DAY = dt.date(2026, 3, 10)
+LADDER = f"/api/ladder/{DAY:%Y-%m}/"
+
+
+@pytest.fixture(params=["here", pytest.param("services", marks=pytest.mark.services)])
+def committed(request, transactional_db, clock):
+    """Changes commit (a transactional test): on the run's own database and cache, and again in the
+    services run on PostgreSQL and Redis. The day is DAY, with its daily."""
+    clock.set(DAY)
+    make_test_daily(DAY)
+    return clock
+
+
+def ladder(client) -> list[tuple]:
+    return [(e["rank"], e["username"], e["points"]) for e in client.get(LADDER).json()["entries"]]
+
+
+def streaks(client) -> list[tuple]:
+    return [(e["rank"], e["username"], e["current"], e["longest"]) for e in client.get(STREAKS).json()["entries"]]
+
+
+# --- a change shows at once -------------------------------------------------------------------------
+
+
+def test_a_new_record_shows_at_once(committed, anon_client):
+    alice, bob = make_player("alice"), make_player("bob")
+    win_casual(alice, moves=5)
+    assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("alice", 5)]
+    assert anon_client.get(f"{RECORDS}?page_size=1").json()["record"]["username"] == "alice"
+    assert client_for(alice).get(RECORDS).json()["me"]["rank"] == 1
+    win_casual(bob, moves=3)
+    body = anon_client.get(RECORDS).json()
+    assert names_and_moves(body["entries"]) == [("bob", 3), ("alice", 5)] and body["count"] == 2
+    # The game page's read (page_size=1, kept apart) and a later page show it too.
+    assert anon_client.get(f"{RECORDS}?page_size=1").json()["record"]["username"] == "bob"
+    assert names_and_moves(anon_client.get(f"{RECORDS}?page=2&page_size=1").json()["entries"]) == [("alice", 5)]
+    assert client_for(alice).get(RECORDS).json()["me"]["rank"] == 2
+
+
+def test_a_verdict_taking_a_record_off_shows_at_once(committed, anon_client):
+    alice, bob = make_player("alice"), make_player("bob")
+    cheat = win_casual(alice, moves=2)
+    win_casual(bob, moves=4)
+    assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("alice", 2), ("bob", 4)]
+    fairplay.reject(Game.objects.get(pk=cheat.pk))
+    body = anon_client.get(RECORDS).json()
+    assert names_and_moves(body["entries"]) == [("bob", 4)] and body["count"] == 1 and body["record"]["username"] == "bob"
+
+
+def test_a_ladder_line_shows_at_once(committed, anon_client):
+    alice, bob = make_player("alice"), make_player("bob")
+    win_daily(alice)
+    assert ladder(anon_client) == [(1, "alice", 100)]
+    win_daily(bob, moves=2)
+    assert ladder(anon_client) == [(1, "alice", 100), (2, "bob", 50)]
+
+
+def test_a_streak_shows_at_once(committed, anon_client):
+    alice, bob = make_player("alice"), make_player("bob")
+    win_daily(alice)
+    assert streaks(anon_client) == [(1, "alice", 1, 1)]
+    win_daily(bob)
+    assert streaks(anon_client) == [(1, "alice", 1, 1), (1, "bob", 1, 1)]
+    committed.advance()
+    make_test_daily(DAY + dt.timedelta(days=1))
+    assert streaks(anon_client) == [(1, "alice", 1, 1), (1, "bob", 1, 1)]  # kept for the new day
+    win_daily(bob)
+    assert streaks(anon_client) == [(1, "bob", 2, 2), (2, "alice", 1, 1)]
+
+
+def test_a_streak_page_is_the_days_without_any_change(committed, anon_client):
+    """A streak is current through the day after its last win: two days on it reads 0, though nothing
+    was written (a page is kept for its day)."""
+    win_daily(make_player("alice"))
+    assert streaks(anon_client) == [(1, "alice", 1, 1)]
+    committed.advance(2)
+    assert streaks(anon_client) == [(1, "alice", 0, 1)]
+
+
+def test_a_closed_accounts_lines_show_its_new_name_at_once(committed, anon_client):
+    alice = make_player("alice")
+    win_daily(alice)
+    assert ladder(anon_client) == [(1, "alice", 100)] and streaks(anon_client) == [(1, "alice", 1, 1)]
+    close_account(alice)
+    name = closed_name(alice)
+    assert ladder(anon_client) == [(1, name, 100)] and streaks(anon_client) == [(1, name, 1, 1)]
+
+
+def test_a_rebuild_shows_at_once_even_a_board_left_empty(committed, anon_client):
+    won = win_casual(make_player("alice"), moves=5)
+    assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("alice", 5)]
+    Game.objects.filter(pk=won.pk).delete()  # a game removed by hand: its record goes with it, the tally stays
+    call_command("rebuild_boards", stdout=open("/dev/null", "w"))
+    body = anon_client.get(RECORDS).json()
+    assert body["entries"] == [] and body["count"] == 0 and body["record"] is None
+
+
+# --- what is kept, and under what --------------------------------------------------------------------
+
+
+def test_me_is_each_callers_own_on_a_kept_page(db, anon_client):
+    alice, bob = make_player("alice"), make_player("bob")
+    win_casual(alice, moves=3)
+    win_casual(bob, moves=5)
+    assert anon_client.get(RECORDS).json()["me"] is None
+    assert client_for(alice).get(RECORDS).json()["me"]["username"] == "alice"
+    mine = client_for(bob).get(RECORDS).json()
+    assert mine["me"]["username"] == "bob" and mine["me"]["rank"] == 2
+    assert anon_client.get(RECORDS).json()["me"] is None
+
+
+def test_a_forgotten_version_never_brings_back_a_page_kept_under_an_earlier_one(db, anon_client):
+    """The cache may forget a board's version (evicted, expired): the next is one never given before,
+    so a page kept at an earlier version is not taken for the board as it is now."""
+    win_casual(make_player("alice"), moves=5)
+    assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("alice", 5)]
+    with transaction.atomic():  # a change whose version did not move on (the cache was away then)
+        win_casual(make_player("bob"), moves=3)
+    assert len(anon_client.get(RECORDS).json()["entries"]) == 1  # kept: the version did not move
+    cache.delete(boards._version_key(boards.records_board(CASUAL_DEAL, "safe", False)))
+    assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("bob", 3), ("alice", 5)]
+
+
+def test_the_boards_answer_from_the_database_while_the_cache_is_away(db, anon_client, monkeypatch, caplog):
+    win_casual(make_player("alice"), moves=5)
+
+    def away(*args, **kwargs):
+        raise ConnectionError("the cache is away")
+
+    monkeypatch.setattr(boards.cache, "get_many", away)
+    body = anon_client.get(RECORDS).json()
+    assert names_and_moves(body["entries"]) == [("alice", 5)] and body["count"] == 1
+    assert "read without the cache" in caplog.text
+
+
+# --- what a kept read costs ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "anonymous"),
+    [
+        # A seed: deal's board asks whether the deal is a daily's in play (its secrecy), every time.
+        (f"{RECORDS}?page_size=100", 1),
+        (f"{RECORDS}?page_size=1", 1),
+        (f"{RECORDS}?page=2&page_size=1", 1),
+        (f"{LADDER}?page_size=100", 0),
+        (f"{STREAKS}?page_size=100", 0),
+    ],
+)
+def test_a_kept_read_costs_no_query_but_the_callers_own(db, clock, url, anonymous, django_assert_num_queries):
+    """The count, the page and the caller's own line are kept: a caller signed in adds the token, no more."""
+    clock.set(DAY)
+    make_test_daily(DAY)
+    alice, bob = make_player("alice"), make_player("bob")
+    for player in (alice, bob):
+        win_casual(player, moves=3 if player is alice else 5)
+        win_daily(player)
+    anon, signed_in = client_for(), client_for(alice)
+    assert anon.get(url).status_code == 200 and signed_in.get(url).status_code == 200  # read and kept; the token noted
+    with django_assert_num_queries(anonymous):
+        assert anon.get(url).json()["count"] == 2
+    with django_assert_num_queries(anonymous + 1):
+        assert signed_in.get(url).json()["me"]["username"] == "alice"
+
+
+def test_a_kept_page_is_not_read_again_until_its_board_changes(db, anon_client, django_capture_on_commit_callbacks):
+    win_casual(make_player("alice"), moves=5)
+    anon_client.get(RECORDS)
+    assert DealRecord.objects.filter(deal=CASUAL_DEAL).update(undos=1) == 1  # written behind the boards' back
+    assert anon_client.get(RECORDS).json()["entries"][0]["undos"] == 0  # the page kept
+    with django_capture_on_commit_callbacks(execute=True):
+        win_casual(make_player("bob"), moves=7)
+    assert [e["undos"] for e in anon_client.get(RECORDS).json()["entries"]] == [1, 0]
