@@ -41,4 +41,5 @@ def install() -> None:
     follow_ups.install(after_change=AFTER_CHANGE, after_verdict=AFTER_VERDICT)
     daily.connect()
     races.connect()
+    boards.connect()
     policies.add_hiding_rule(fairplay.held_results)

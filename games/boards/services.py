@@ -171,8 +171,9 @@ def names_changed(sender, **kwargs) -> None:
     board_changed(EVERY_BOARD)
 
 
-# Connected here, where every process that serves or keeps the boards imports them.
-account_closed.connect(names_changed, dispatch_uid="games.boards.names_changed")
+def connect() -> None:
+    """The boards' receivers (games.wiring.install, once the apps are ready)."""
+    account_closed.connect(names_changed, dispatch_uid="games.boards.names_changed")
 
 
 # --- portable upserts -----------------------------------------------------------------------------
