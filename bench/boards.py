@@ -27,6 +27,9 @@ trip to it inside the time), as a win on the board would: the read after a chang
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import http.client
+import json
 import os
 import random
 import sys
@@ -175,7 +178,6 @@ FROM (SELECT p, random() AS r, 1 + floor(-ln(1 - random()) * 8)::int AS c FROM g
 
 
 def run(samples: int) -> None:
-    import datetime as dt
 
     from django.contrib.auth.models import User
     from django.db import connection
@@ -232,10 +234,6 @@ def run(samples: int) -> None:
 
 def http_run(samples: int, deep_samples: int, rounds: int) -> None:
     """Every board read over HTTP on one Daphne beside /api/ping/ in the same run (see the module's doc)."""
-    import datetime as dt
-    import http.client
-    import json
-
     from django.db.models import Sum
 
     from accounts.models import AccessToken
