@@ -84,3 +84,40 @@ def test_after_a_bus_failure_each_socket_rejoins_its_groups_and_resyncs_its_clie
             await socket.disconnect()
 
     run(scenario)
+
+
+class Behind:
+    """A socket (or stream) that saw a bus failure: its way back takes a little while."""
+
+    on_the_way = 0
+    most_at_once = 0
+
+    def __init__(self):
+        self.closed = False
+        self.bus_generation = -1
+        self.back = False
+
+    async def bus_back(self, generation: int) -> None:
+        Behind.on_the_way += 1
+        Behind.most_at_once = max(Behind.most_at_once, Behind.on_the_way)
+        await asyncio.sleep(0.001)
+        self.bus_generation, self.back = generation, True
+        Behind.on_the_way -= 1
+
+
+def test_after_a_failure_sockets_take_their_way_back_a_few_at_a_time(monkeypatch):
+    """All of a process's sockets took their way back at once: after one call to the bus timed out while
+    thousands opened, each joined its groups again and read its state together, every join timed out
+    (a new failure), and the handshakes waiting behind them were refused. Now BACK_AT_ONCE at a time,
+    and none is left behind."""
+    sockets = [Behind() for _ in range(4 * bus.BACK_AT_ONCE + 7)]
+    monkeypatch.setattr(bus, "_watched", set(sockets))
+
+    async def is_back(layer):
+        return True
+
+    monkeypatch.setattr(bus, "is_back", is_back)
+    Behind.on_the_way = Behind.most_at_once = 0
+    asyncio.run(bus._check(None, 5.0))
+    assert all(socket.back and socket.bus_generation == events.bus_failures() for socket in sockets)
+    assert Behind.most_at_once == bus.BACK_AT_ONCE

@@ -71,6 +71,12 @@ def failed(what: str, exc: BaseException) -> None:
 # failure (or opened without the bus) to `bus_back`, which re-joins its groups and resyncs its client.
 
 _watched: weakref.WeakSet = weakref.WeakSet()
+
+#: How many sockets (and streams) take their way back at once. Each joins its groups again and reads
+#: its state: thousands at once, after one call to the bus timed out while sockets were opening,
+#: overloaded the bus and the loop again (every join timed out, which counted as a new failure), and
+#: handshakes waiting behind them were refused.
+BACK_AT_ONCE = 50
 _watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = weakref.WeakKeyDictionary()
 
 
@@ -107,8 +113,13 @@ async def _check(layer, every: float) -> None:
     if not behind:
         await probe(layer, every * 0.9)
         return
-    if await is_back(layer) and events.bus_failures() == generation:
-        done = await asyncio.gather(*(socket.bus_back(generation) for socket in behind), return_exceptions=True)
+    if not (await is_back(layer) and events.bus_failures() == generation):
+        return
+    for start in range(0, len(behind), BACK_AT_ONCE):
+        if events.bus_failures() != generation:
+            return  # failed again meanwhile: the rest wait for the next check
+        turn = [socket for socket in behind[start : start + BACK_AT_ONCE] if not socket.closed]
+        done = await asyncio.gather(*(socket.bus_back(generation) for socket in turn), return_exceptions=True)
         for failure in done:
             if isinstance(failure, Exception):  # one socket's failure must not keep the others behind
                 logging.getLogger(__name__).error("a socket's way back from a bus failure failed", exc_info=failure)
