@@ -343,7 +343,7 @@ def test_a_client_that_leaves_ends_the_stream_and_leaves_its_groups(alice):
 def test_open_streams_hold_no_thread_while_they_wait(alice, settings):
     """Forty streams held open cost the process no thread each: the checks ran in the HTTP workers (a
     pool of at most HTTP_THREADS, which may grow while the streams open), and the lines are sent from
-    the loop (Django's ASGI handler kept a thread per request, a stream's whole life long)."""
+    the loop (Django's ASGI handler kept a thread per request, a stream's whole life long: 40 more)."""
     from games.play import services
 
     settings.WS_SOCKETS_PER_ACCOUNT = 50
@@ -363,9 +363,10 @@ def test_open_streams_hold_no_thread_while_they_wait(alice, settings):
         return during
 
     new_threads = run(scenario)
-    outside_the_pool = [thread.name for thread in new_threads if not thread.name.startswith("http")]
-    assert outside_the_pool == [], outside_the_pool
-    assert len(new_threads) <= settings.HTTP_THREADS, [thread.name for thread in new_threads]
+    # The HTTP workers, and the loop's default executor (a name lookup as Redis connects): bounded pools.
+    outside_the_pools = [thread.name for thread in new_threads if not thread.name.startswith(("http", "asyncio"))]
+    assert outside_the_pools == [], outside_the_pools
+    assert len(new_threads) <= settings.HTTP_THREADS + 4, [thread.name for thread in new_threads]
 
 
 def test_under_wsgi_a_stream_sends_its_first_lines_and_ends(alice):
