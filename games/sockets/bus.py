@@ -10,6 +10,8 @@ import asyncio
 import logging
 import weakref
 
+from django.conf import settings
+
 from games import events
 
 
@@ -95,8 +97,6 @@ def unwatch(socket) -> None:
 
 
 async def _watch_forever(layer) -> None:
-    from django.conf import settings
-
     while True:
         try:
             await asyncio.sleep(settings.WS_BUS_CHECK_S)
