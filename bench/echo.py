@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import time
+from collections import Counter
 
 from channels.auth import AuthMiddlewareStack
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -81,7 +82,50 @@ def log_long_collections(threshold_s: float = 0.05) -> None:
     gc.callbacks.append(note)
 
 
-if os.environ.get("BENCH_LOG_GC") == "1":
+def log_what_piles_up(top: int = 12) -> None:
+    """Logs, as each full collection starts, the commonest types in the oldest generation: what
+    outlived the young collections since the last freeze (BENCH_LOG_GC=types)."""
+    logger = logging.getLogger("bench.gc")
+
+    def note(phase, info):
+        if phase == "start" and info["generation"] == 2:
+            kinds = Counter(type(thing).__qualname__ for thing in gc.get_objects(2))
+            logger.warning("full collection: %s in the oldest generation: %s", sum(kinds.values()), kinds.most_common(top))
+
+    gc.callbacks.append(note)
+
+
+def log_collection_totals(every_s: float = 10.0) -> None:
+    """Logs, every `every_s`, each generation's collections: how many, and their total and longest
+    time on the collecting thread's CPU clock (BENCH_LOG_GC=totals), which a loaded box does not stretch."""
+    logger, began, totals = logging.getLogger("bench.gc"), {}, {}
+    since = [time.monotonic()]
+
+    def note(phase, info):
+        if phase == "start":
+            began["at"] = time.thread_time()
+            return
+        took = (time.thread_time() - began.pop("at", time.thread_time())) * 1000
+        count, total, longest = totals.get(info["generation"], (0, 0.0, 0.0))
+        totals[info["generation"]] = (count + 1, total + took, max(longest, took))
+        if time.monotonic() - since[0] >= every_s:
+            logger.warning(
+                "gc over %.0f s: %s", time.monotonic() - since[0],
+                "; ".join(f"gen {g}: {c} in {t:.0f} ms, longest {m:.1f} ms" for g, (c, t, m) in sorted(totals.items())),
+            )
+            totals.clear()
+            since[0] = time.monotonic()
+
+    gc.callbacks.append(note)
+
+
+if os.environ.get("BENCH_LOG_GC") == "totals":
+    log_collection_totals()
+if os.environ.get("BENCH_GC_THRESHOLDS"):
+    gc.set_threshold(*(int(n) for n in os.environ["BENCH_GC_THRESHOLDS"].split(",")))
+if os.environ.get("BENCH_LOG_GC") == "types":
+    log_what_piles_up()  # before the timer's own start, so that its count is not timed
+if os.environ.get("BENCH_LOG_GC") in ("1", "types"):
     log_long_collections()
 
 

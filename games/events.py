@@ -66,8 +66,16 @@ _bus_failures = 0
 
 
 def note_bus_failure(what: str, exc: BaseException | None = None) -> None:
+    """A failure of the layer itself (a publish, a receive, a lost connection): every socket of the
+    process may have missed something."""
     global _bus_failures
     _bus_failures += 1
+    report_bus_failure(what, exc)
+
+
+def report_bus_failure(what: str, exc: BaseException | None = None) -> None:
+    """Counts and logs a failed call to the layer without moving the process's count (a call that
+    concerns one socket: its caller puts that socket behind, games.sockets.bus.missed)."""
     metrics.bus_failed(what)
     if exc is not None:
         logger.warning("%s failed: %s: %s", what, type(exc).__name__, exc)

@@ -13,7 +13,7 @@ from channels.layers import get_channel_layer
 from games import events
 from games.play import services
 from games.sockets import bus
-from tests.support.sockets import new_game, next_of, open_socket, run, session_cookie
+from tests.support.sockets import new_game, next_of, nothing_more, open_socket, run, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -81,6 +81,55 @@ def test_after_a_bus_failure_each_socket_rejoins_its_groups_and_resyncs_its_clie
         await asyncio.sleep(0.3)
         assert len(rejoined) == count  # once back in step, nothing more
         for socket in sockets:
+            await socket.disconnect()
+
+    run(scenario)
+
+
+def test_a_join_that_fails_for_one_socket_brings_back_that_socket_alone(alice, settings, monkeypatch):
+    """A join timed out under load (1 s) while thousands of sockets opened counted as a failure of the
+    process: every socket open then joined its groups again and read its state (about 7,600 sockets after six
+    timeouts in one run). Now the socket whose join failed comes back alone, once the bus answers."""
+    settings.WS_BUS_CHECK_S = 0.05
+    game = new_game(alice)
+    layer = get_channel_layer()
+    joins = []
+    real_add = layer.group_add
+    failing = [False]
+
+    async def flaky_add(group, channel):
+        joins.append(group)
+        if failing[0]:
+            raise TimeoutError("a join that took too long")
+        await real_add(group, channel)
+
+    monkeypatch.setattr(layer, "group_add", flaky_add)
+    cookie = session_cookie(alice)
+
+    async def scenario():
+        steady = [await open_socket(f"/ws/games/{game.pk}/", cookie=cookie) for _ in range(3)]
+        for socket in steady:
+            await next_of(socket, "state")
+        failures = events.bus_failures()
+        failing[0] = True
+        late = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
+        await next_of(late, "state")
+        failing[0] = False
+        joined = len(joins)
+        # A move's push reaches the sockets in its game's group; the late one learns it once brought back.
+        await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="3a", ply=0)
+        for socket in steady:
+            assert (await next_of(socket, "state"))["version"] == 1
+        assert (await next_of(late, "state", timeout=5))["version"] == 1
+        await asyncio.sleep(0.3)
+        assert events.bus_failures() == failures  # the process is in step
+        # The late socket's two groups (its account's and its game's), and no other socket's.
+        assert sorted(joins[joined:]) == sorted([events.account_group(alice.pk), events.game_group(game.pk)]), joins[joined:]
+        for socket in steady:
+            assert await nothing_more(socket, 0.1)
+        await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="3b", ply=1)
+        assert (await next_of(late, "state"))["version"] == 2  # in its game's group again
+        for socket in [*steady, late]:
             await socket.disconnect()
 
     run(scenario)

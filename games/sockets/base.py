@@ -112,8 +112,8 @@ class Socket(AsyncWebsocketConsumer):
                 self.channel_name = await asyncio.wait_for(self.channel_layer.new_channel(), 1.0)
             except Exception as exc:
                 # Redis is down: the socket opens anyway (state and moves come from the database);
-                # _bus_receive makes the channel once it can, and the resync after the outage catches up.
-                bus.failed("new_channel", exc)
+                # _bus_receive makes the channel once it can, and the watch brings this socket back.
+                bus.missed(self, "new_channel", exc)
             sources.append(self._bus_receive)
         metrics.opened(metrics.OPEN_SOCKETS, self.metric_kind)  # closed in the `finally` below
         try:
@@ -167,7 +167,7 @@ class Socket(AsyncWebsocketConsumer):
         try:
             await asyncio.wait_for(self.channel_layer.group_add(group, self.channel_name), 1.0)
         except Exception as exc:
-            bus.failed("group_add", exc)
+            bus.missed(self, "group_add", exc)
 
     async def leave_group(self, group: str) -> None:
         self.bus_groups.discard(group)
@@ -308,9 +308,9 @@ class Socket(AsyncWebsocketConsumer):
     async def bus_back(self, generation: int) -> None:
         """The bus is back after a failure this socket saw (or it opened without the bus): it re-joins
         its groups (a restarted Redis forgot them) and resyncs its client (bus.watch calls it)."""
+        self.bus_generation = generation  # first: a join that fails again puts it behind again
         for group in list(self.bus_groups):
             await self.join_group(group)
-        self.bus_generation = generation
         if await self.check_sign_in():  # a sign-out may have been lost with the bus, too
             await self.resync()
             metrics.resynced("ws", "bus_back")

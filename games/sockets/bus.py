@@ -61,7 +61,16 @@ async def probe(layer, every: float) -> None:
 
 
 def failed(what: str, exc: BaseException) -> None:
+    """A call to the layer failed in a way that concerns every socket of the process (a receive)."""
     events.note_bus_failure(f"channel layer {what}", exc)
+
+
+def missed(socket, what: str, exc: BaseException) -> None:
+    """A call made for one socket or stream failed (its channel, joining one of its groups): that one
+    is behind, not the process. The watch brings it back alone once the bus answers; a join that timed
+    out under load while thousands of sockets opened otherwise sent every socket of the process back."""
+    events.report_bus_failure(f"channel layer {what}", exc)
+    socket.bus_generation = -1
 
 
 # --- one watch of the bus per process --------------------------------------------------------------
@@ -70,7 +79,8 @@ def failed(what: str, exc: BaseException) -> None:
 # at 10,000 idle sockets, a check every few seconds per socket (a wake-up and a re-join of each of
 # its groups) cost a core's time and held other players' acks up. The watch probes the bus every
 # WS_BUS_CHECK_S; once a failure has been seen and the bus is back, it hands each socket that saw the
-# failure (or opened without the bus) to `bus_back`, which re-joins its groups and resyncs its client.
+# failure (or opened without the bus, or missed a join of its own) to `bus_back`, which re-joins its
+# groups and resyncs its client.
 
 _watched: weakref.WeakSet = weakref.WeakSet()
 

@@ -93,8 +93,8 @@ class Feed:
     async def bus_back(self, generation: int) -> None:
         """The bus is back after a failure this stream saw (or it opened without the bus): joins its
         groups again (a restarted Redis forgot them), and its next wait answers BUS_BACK."""
+        self.bus_generation = generation  # first: a join that fails again puts it behind again
         await self.rejoin()
-        self.bus_generation = generation
         if not self.back.done():
             self.back.set_result(BUS_BACK)
 
@@ -115,7 +115,7 @@ class Feed:
             for group in list(self.groups):
                 await asyncio.wait_for(self.layer.group_add(group, self.channel), LAYER_TIMEOUT)
         except Exception as exc:
-            bus.failed("stream join", exc)
+            bus.missed(self, "stream join", exc)
 
     async def next(self, timeout: float) -> dict | None:
         """The next message on the channel, BUS_BACK once the bus is back after a failure, or None when
