@@ -76,4 +76,4 @@ def freeze_what_lives_forever() -> None:
 stop_form_parsing()  # before Daphne makes its first request (it imports this module first)
 bound_slow_requests(settings.DAPHNE_REQUEST_TIMEOUT_S)
 freeze_what_lives_forever()
-collector.install(settings.GC_FREEZE_AFTER_MS, settings.GC_UNFREEZE_EVERY_S)
+collector.install(settings.GC_FREEZE_AFTER_MS, settings.GC_UNFREEZE_EVERY_S, settings.GC_FULL_AFTER_MIDDLE)

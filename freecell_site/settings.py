@@ -246,9 +246,11 @@ RACE_PUBLIC_WAIT_S = env_float("RACE_PUBLIC_WAIT_S", 300, minimum=1)  # an open 
 CHALLENGE_EXPIRY_S = env_float("CHALLENGE_EXPIRY_S", 600, minimum=1)  # an unanswered challenge expires after this
 WS_HEARTBEAT_S = env_float("WS_HEARTBEAT_S", 20, minimum=1)
 # A full garbage collection longer than this freezes what survived it, handed back to the collector
-# every GC_UNFREEZE_EVERY_S (freecell_site/collector.py); 0: off.
-GC_FREEZE_AFTER_MS = env_float("GC_FREEZE_AFTER_MS", 20, minimum=0)
+# every GC_UNFREEZE_EVERY_S; a full collection is weighed after every GC_FULL_AFTER_MIDDLE collections
+# of the middle generation (CPython's third threshold, 10 by default) (freecell_site/collector.py); 0: off.
+GC_FREEZE_AFTER_MS = env_float("GC_FREEZE_AFTER_MS", 2, minimum=0)
 GC_UNFREEZE_EVERY_S = env_float("GC_UNFREEZE_EVERY_S", 3600, minimum=1)
+GC_FULL_AFTER_MIDDLE = env_int("GC_FULL_AFTER_MIDDLE", 1, minimum=1)
 WS_IDLE_TIMEOUT_S = env_float("WS_IDLE_TIMEOUT_S", 60, minimum=1)
 WS_AUTH_TIMEOUT_S = env_float("WS_AUTH_TIMEOUT_S", 10, minimum=1)
 WS_BUS_CHECK_S = env_float("WS_BUS_CHECK_S", 5, minimum=0.1)

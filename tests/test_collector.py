@@ -8,6 +8,7 @@ import gc
 
 import pytest
 
+from freecell_site import collector
 from freecell_site.collector import FreezeAfterLongCollections
 from tests.support.players import token_of
 from tests.support.sockets import new_game, next_of, open_socket, run
@@ -96,3 +97,19 @@ def test_what_sockets_frozen_open_leave_in_cycles_is_collected_once_handed_back(
     assert frozen > 0 and callback.freezes >= 2
     assert collected > 0, "the cycles the closed sockets left among the frozen objects were collected"
     print(f"young garbage {kept}, collected once handed back {collected} (30 sockets)")
+
+
+def test_a_full_collection_is_weighed_after_each_middle_one(monkeypatch):
+    """Under CPython's thresholds (a full collection weighed after ten of the middle generation), the
+    objects 10,000 idle sockets keep alive between frames piled up to 150,000 between full collections,
+    each holding the loop 80-120 ms."""
+    thresholds = gc.get_threshold()
+    monkeypatch.setattr(collector, "_installed", None)
+    try:
+        collector.install(2, 3600, 1)
+        assert gc.get_threshold() == (thresholds[0], thresholds[1], 1)
+        assert collector._installed in gc.callbacks and collector._installed.threshold_s == 0.002
+    finally:
+        if collector._installed in gc.callbacks:
+            gc.callbacks.remove(collector._installed)
+        gc.set_threshold(*thresholds)
