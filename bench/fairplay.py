@@ -480,7 +480,8 @@ def read_timeline(db: Path, username: str, par: int | None) -> Timeline:
     with sqlite3.connect(db) as conn:
         game_id, created, hints, daily_par = conn.execute(
             "SELECT g.id, g.created_at, g.hints, d.par FROM games_game g JOIN auth_user u ON u.id = g.player_id "
-            "LEFT JOIN games_dailychallenge d ON d.date = g.daily_id WHERE u.username = ? ORDER BY g.id DESC LIMIT 1",
+            "LEFT JOIN games_dailygame dg ON dg.game_id = g.id AND dg.ranked "
+            "LEFT JOIN games_dailychallenge d ON d.date = dg.daily_id WHERE u.username = ? ORDER BY g.id DESC LIMIT 1",
             (username,),
         ).fetchone()
         rows = conn.execute('SELECT kind, created_at FROM games_action WHERE game_id = ? ORDER BY "index"', (game_id,)).fetchall()

@@ -64,9 +64,9 @@ LINE = "[" + ", ".join(f'["{a}{b}", ["{b}h"]]' for a, b in zip("1234567812345678
 # Move counts: par 90 and an exponential tail (mean 20 over par), undos ~ 1 in 4 actions over par
 # counted in; elapsed time log-normal around 10 minutes (Box-Muller for the normal draw).
 LOAD_GAMES = f"""
-INSERT INTO games_game (deal_id, player_id, autoplay, daily_id, status, ply, undos, cards_home, version, state,
+INSERT INTO games_game (deal_id, player_id, autoplay, status, ply, undos, cards_home, version, state,
                         line, stuck, created_at, finished_at, elapsed_ms, review)
-SELECT 'seed:1', u.id, 'safe', DATE '{DAY}', 'won', g.moves, g.undos, 52, g.moves, '{WON_STATE}'::jsonb,
+SELECT 'seed:1', u.id, 'safe', 'won', g.moves, g.undos, 52, g.moves, '{WON_STATE}'::jsonb,
        '{LINE}'::jsonb, false, g.finished - make_interval(secs => g.elapsed / 1000.0), g.finished, g.elapsed,
        CASE WHEN substr(u.username, 2)::int > {{rows}} THEN 'flagged' ELSE '' END
 FROM auth_user u
@@ -113,12 +113,15 @@ def load(rows: int, friends: int) -> None:
         )
         print(f"  {rows + flagged:,} players ({time.perf_counter() - started:.0f} s)", flush=True)
         c.execute(LOAD_GAMES.replace("{rows}", str(rows)))
+        # Each of them the day's ranked game of its player (games.daily.models.DailyGame).
+        c.execute("INSERT INTO games_dailygame (game_id, daily_id, player_id, ranked) SELECT id, %s, player_id, true FROM games_game", [DAY])
         print(f"  {rows + flagged:,} won ranked games ({flagged:,} of them flagged for review) ({time.perf_counter() - started:.0f} s)", flush=True)
         # The results table and its tallies, exactly what games.daily.services.rank_win keeps per win.
         c.execute(
             "INSERT INTO games_dailyresult (game_id, daily_id, player_id, moves, undos, elapsed_ms, finished_at) "
-            "SELECT id, daily_id, player_id, ply, undos, elapsed_ms, finished_at FROM games_game "
-            "WHERE daily_id = %s AND status = 'won' AND review = ''",
+            "SELECT g.id, d.daily_id, g.player_id, g.ply, g.undos, g.elapsed_ms, g.finished_at "
+            "FROM games_game g JOIN games_dailygame d ON d.game_id = g.id "
+            "WHERE d.daily_id = %s AND d.ranked AND g.status = 'won' AND g.review = ''",
             [DAY],
         )
         c.execute(
@@ -242,7 +245,7 @@ def run(samples: int, naive_samples: int, priority: bool = False) -> None:
     worst = DailyResult.objects.filter(daily_id=day, moves=biggest[0]).order_by("-elapsed_ms").first()
     me = User.objects.get(username=me_name(total))
 
-    eligible = Game.objects.filter(daily_id=day, status=Game.Status.WON, review__in=["", "cleared"])
+    eligible = Game.objects.filter(daily_game__daily_id=day, daily_game__ranked=True, status=Game.Status.WON, review__in=["", "cleared"])
 
     def naive_rank(result):
         better = (

@@ -4,10 +4,12 @@ from django.contrib import admin
 
 from freecell_site.admin_selection import CheckedSelection
 from games.admin_daily import clear_review_action, reject_review_action
+from games.daily.models import daily_game_of
 from games.models import (
     Action,
     Challenge,
     DailyChallenge,
+    DailyGame,
     DailyMovesTally,
     DailyResult,
     DailySpanTally,
@@ -67,13 +69,20 @@ class DealAdmin(ServiceMadeAdmin):
 @admin.register(Game)
 class GameAdmin(ServiceMadeAdmin):
     list_display = ["id", "player", "deal", "daily", "status", "ply", "undos", "elapsed_ms", "review", "created_at"]
-    list_filter = ["status", "autoplay", "review", "daily"]
+    list_filter = ["status", "autoplay", "review", "daily_game__daily"]
+    list_select_related = ["player", "deal", "daily_game"]
     search_fields = ["player__username", "deal__id"]
-    raw_id_fields = ["player", "deal", "daily"]
+    raw_id_fields = ["player", "deal"]
     # Everything is derived from the validated history: not editable here. The review verdict is given
     # by the actions below, which also keep the leaderboard in step.
     inlines = [ActionInline]
     actions = [clear_review_action, reject_review_action]
+
+    @admin.display(description="daily", ordering="daily_game__daily")
+    def daily(self, game):
+        """The daily a game is played as (games.daily.models.DailyGame): ranked, or a past one's casual game."""
+        row = daily_game_of(game)
+        return None if row is None else f"{row.daily_id}{' (ranked)' if row.ranked else ''}"
 
 
 class ReadOnlyAdmin(CheckedSelection, admin.ModelAdmin):
@@ -93,6 +102,13 @@ class ReadOnlyAdmin(CheckedSelection, admin.ModelAdmin):
 class ActionAdmin(ReadOnlyAdmin):
     list_display = ["game", "index", "kind", "notation", "created_at"]
     search_fields = ["game__id"]
+
+
+@admin.register(DailyGame)
+class DailyGameAdmin(ReadOnlyAdmin):
+    list_display = ["game", "daily", "player", "ranked"]
+    list_filter = ["ranked", "daily"]
+    search_fields = ["player__username"]
 
 
 @admin.register(DailyResult)

@@ -11,7 +11,7 @@ from games.boards.models import (
     Streak,
     StreakTally,
 )
-from games.daily.models import DailyChallenge, DailyMovesTally, DailyResult, DailySpanTally
+from games.daily.models import DailyChallenge, DailyGame, DailyMovesTally, DailyResult, DailySpanTally
 from games.fairplay.models import Report, ReviewCase
 from games.play.models import Action, Deal, Game
 from games.races.models import Challenge, Race, RaceEntry, RaceInvite
@@ -20,6 +20,7 @@ __all__ = [
     "Action",
     "Challenge",
     "DailyChallenge",
+    "DailyGame",
     "DealRecord",
     "DailyMovesTally",
     "DailyResult",

@@ -16,7 +16,7 @@ from django.db.models import Avg, Count, Max, Min, Q
 from django.db.models.functions import TruncDate
 
 from games.boards.selectors import record_of
-from games.daily.models import DailyResult
+from games.daily.models import RANKED, DailyResult
 from games.daily.services import today
 from games.daily.stats import streaks
 from games.play import policies
@@ -47,7 +47,7 @@ def _finished(user):
 def _daily_streaks(user) -> tuple[int, int]:
     """(current, best) runs of days with a ranked daily won, as the profile's daily streak counts them."""
     won_days = list(DailyResult.objects.filter(player=user).values_list("daily_id", flat=True))
-    lost_today = Game.objects.filter(player=user, daily_id=today(), status=Game.Status.RESIGNED).exists()
+    lost_today = Game.objects.filter(RANKED, player=user, daily_game__daily_id=today(), status=Game.Status.RESIGNED).exists()
     return streaks(won_days, on=today(), lost_today=lost_today)
 
 
@@ -76,7 +76,7 @@ def deal_history(user, *, limit: int = DEALS_LISTED) -> list[dict]:
     (fewest moves, then time) and the deal's record on the same autoplay (people's board, or bots' for a bot)."""
     won, _lost = _finished(user)
     rows = list(
-        Game.objects.filter(player=user, deal__id__startswith="ms:", daily__isnull=True)
+        Game.objects.filter(player=user, deal__id__startswith="ms:").exclude(RANKED)
         .values("deal_id", "autoplay")
         .annotate(played=Count("id"), won=Count("id", filter=won), last=Max("created_at"))
         .order_by("-last", "deal_id", "autoplay")[:limit]
@@ -85,7 +85,8 @@ def deal_history(user, *, limit: int = DEALS_LISTED) -> list[dict]:
     out = []
     for row in rows:
         best = (
-            Game.objects.filter(won, player=user, deal_id=row["deal_id"], autoplay=row["autoplay"], daily__isnull=True)
+            Game.objects.filter(won, player=user, deal_id=row["deal_id"], autoplay=row["autoplay"])
+            .exclude(RANKED)
             .order_by("ply", "elapsed_ms", "finished_at", "pk")
             .values("pk", "ply", "elapsed_ms")
             .first()
@@ -125,7 +126,8 @@ def player_statistics(user) -> dict:
     )
     finished = totals["won"] + totals["lost"]
     casual = list(
-        games.filter(won | lost, daily__isnull=True)
+        games.filter(won | lost)
+        .exclude(RANKED)
         .order_by("finished_at", "pk")
         .values_list("status", "review")
     )

@@ -6,7 +6,7 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 
-from games.models import Action, Game
+from games.models import Action, DailyGame, Game
 from games.play import services
 
 
@@ -93,7 +93,7 @@ def test_a_racers_game_and_a_race_under_way_are_not_deleted_from_the_admin(admin
 
 def test_rows_the_services_make_have_no_add_form_and_no_editable_field(admin_client, alice, bob):
     """An add form of read-only required fields was a 500; an editable race status put the race in a
-    state whose endpoints answered 500; an editable past_daily relabelled a game's deal."""
+    state whose endpoints answered 500; an editable past daily (now the daily's DailyGame row) relabelled a game's deal."""
     from games.models import Race
     from games.races import services as races
 
@@ -106,7 +106,8 @@ def test_rows_the_services_make_have_no_add_form_and_no_editable_field(admin_cli
     admin_client.post(f"/admin/games/race/{race.pk}/change/", {"status": "running", "code": race.code, "time_limit_s": 30})
     assert Race.objects.get(pk=race.pk).status == "open"
     admin_client.post(f"/admin/games/game/{game.pk}/change/", {"past_daily": "2026-11-29", "actions-TOTAL_FORMS": 0, "actions-INITIAL_FORMS": 0})
-    assert Game.objects.get(pk=game.pk).past_daily_id is None
+    assert not DailyGame.objects.filter(game=game).exists()
+    assert admin_client.get("/admin/games/dailygame/add/").status_code == 403
     page = admin_client.get(f"/admin/games/race/{race.pk}/change/").content.decode()
     assert 'name="status"' not in page and 'name="time_limit_s"' not in page
 

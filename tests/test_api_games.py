@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from games.engine import Board
 from games.models import Action, Game
 from games.play import services
+from tests.support.daily import ranked_game
 from tests.support.lines import winning_line
 from tests.support.players import code_of
 
@@ -351,7 +353,7 @@ class TestWhoMaySeeWhat:
         today = daily.today()
         deal = services.get_deal("seed:99")
         challenge = DailyChallenge.objects.create(date=today, deal=deal)
-        ranked = services.create_game(player=alice, deal=deal, daily=challenge)
+        ranked = ranked_game(alice, challenge)
         for viewer in (bob_client, charlie_client, anon_client):
             assert viewer.get(f"/api/games/{ranked.pk}/").status_code == 404
             assert viewer.get(f"/api/games/{ranked.pk}/history/").status_code == 404
@@ -472,3 +474,40 @@ class TestMyGames:
         resigned = alice_client.get("/api/games/?status=resigned").json()
         assert [g["id"] for g in resigned["results"]] == [first["id"]]
         assert code_of(alice_client.get("/api/games/?status=lost")) == "invalid_request"
+
+
+def _games_of_each_kind(player, days) -> None:
+    """For each day: a ranked daily game, a casual game asked for by the daily's id, and a plain game, all finished."""
+    from games.daily.services import played_as
+    from tests.support.daily import make_test_daily
+
+    for date in days:
+        day = make_test_daily(date)
+        ranked_game(player, day)
+        services.create_game(player=player, deal=day.deal, record=played_as(day.date))
+        services.create_game(player=player, deal="ms:1")
+    Game.objects.filter(player=player).update(status=Game.Status.RESIGNED, finished_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC), elapsed_ms=1000)
+
+
+@pytest.mark.parametrize("url", ["/api/games/?page_size=200", "/api/users/alice/games/?page_size=200", "/api/users/alice/games/?format=ndjson", "/api/users/alice/daily/"])
+def test_lists_of_games_read_the_dailys_rows_with_the_games_not_one_by_one(alice, alice_client, url):
+    """A game's `deal` and `ranked` come from the daily's row beside it (games.daily.models.DailyGame): a list
+    reads those rows with its games, so three times the games cost no query more."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.daily.services import today
+
+    alice_client.get(url)  # the first request of a client reads what later ones have cached
+    counts = []
+    for days in ([today() - dt.timedelta(days=10 + k) for k in range(2)], [today() - dt.timedelta(days=20 + k) for k in range(4)]):
+        _games_of_each_kind(alice, days)
+        with CaptureQueriesContext(connection) as queries:
+            answer = alice_client.get(url)
+            body = answer.content if answer.streaming is False else b"".join(answer.streaming_content)
+        assert answer.status_code == 200, body
+        counts.append(len(queries.captured_queries))
+    assert counts[0] == counts[1], counts
+    if url == "/api/games/?page_size=200":
+        shown = {(game["deal"].split(":")[0], game["ranked"]) for game in answer.json()["results"]}
+        assert shown == {("daily", True), ("daily", False), ("ms", False)}

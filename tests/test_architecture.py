@@ -27,3 +27,12 @@ def test_play_imports_no_domain_above_it():
         text = module.read_text()
         for domain in ("games.races", "games.daily", "games.models", "from games import daily", "from games import races"):
             assert domain not in text, f"games/play/{module.name} names {domain}"
+
+
+def test_plays_game_keeps_no_column_of_the_daily():
+    """The daily's columns of a game (its ranked daily, the past daily it was asked for by) are the daily's own
+    table's (games.daily.models.DailyGame): play's Game points at no daily."""
+    from games.models import DailyChallenge, DailyGame, Game
+
+    assert [field.name for field in Game._meta.concrete_fields if field.related_model is DailyChallenge] == []
+    assert DailyGame._meta.get_field("game").remote_field.model is Game

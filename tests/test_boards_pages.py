@@ -84,10 +84,11 @@ def test_a_numbered_or_seeded_deals_table_has_the_record_line(alice, deal):
 
 @pytest.mark.django_db
 def test_a_past_dailys_table_has_no_record_line(alice):
+    from games.daily.services import played_as
     from tests.support.daily import make_test_daily
 
     daily = make_test_daily(dt.datetime.now(dt.UTC).date() - dt.timedelta(days=3))
-    game = services.create_game(player=alice, deal=daily.deal, past_daily_id=daily.date)
+    game = services.create_game(player=alice, deal=daily.deal, record=played_as(daily.date))
     response = signed_in(alice).get(f"/games/{game.pk}/")
     assert response.status_code == 200
     assert 'data-testid="record"' not in response.content.decode()

@@ -11,13 +11,13 @@ import time
 import pytest
 from django.core.cache import cache
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 
 from freecell_site.errors import ServiceError
 from games import sweeper
 from games.daily import services as daily
 from games.fairplay import services as fairplay
-from games.models import DailyChallenge, DailyResult, Deal, Game
+from games.models import DailyChallenge, DailyGame, DailyResult, Deal, Game
 from games.play import services
 from tests.support.daily import (
     REAL_DEAL_FOR,
@@ -26,6 +26,7 @@ from tests.support.daily import (
     actions_for,
     make_test_daily,
     play,
+    ranked_game,
     trivial_deal,
     win_daily,
 )
@@ -294,7 +295,7 @@ def test_playing_the_daily_creates_one_ranked_game_then_returns_it(alice, today_
     assert game["deal"] == f"daily:{today_daily.date.isoformat()}" and game["moves"] == 0
     again = client.post("/api/daily/play/")
     assert again.status_code == 200 and again.json()["id"] == game["id"]
-    assert Game.objects.filter(player=alice, daily=today_daily).count() == 1
+    assert Game.objects.filter(player=alice, daily_game__daily=today_daily, daily_game__ranked=True).count() == 1
     body = client.get("/api/daily/").json()
     assert body["players"] == 1 and body["game"] == game["id"]
 
@@ -308,8 +309,24 @@ def test_a_second_ranked_game_created_concurrently_returns_the_first(alice, toda
     monkeypatch.setattr(daily, "ranked_game_of", lambda user, date: next(seen, None) or real(user, date))
     again, created = daily.start_ranked_game(alice)
     assert not created and again.pk == first.pk
-    assert Game.objects.filter(player=alice, daily=today_daily).count() == 1
+    assert Game.objects.filter(player=alice, daily_game__daily=today_daily, daily_game__ranked=True).count() == 1
+    assert Game.objects.filter(player=alice).count() == 1  # the refused second game left no row behind
     assert DailyChallenge.objects.get(pk=today_daily.pk).players == 1
+
+
+def test_the_database_refuses_a_second_ranked_game_of_a_player_on_a_daily(alice, bob, today_daily):
+    """One ranked game per player per daily is the database's rule (games.daily.models.DailyGame), whatever
+    path writes; casual games of the daily (asked for by its id once the day is over) are not limited."""
+    first = ranked_game(alice, today_daily)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ranked_game(alice, today_daily)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DailyGame.objects.create(game=services.create_game(player=alice, deal="ms:1"), daily=today_daily, player=alice, ranked=True)
+    ranked_game(bob, today_daily)
+    for _ in range(2):
+        services.create_game(player=alice, deal=today_daily.deal, record=daily.played_as(today_daily.date))
+    assert DailyGame.objects.filter(daily=today_daily, player=alice).count() == 3
+    assert DailyGame.objects.get(daily=today_daily, player=alice, ranked=True).game_id == first.pk
 
 
 def test_signing_in_is_needed_to_play_the_daily(db, anon_client, today_daily):

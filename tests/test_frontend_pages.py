@@ -293,10 +293,10 @@ def test_anyone_may_watch_a_casual_game(alice):
 
 @pytest.mark.django_db
 def test_todays_ranked_game_of_another_player_stays_hidden(alice, charlie):
-    from games.play import services
+    from tests.support.daily import ranked_game
 
     daily = make_daily(today())
-    game = services.create_game(player=alice, deal=daily.deal, daily=daily)
+    game = ranked_game(alice, daily)
     assert signed_in(charlie).get(f"/games/{game.pk}/").status_code == 404
     assert signed_in(charlie).get(f"/replay/{game.pk}/").status_code == 404
     assert Client().get(f"/games/{game.pk}/").status_code == 404

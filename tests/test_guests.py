@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts import guests
 from games.boards.models import DealRecord
+from games.daily.models import daily_game_of
 from games.models import Game
 from tests.support.boards import CASUAL_DEAL, win_casual
 from tests.support.players import PASSWORD, code_of
@@ -39,7 +40,7 @@ def test_a_page_view_makes_no_guest_and_the_first_deal_makes_one():
     client, game = guest_browser()
     guest = game.player
     assert guests.is_guest(guest) and guest.username.startswith("guest ") and not guest.has_usable_password()
-    assert game.deal_id == "ms:1" and game.daily_id is None
+    assert game.deal_id == "ms:1" and daily_game_of(game) is None
     # The same browser deals again as the same guest; the home page's form deals at once too.
     client.post("/play/ms:2/")
     answer = client.post("/play/", {"deal": "617"})

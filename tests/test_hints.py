@@ -12,6 +12,7 @@ import pytest
 from games.engine import Board
 from games.models import DailyChallenge
 from games.play import services
+from tests.support.daily import ranked_game
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +34,7 @@ def test_a_hint_is_a_move_of_a_winning_line_from_the_current_position(alice, ali
 def test_there_are_no_hints_in_a_ranked_game(alice, alice_client):
     deal = services.get_deal("seed:5")
     daily = DailyChallenge.objects.create(date="2020-01-01", deal=deal)
-    game = services.create_game(player=alice, deal=deal, daily=daily)
+    game = ranked_game(alice, daily)
     answer = alice_client.get(f"/api/games/{game.pk}/hint/")
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "forbidden"
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from games import sweeper
 from games.daily import leaderboard
 from games.daily import services as daily
-from games.models import DailyChallenge, DailyMovesTally, DailyResult, DailySpanTally, Game
+from games.models import DailyChallenge, DailyGame, DailyMovesTally, DailyResult, DailySpanTally, Game
 from tests.support.daily import make_test_daily, win_daily
 from tests.support.players import client_for
 
@@ -23,9 +23,10 @@ T0 = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
 def ranked_result(user, day: DailyChallenge, *, moves: int, elapsed_ms: int, finished_at=None, undos: int = 0) -> Game:
     """A won ranked game put on the board directly (the ranking itself is what is under test)."""
     game = Game.objects.create(
-        deal=day.deal, player=user, daily=day, status=Game.Status.WON, ply=moves, undos=undos,
+        deal=day.deal, player=user, status=Game.Status.WON, ply=moves, undos=undos,
         elapsed_ms=elapsed_ms, finished_at=finished_at or T0 + dt.timedelta(milliseconds=elapsed_ms), state={},
     )
+    DailyGame.objects.create(game=game, daily=day, player=user, ranked=True)
     assert leaderboard.add_result(game)
     return game
 

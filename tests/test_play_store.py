@@ -6,7 +6,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games.models import Action, Game
@@ -69,3 +70,40 @@ def test_an_inserted_action_is_the_action_the_orm_reads_and_a_second_at_its_ply_
     again = Action(game=game, index=0, kind="undo", notation="3a", autoplay=[], via="api", created_at=timezone.now())
     with pytest.raises(IntegrityError), transaction.atomic():
         store.insert_action(again)
+
+
+def test_the_read_brings_the_row_the_daily_keeps_beside_a_game_and_asks_no_more(alice, django_assert_num_queries):
+    """The daily's row beside a game (games.daily.models.DailyGame) comes in the read's one statement, as
+    the ORM reads it; a game without one is known to have none: the daily's rules ask no query."""
+    from games.daily.models import DailyGame, daily_game_of
+    from games.daily.services import today
+    from tests.support.daily import make_test_daily, ranked_game
+
+    ranked = ranked_game(alice, make_test_daily(today()))
+    casual = services.create_game(player=alice, deal="ms:8")
+    with django_assert_num_queries(1):
+        read = store.read_game(ranked.pk)
+        row = daily_game_of(read)
+    assert _fields(row) == _fields(DailyGame.objects.get(pk=ranked.pk)) and row.ranked
+    assert row.game is read  # its game is the game read, not read again
+    with django_assert_num_queries(1):
+        assert daily_game_of(store.read_game(casual.pk)) is None
+
+
+def test_an_action_on_a_ranked_daily_runs_the_statements_of_a_casual_one(alice):
+    """A ranked daily's action learns of its daily (its midnight, no hints, its ranking) from the game's
+    one read, which joins the daily's row: no statement more than the same move in a casual game."""
+    from games.daily.services import today
+    from tests.support.daily import make_test_daily, ranked_game
+
+    challenge = make_test_daily(today())
+    ranked = ranked_game(alice, challenge)
+    casual = services.create_game(player=alice, deal=challenge.deal)
+    counted = []
+    for game in (ranked, casual):
+        services.play_move(game_id=game.pk, user=alice, move="2a", ply=0)  # the ranked game's first action is counted as played
+        with CaptureQueriesContext(connection) as queries:
+            services.play_move(game_id=game.pk, user=alice, move="a5", ply=1)
+        counted.append([query["sql"] for query in queries.captured_queries if "SAVEPOINT" not in query["sql"]])
+    assert len(counted[0]) == len(counted[1]) == 3, counted
+    assert "games_dailygame" in counted[0][0] and counted[0][0].startswith("SELECT"), counted[0]

@@ -362,10 +362,11 @@ def ranked_game_of_today(user):
     from games.daily.services import today
     from games.models import DailyChallenge
     from games.play import services
+    from tests.support.daily import ranked_game
 
     deal = services.get_deal("seed:12345")
     daily, _ = DailyChallenge.objects.get_or_create(date=today(), defaults={"deal": deal})
-    return services.create_game(player=user, deal=deal, autoplay="safe", daily=daily)
+    return ranked_game(user, daily, autoplay="safe")
 
 
 def test_a_ranked_game_of_today_is_hidden_from_other_players(charlie_token, alice, charlie):

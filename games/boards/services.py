@@ -33,7 +33,7 @@ from games.boards.models import (
     StreakTally,
 )
 from games.daily import services as daily
-from games.daily.models import DailyChallenge, DailyResult
+from games.daily.models import RANKED, DailyChallenge, DailyResult, ranked_day
 from games.play.models import Game
 
 HELD = Game.HELD_REVIEWS
@@ -347,7 +347,7 @@ def mark_played(player_id: int, date: dt.date) -> bool:
 def ladder_win(game: Game) -> bool:
     """A ranked win on its day's leaderboard: its points on the month's ladder and a day on the
     player's streak; False when it was already counted."""
-    date = game.daily_id
+    date = ranked_day(game)
     with transaction.atomic():
         mark_played(game.player_id, date)
         par = DailyChallenge.objects.filter(date=date).values_list("par", flat=True).first()
@@ -363,7 +363,7 @@ def ladder_win(game: Game) -> bool:
 def ladder_unwin(game: Game) -> bool:
     """A ranked win taken off its day's leaderboard (a review rejected): off the ladder and streaks too."""
     with transaction.atomic():
-        day = LadderDay.objects.select_for_update().filter(player_id=game.player_id, date=game.daily_id, won=True).first()
+        day = LadderDay.objects.select_for_update().filter(player_id=game.player_id, date=ranked_day(game), won=True).first()
         if day is None:
             return False
         LadderDay.objects.filter(pk=day.pk).update(won=False, points=0)
@@ -433,7 +433,7 @@ def _streak_won(player_id: int, date: dt.date, bot: bool) -> None:
 
 def follows(game: Game) -> bool:
     """The changes the boards follow: a win, and a ranked game's first action or end. No query otherwise."""
-    return game.status == Game.Status.WON or (game.daily_id is not None and (game.ply == 1 or game.status != Game.Status.PLAYING))
+    return game.status == Game.Status.WON or ((game.ply == 1 or game.status != Game.Status.PLAYING) and ranked_day(game) is not None)
 
 
 def follow_game(game: Game) -> None:
@@ -442,8 +442,9 @@ def follow_game(game: Game) -> None:
     played from its first action (or its end, if it had none)."""
     if game.status == Game.Status.WON:
         record_game(game)
-    if game.daily_id is not None:
-        mark_played(game.player_id, game.daily_id)
+    date = ranked_day(game)
+    if date is not None:
+        mark_played(game.player_id, date)
         if daily.ranks(game):
             ladder_win(game)
 
@@ -454,7 +455,7 @@ def follow_verdict(game: Game) -> None:
         record_game(game)
     else:
         unrecord_game(game)
-    if game.daily_id is not None:
+    if ranked_day(game) is not None:
         if daily.ranks(game):
             ladder_win(game)
         else:
@@ -471,10 +472,10 @@ def rebuild() -> dict[str, int]:
         for model in (DealRecord, RecordTally, LadderDay, LadderEntry, LadderTally, Streak, StreakTally, LongestTally):
             model.objects.all().delete()
         board_changed(EVERY_BOARD)  # boards left with no line are changed too
-    started = Game.objects.filter(daily__isnull=False).exclude(ply=0, status=Game.Status.PLAYING)
-    for player_id, date in started.order_by("daily_id", "pk").values_list("player_id", "daily_id").iterator(chunk_size=2000):
+    started = Game.objects.filter(RANKED).exclude(ply=0, status=Game.Status.PLAYING)
+    for player_id, date in started.order_by("daily_game__daily_id", "pk").values_list("player_id", "daily_game__daily_id").iterator(chunk_size=2000):
         mark_played(player_id, date)
-    results = DailyResult.objects.select_related("game").order_by("daily_id", "game_id")
+    results = DailyResult.objects.select_related("game__daily_game").order_by("daily_id", "game_id")
     for result in results.iterator(chunk_size=2000):
         ladder_win(result.game)
     # Each game's player's kind read with it (people's and bots' boards), not once a game.

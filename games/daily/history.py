@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from games.daily import leaderboard
 from games.daily import services as daily
+from games.daily.models import RANKED, ranked_day
 from games.play.models import Game
 from games.play.payloads import review_state
 
@@ -17,16 +18,16 @@ def results_of(player, viewer, *, since: dt.date | None = None, until: dt.date |
     """The player's ranked games the viewer may list, newest day first, of days from `since` to `until`
     (both included): to the player themselves (and staff) every ranked game, played, won, resigned or held
     for review; to anyone else only the results on a leaderboard of a day that is over."""
-    games = Game.objects.filter(player=player, daily_id__isnull=False).order_by("-daily_id")
+    games = Game.objects.filter(RANKED, player=player).select_related("daily_game").order_by("-daily_game__daily_id")
     mine = getattr(viewer, "is_authenticated", False) and (viewer.pk == player.pk or viewer.is_staff)
     if not mine:
-        games = games.filter(daily_result__isnull=False, daily_id__lt=daily.today())
+        games = games.filter(daily_result__isnull=False, daily_game__daily_id__lt=daily.today())
     if since is not None:
-        games = games.filter(daily_id__gte=since)
+        games = games.filter(daily_game__daily_id__gte=since)
     if until is not None:
-        games = games.filter(daily_id__lte=until)
+        games = games.filter(daily_game__daily_id__lte=until)
     return games.only(
-        "pk", "daily_id", "status", "ply", "undos", "elapsed_ms", "clock_ms", "clock_from", "clock_until", "created_at",
+        "pk", "daily_game__daily_id", "daily_game__ranked", "status", "ply", "undos", "elapsed_ms", "clock_ms", "clock_from", "clock_until", "created_at",
         "finished_at", "review", "player_id",
     )
 
@@ -40,10 +41,11 @@ def rows(games: list[Game]) -> list[dict]:
         # a ranked game's one deadline is its day's end (games.daily.services.day_deadline)
         deadline = daily.day_deadline(game) if game.status == Game.Status.PLAYING else None
         up = deadline if deadline is not None and deadline.passed() else None
+        date = ranked_day(game)
         answer.append(
             {
-                "date": game.daily_id,
-                "deal": f"daily:{game.daily_id.isoformat()}",
+                "date": date,
+                "deal": f"daily:{date.isoformat()}",
                 "game": game.pk,
                 "status": Game.Status.RESIGNED if up is not None else game.status,
                 "moves": game.ply,

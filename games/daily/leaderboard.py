@@ -29,7 +29,7 @@ from django.db.models import F, Sum
 
 from accounts.models import Friendship
 from accounts.selectors import is_bot
-from games.daily.models import DailyMovesTally, DailyResult, DailySpanTally
+from games.daily.models import RANKED, DailyMovesTally, DailyResult, DailySpanTally, ranked_day
 from games.play.models import Game
 from games.play.payloads import review_state
 
@@ -98,9 +98,10 @@ def add_result(game: Game) -> bool:
         if DailyResult.objects.filter(game_id=game.pk).exists():
             return False
         bot = is_bot(game.player_id)
+        date = ranked_day(game)
         DailyResult.objects.create(
             game_id=game.pk,
-            daily_id=game.daily_id,
+            daily_id=date,
             player_id=game.player_id,
             moves=game.ply,
             undos=game.undos,
@@ -108,7 +109,7 @@ def add_result(game: Game) -> bool:
             finished_at=game.finished_at,
             bot=bot,
         )
-        _bump(game.daily_id, bot, game.ply, game.elapsed_ms // span_ms(), +1)
+        _bump(date, bot, game.ply, game.elapsed_ms // span_ms(), +1)
     return True
 
 
@@ -127,7 +128,7 @@ def remove_result(game: Game) -> bool:
 def rebuild(date: dt.date) -> int:
     """Recomputes a day's results and tallies from its games (after a manual fix); returns the count."""
     eligible = Game.objects.filter(
-        daily_id=date, status=Game.Status.WON, review__in=[Game.Review.NONE, Game.Review.CLEARED]
+        RANKED, daily_game__daily_id=date, status=Game.Status.WON, review__in=[Game.Review.NONE, Game.Review.CLEARED]
     ).exclude(elapsed_ms__isnull=True)
     DailyResult.objects.filter(daily_id=date).exclude(game__in=eligible).delete()
     have = set(DailyResult.objects.filter(daily_id=date).values_list("game_id", flat=True))
@@ -243,7 +244,7 @@ def my_line(date: dt.date, user, entry: Entry | None, *, bots: bool = False) -> 
     player learns why it is not on the board. None for anyone else (a visitor, a player of the other kind)."""
     if not getattr(user, "is_authenticated", False):
         return None
-    game = Game.objects.filter(daily_id=date, player=user).only("pk", "status", "review", "ply", "undos", "elapsed_ms", "finished_at").first()
+    game = Game.objects.filter(RANKED, daily_game__daily_id=date, player=user).only("pk", "status", "review", "ply", "undos", "elapsed_ms", "finished_at").first()
     if entry is not None:
         return {**asdict(entry), "review": review_state(game) if game is not None else "none"}
     if game is None or game.status != Game.Status.WON or not game.held:

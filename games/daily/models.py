@@ -1,10 +1,13 @@
-"""The daily's stored data: one challenge per UTC date, its ranked results and their tallies, people's
-and bots' apart."""
+"""The daily's stored data: one challenge per UTC date, the games played as a daily, its ranked results
+and their tallies, people's and bots' apart."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 from games.play.models import Deal, Game
 
@@ -24,6 +27,55 @@ class DailyChallenge(models.Model):
 
     def __str__(self) -> str:
         return f"daily:{self.date.isoformat()}"
+
+
+class DailyGame(models.Model):
+    """A game played as a daily: the ranked game of a player's day (`ranked`), or a casual game asked
+    for as `daily:DATE` (a past daily, or a race on it), which is shown under that id, not its `seed:` one.
+
+    The daily's own row beside the game (play's Game knows no daily). Play reads it with the game on
+    every read (games.play.policies.add_read_with: the action's one statement joins it), so the daily's
+    rules ask no query of it; `daily_game_of` gives it from there.
+    """
+
+    game = models.OneToOneField(Game, primary_key=True, on_delete=models.CASCADE, related_name="daily_game")
+    daily = models.ForeignKey(DailyChallenge, on_delete=models.PROTECT, related_name="games")
+    # The game's player, kept here so the database holds one ranked game per player per daily.
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    ranked = models.BooleanField()
+
+    class Meta:
+        constraints = [
+            # One ranked game per player per daily (the spec's fairness rule), enforced by the database.
+            models.UniqueConstraint(fields=["daily", "player"], condition=Q(ranked=True), name="one_ranked_game_per_daily"),
+        ]
+
+    def __str__(self) -> str:
+        return f"daily:{self.daily_id} game {self.game_id}{' (ranked)' if self.ranked else ''}"
+
+
+#: The ranked games of the dailies (over Game).
+RANKED = Q(daily_game__ranked=True)
+
+
+def daily_game_of(game) -> DailyGame | None:
+    """The daily a game is played as, or None: read with the game (a query only for a game read without it)."""
+    try:
+        return game.daily_game
+    except DailyGame.DoesNotExist:
+        return None
+
+
+def ranked_day(game) -> dt.date | None:
+    """The date of the daily whose ranked game `game` is, or None."""
+    row = daily_game_of(game)
+    return row.daily_id if row is not None and row.ranked else None
+
+
+def shown_day(game) -> dt.date | None:
+    """The date of the daily a game is shown under (`daily:DATE`), ranked or casual, or None."""
+    row = daily_game_of(game)
+    return row.daily_id if row is not None else None
 
 
 class DailyResult(models.Model):

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from freecell_site.errors import ServiceError
 from games.daily import leaderboard
-from games.daily.models import DailyChallenge
+from games.daily.models import RANKED, DailyChallenge, DailyGame, daily_game_of, ranked_day
 from games.engine import parse_day, parse_deal, verify
 from games.play import policies, services
 from games.play.models import Deal, Game
@@ -296,7 +296,7 @@ def neighbours(date: dt.date) -> tuple[dt.date | None, dt.date | None]:
 
 
 def ranked_game_of(user, date: dt.date) -> Game | None:
-    return Game.objects.select_related("player", "deal").filter(daily_id=date, player=user).first()
+    return Game.objects.select_related("player", "deal", "daily_game").filter(daily_game__daily_id=date, daily_game__ranked=True, player=user).first()
 
 
 def start_ranked_game(user) -> tuple[Game, bool]:
@@ -308,7 +308,9 @@ def start_ranked_game(user) -> tuple[Game, bool]:
         return existing, False
     try:
         with transaction.atomic():
-            game = services.create_game(player=user, deal=daily.deal, autoplay=Game.Autoplay.SAFE, daily=daily)
+            game = services.create_game(
+                player=user, deal=daily.deal, autoplay=Game.Autoplay.SAFE, server_clock=True, record=played_as(daily.date, ranked=True)
+            )
             DailyChallenge.objects.filter(pk=daily.pk).update(players=F("players") + 1)
     except IntegrityError:
         # Another request of the same player created it first: the database's constraint decided.
@@ -319,6 +321,16 @@ def start_ranked_game(user) -> tuple[Game, bool]:
     return game, True
 
 
+def played_as(date: dt.date, *, ranked: bool = False) -> policies.Recorder:
+    """The daily's record of a new game played as the daily of `date`: its ranked game (the database
+    holds one per player), or a casual one shown under `daily:DATE` (asked for by that id, or a race's)."""
+
+    def record(game: Game) -> None:
+        DailyGame.objects.create(game=game, daily_id=date, player_id=game.player_id, ranked=ranked)
+
+    return record
+
+
 def ranks(game: Game) -> bool:
     """Whether a won ranked game belongs on its day's leaderboard: not held by a review (games.fairplay)."""
     return game.status == Game.Status.WON and game.review in (Game.Review.NONE, Game.Review.CLEARED)
@@ -326,7 +338,7 @@ def ranks(game: Game) -> bool:
 
 def is_ranked_win(game: Game) -> bool:
     """The changes the daily follows (games.play.follow_ups): a ranked game won. No query for the rest."""
-    return game.daily_id is not None and game.status == Game.Status.WON
+    return game.status == Game.Status.WON and ranked_day(game) is not None
 
 
 def rank_win(game: Game) -> None:
@@ -336,7 +348,23 @@ def rank_win(game: Game) -> None:
 
 
 def is_ranked(game: Game) -> bool:
-    return game.daily_id is not None
+    """A ranked daily's game (read with it: no query)."""
+    return ranked_day(game) is not None
+
+
+def label(game: Game) -> str | None:
+    """The id a game played as a daily is shown under (`daily:DATE`, ranked or not), else None."""
+    row = daily_game_of(game)
+    return f"daily:{row.daily_id.isoformat()}" if row is not None else None
+
+
+def games_shown_under(date: dt.date) -> Q:
+    """The games shown under `daily:DATE`: its ranked games and the casual ones asked for by that id."""
+    return Q(daily_game__daily_id=date)
+
+
+def games_labelled() -> Q:
+    return Q(daily_game__isnull=False)
 
 
 def follow_verdict(game: Game) -> None:
@@ -380,9 +408,11 @@ def refuse_a_daily_seed(deal_id: str) -> None:
         raise _kept_secret("this deal, a daily's,")
 
 
-def deal_of_day(deal_id) -> tuple[Deal, dt.date]:
-    """The deal of a `daily:DATE` id a player asks a casual game of (a day that is over), and its date."""
-    return shown_daily(deal_id.value).deal, deal_id.value
+def deal_of_day(deal_id) -> tuple[Deal, policies.Recorder]:
+    """The deal of a `daily:DATE` id a player asks a casual game of (a day that is over), and the record
+    that shows the game under that id."""
+    found = shown_daily(deal_id.value)
+    return found.deal, played_as(found.date)
 
 
 def refuse_a_daily_in_play(deal: Deal) -> None:
@@ -392,30 +422,31 @@ def refuse_a_daily_in_play(deal: Deal) -> None:
 
 def day_deadline(game: Game) -> policies.Deadline | None:
     """A ranked game ends with its day (midnight UTC): the day's par line and replays are public then."""
-    if game.daily_id is None:
+    date = ranked_day(game)
+    if date is None:
         return None
-    reason = f"the daily of {game.daily_id.isoformat()} is over: its ranked play ended at midnight UTC"
-    return policies.Deadline(day_end(game.daily_id), reason, clock=now)
+    reason = f"the daily of {date.isoformat()} is over: its ranked play ended at midnight UTC"
+    return policies.Deadline(day_end(date), reason, clock=now)
 
 
 def past_day_games() -> Q:
     """Ranked games of a day that is over."""
-    return Q(daily_id__lt=today())
+    return RANKED & Q(daily_game__daily_id__lt=today())
 
 
 def hidden_ranked_games(viewer) -> Q:
     """Another player's ranked game stays hidden from everyone until its day is over. Winning that
     daily oneself once opened them: a throwaway account won it (a solver's line at a human pace), read
     the leader's line, and the main account played it for the same count in less time."""
-    return Q(daily_id__gte=today())
+    return RANKED & Q(daily_game__daily_id__gte=today())
 
 
 def no_help_in_ranked_play(deal_id: str, player, game) -> None:
     """No hints in a ranked game, nor any help on the deal of a ranked daily the player has not finished."""
-    if game is not None and game.daily_id is not None:
+    if game is not None and is_ranked(game):
         raise ServiceError("forbidden", "no hints in ranked games", status=403)
     if getattr(player, "is_authenticated", False) and Game.objects.filter(
-        player=player, deal_id=deal_id, daily__isnull=False, status=Game.Status.PLAYING
+        RANKED, player=player, deal_id=deal_id, status=Game.Status.PLAYING
     ).exists():
         raise ServiceError("forbidden", "no help on the deal of your ranked daily while you play it", status=403)
 
@@ -437,7 +468,7 @@ def end_past_days() -> int:
         return 0
     first = yesterday - dt.timedelta(days=CATCH_UP_DAYS - 1)
     ended = 0
-    left = Game.objects.filter(status=Game.Status.PLAYING, daily_id__gte=first, daily_id__lte=yesterday)
+    left = Game.objects.filter(RANKED, status=Game.Status.PLAYING, daily_game__daily_id__gte=first, daily_game__daily_id__lte=yesterday)
     for game_id in left.values_list("pk", flat=True):
         ended += services.end_time_up(game_id)
     _cache_call("set", _ENDED_THROUGH, yesterday.isoformat(), timeout=2 * 86400, failed=None)
@@ -446,6 +477,8 @@ def end_past_days() -> int:
 
 def connect() -> None:
     """Adds the daily's rules to play (games/apps.py calls it once the app is ready)."""
+    policies.add_read_with("daily_game")
+    policies.add_labels(policies.Labels("daily", label, is_ranked, games_shown_under, games_labelled))
     policies.add_deal_source("daily", deal_of_day)
     policies.add_deal_guard(refuse_a_daily_in_play)
     policies.add_deadline_rule(day_deadline)

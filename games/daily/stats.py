@@ -7,7 +7,7 @@ import datetime as dt
 from django.db.models import Count, Q
 
 from games.daily.leaderboard import ranks_of_player
-from games.daily.models import DailyResult
+from games.daily.models import RANKED, DailyResult
 from games.daily.services import today
 from games.play.models import Game
 
@@ -42,12 +42,11 @@ def player_statistics(user) -> dict:
         played=Count("id"),
         # A ranked win held for review or rejected is no win to show (a bot's counted on its profile).
         won=Count("id", filter=Q(status=Game.Status.WON) & ~Q(review__in=[Game.Review.FLAGGED, Game.Review.REJECTED])),
-        dailies=Count("id", filter=Q(daily__isnull=False)),
-        lost_today=Count("id", filter=Q(daily_id=current_day, status=Game.Status.RESIGNED)),
+        dailies=Count("id", filter=RANKED),
+        lost_today=Count("id", filter=RANKED & Q(daily_game__daily_id=current_day, status=Game.Status.RESIGNED)),
         undecided=Count(
             "id",
-            filter=Q(daily__isnull=False)
-            & (Q(daily_id__gte=current_day, status=Game.Status.PLAYING) | Q(review=Game.Review.FLAGGED)),
+            filter=RANKED & (Q(daily_game__daily_id__gte=current_day, status=Game.Status.PLAYING) | Q(review=Game.Review.FLAGGED)),
         ),
     )
     results = list(DailyResult.objects.filter(player=user).values_list("daily_id", "moves", "daily__par"))

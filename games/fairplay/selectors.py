@@ -7,6 +7,7 @@ from dataclasses import asdict
 from django.conf import settings
 from django.db.models import Count
 
+from games.daily.models import ranked_day
 from games.fairplay import measures, services
 from games.fairplay.models import Report, ReviewCase
 from games.play.models import Action, Game
@@ -34,7 +35,7 @@ def case_line(game: Game, reports: int | None = None, opened_at=None) -> dict:
         "game": game.pk,
         "player": game.player.username,
         "deal": deal_label(game),
-        "daily": game.daily_id,
+        "daily": ranked_day(game),
         "review": review_state(game),
         "reasons": game.review_reasons,
         "reports": reports,
@@ -68,7 +69,7 @@ def queue(*, limit: int = 200) -> dict:
     """Open cases, oldest first: flagged by a signal, or reported."""
     cases = (
         ReviewCase.objects.filter(decided_at__isnull=True)
-        .select_related("game__player", "game__past_daily")
+        .select_related("game__player", "game__daily_game")
         .annotate(report_count=Count("game__reports"))
         .order_by("opened_at", "game_id")
     )

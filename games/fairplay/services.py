@@ -21,7 +21,7 @@ from django.utils import timezone
 from accounts.models import Profile
 from freecell_site.errors import ServiceError
 from games.boards.models import DealRecord
-from games.daily.models import DailyChallenge, DailyResult
+from games.daily.models import RANKED, DailyChallenge, DailyResult, ranked_day
 from games.fairplay import measures
 from games.fairplay.models import Report, ReviewCase
 from games.play import facts, follow_ups
@@ -52,8 +52,9 @@ def par_of(game: Game) -> int | None:
     known already (never solved here: a review must not wait for the solver). Par counts safe autoplay."""
     if game.autoplay != Game.Autoplay.SAFE:
         return None
-    if game.daily_id is not None:
-        return DailyChallenge.objects.filter(date=game.daily_id).values_list("par", flat=True).first()
+    date = ranked_day(game)
+    if date is not None:
+        return DailyChallenge.objects.filter(date=date).values_list("par", flat=True).first()
     known = facts.known_facts(game.deal_id)
     return known.get("par") if known else None
 
@@ -193,7 +194,7 @@ def reject(game, *, moderator=None, note: str = "", by_mark: bool = False) -> Ga
     while still playing, as a bot can be caught before it wins; a casual one once won (before, it is on
     no board)."""
     game = _locked_game(getattr(game, "pk", game))
-    if game.daily_id is None and game.status != Game.Status.WON:
+    if game.status != Game.Status.WON and ranked_day(game) is None:
         raise ServiceError("invalid_request", f"game {game.pk} is on no board: there is nothing to reject")
     game.review = Game.Review.REJECTED
     game.save(update_fields=["review"])
@@ -237,7 +238,7 @@ def unmark_account(user, *, moderator=None, note: str = "") -> int:
 
 def has_ranked_result(user) -> bool:
     """Whether an account has anything a board counts or may count: a ranked daily started, or a game won."""
-    return Game.objects.filter(player=user).exclude(daily__isnull=True, status__in=[Game.Status.PLAYING, Game.Status.RESIGNED]).exists()
+    return Game.objects.filter(RANKED | ~Q(status__in=[Game.Status.PLAYING, Game.Status.RESIGNED]), player=user).exists()
 
 
 @transaction.atomic

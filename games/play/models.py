@@ -23,7 +23,10 @@ class Deal(models.Model):
 
 
 class Game(models.Model):
-    """One player's game of one deal; `state` is a snapshot cache of replaying its actions."""
+    """One player's game of one deal; `state` is a snapshot cache of replaying its actions.
+
+    A game played as a daily (ranked, or a past daily asked for by its id) has the daily's row beside
+    it (the daily's DailyGame), which play reads with it and knows only through its policies."""
 
     class Status(models.TextChoices):
         PLAYING = "playing"
@@ -51,9 +54,6 @@ class Game(models.Model):
     deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="games")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games")
     autoplay = models.CharField(max_length=4, choices=Autoplay.choices, default=Autoplay.SAFE)
-    daily = models.ForeignKey("games.DailyChallenge", null=True, blank=True, on_delete=models.PROTECT, related_name="games")
-    # A casual game asked for as `daily:DATE` (a past daily): shown under that id, not its `seed:` one.
-    past_daily = models.ForeignKey("games.DailyChallenge", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.PLAYING)
     # Player actions so far (moves + undos): the spec's `ply`, and also the score `moves`.
     ply = models.PositiveIntegerField(default=0)
@@ -89,10 +89,6 @@ class Game(models.Model):
     hints = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
-        constraints = [
-            # One ranked game per player per daily (the spec's fairness rule), enforced by the database.
-            models.UniqueConstraint(fields=["daily", "player"], condition=Q(daily__isnull=False), name="one_ranked_game_per_daily"),
-        ]
         # No index holds a column that a move or an undo changes (ply, the position...): then PostgreSQL
         # updates the row in place on its page (a HOT update, with room kept by the table's fillfactor,
         # migration 0005) instead of adding an entry to every index on every move. The daily
@@ -118,10 +114,6 @@ class Game(models.Model):
     def held(self) -> bool:
         """Whether a review holds the result (games.fairplay): off the people's boards, hidden from others."""
         return self.review in self.HELD_REVIEWS
-
-    @property
-    def ranked(self) -> bool:
-        return self.daily_id is not None
 
     @property
     def on_server_clock(self) -> bool:

@@ -17,11 +17,10 @@ def iso(moment) -> str | None:
     return moment.isoformat().replace("+00:00", "Z") if moment else None
 
 
-def deal_label(game_or_race) -> str:
-    """The deal id a player knows a game or race by: `daily:DATE` for a daily (ranked, or a past one
-    asked for by that id), else the deal's own id."""
-    day = getattr(game_or_race, "daily_id", None) or game_or_race.past_daily_id
-    return f"daily:{day.isoformat()}" if day is not None else game_or_race.deal_id
+def deal_label(game: Game) -> str:
+    """The deal id a player knows a game by: the one a domain above play shows it under (`daily:DATE` for
+    a daily, ranked, or a past one asked for by that id: games.play.policies.label_of), else the deal's own."""
+    return policies.label_of(game) or game.deal_id
 
 
 def elapsed_ms(game: Game) -> int:
@@ -67,6 +66,13 @@ class ReviewReasonsField(serializers.JSONField):
     shape is ReviewReasonSerializer's."""
 
 
+class RankedField(serializers.BooleanField):
+    """Whether the game ranks (a ranked daily's), as the domain that ranks it says (games.play.policies)."""
+
+    def to_representation(self, game: Game) -> bool:
+        return policies.is_ranked(game)
+
+
 class GameSerializer(serializers.Serializer):
     """The spec's game object: the one definition of its shape, for REST answers, socket frames and
     pushes alike, and the OpenAPI schema.
@@ -82,7 +88,7 @@ class GameSerializer(serializers.Serializer):
     moves = serializers.IntegerField(source="ply", help_text="the score: player actions, undos included")
     undos = serializers.IntegerField()
     autoplay = serializers.ChoiceField(choices=["none", "safe"])
-    ranked = serializers.BooleanField()
+    ranked = RankedField(source="*")
     state = StateField()
     cards_home = serializers.IntegerField()
     stuck = serializers.BooleanField()

@@ -3,7 +3,8 @@
 Play knows nothing of races or dailies. Each adds its own rule here when the app is ready
 (games/wiring.py): a ranked daily's midnight is a deadline rule (a race deals its games with their
 deadline, `Game.deadline`, which needs no rule); a running race and a daily whose day is not over hide
-their games. Play asks these rules at every action and every read,
+their games; the daily shows its games under its own ids (`daily:DATE`) and says which rank, from a row
+of its own beside the game that play reads with it. Play asks these rules at every action and every read,
 so a rule is written once and holds on every path (REST, sockets, pages, lists, exports).
 """
 
@@ -110,9 +111,12 @@ def can_view_game(viewer, game) -> bool:
 
 # --- deals that another domain names -----------------------------------------------------------------
 
-#: Finds the stored deal of a deal id of its kind (`daily:DATE`): the Deal and the daily's date, which
-#: a game asked for by that id is shown under.
-DealSource = Callable[[object], tuple[object, dt.date | None]]
+#: A domain's record of a new game, written in the game's transaction once it is stored (the daily's:
+#: the game is shown under the `daily:DATE` it was asked for by).
+Recorder = Callable[[object], None]
+#: Finds the stored deal of a deal id of its kind (`daily:DATE`): the Deal, and the record of a game
+#: asked for by that id (None: nothing to record).
+DealSource = Callable[[object], tuple[object, Recorder | None]]
 #: Refuses (raises ServiceError) a stored deal a player may not be dealt now (a daily's in play).
 DealGuard = Callable[[object], None]
 
@@ -136,6 +140,75 @@ def deal_source(kind: str) -> DealSource | None:
 def guard_deal(deal) -> None:
     for guard in _deal_guards:
         guard(deal)
+
+
+# --- rows of the domains above play, read with a game ------------------------------------------------
+
+_read_with: list[str] = []
+
+
+def add_read_with(relation: str) -> None:
+    """A domain above play keeps a row of its own beside some games (a one-to-one on Game, named by its
+    accessor: the daily's `daily_game`): it is read with the game on every read (the action's one
+    statement joins it, games.play.store; lists select it), so the domain's rules ask it no query."""
+    if relation not in _read_with:
+        _read_with.append(relation)
+
+
+def read_with() -> tuple[str, ...]:
+    return tuple(_read_with)
+
+
+# --- what a game is shown as ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Labels:
+    """How a domain above play shows some games under deal ids of its own kind (the daily: `daily:DATE`,
+    its ranked games and the casual games asked for by that id), from its row read with the game."""
+
+    kind: str
+    #: The deal id a game is shown under, or None for a game it does not label.
+    label: Callable[[object], str | None]
+    #: Whether a game ranks (a ranked daily's): it is played once, on the server's clock.
+    ranked: Callable[[object], bool]
+    #: The games shown under the id `kind:value`, given the value (over Game).
+    shown_under: Callable[[object], Q]
+    #: Every game it labels (over Game).
+    labelled: Callable[[], Q]
+
+
+_labels: list[Labels] = []
+
+
+def add_labels(labels: Labels) -> None:
+    if labels not in _labels:
+        _labels.append(labels)
+
+
+def label_of(game) -> str | None:
+    """The deal id a domain above play shows the game under, or None (then it is the deal's own id)."""
+    for labels in _labels:
+        if (label := labels.label(game)) is not None:
+            return label
+    return None
+
+
+def is_ranked(game) -> bool:
+    """Whether the game ranks (a ranked daily's)."""
+    return any(labels.ranked(game) for labels in _labels)
+
+
+def shown_under(deal_id) -> Q:
+    """The games shown under `deal_id` (over Game): by the domain whose kind it is, else the games of
+    that deal that no domain labels."""
+    for labels in _labels:
+        if labels.kind == deal_id.kind:
+            return labels.shown_under(deal_id.value)
+    shown = Q(deal_id=str(deal_id))
+    for labels in _labels:
+        shown &= ~labels.labelled()
+    return shown
 
 
 # --- help ----------------------------------------------------------------------------------------------

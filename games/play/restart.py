@@ -11,6 +11,7 @@ from __future__ import annotations
 from freecell_site.errors import ServiceError
 from games.play import policies, services
 from games.play.models import Game
+from games.play.payloads import deal_label
 
 
 def restart(*, game_id: int, user) -> Game:
@@ -21,10 +22,11 @@ def restart(*, game_id: int, user) -> Game:
         if not policies.can_view_game(user, game):
             raise ServiceError("not_found", f"no game {game_id}", status=404)
         raise ServiceError("forbidden", "only the game's player can restart it", status=403)
-    if game.daily_id is not None:
+    if policies.is_ranked(game):
         raise ServiceError("forbidden", "a ranked daily cannot be restarted: it is played once", status=403)
     if game.deadline is not None:  # dealt with a deadline: a race's
         raise ServiceError("forbidden", "a race's game cannot be restarted", status=403)
     if game.status == Game.Status.PLAYING and policies.time_is_up(game) is None:
         services.abandon(game_id=game.pk, user=user)
-    return services.create_game(player=user, deal=game.deal_id, autoplay=game.autoplay, past_daily_id=game.past_daily_id)
+    # Dealt by the id the game is shown under (a past daily's `daily:DATE`), so the new game is shown under it too.
+    return services.create_game(player=user, deal=deal_label(game), autoplay=game.autoplay)

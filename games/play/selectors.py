@@ -10,7 +10,7 @@ from games.engine import Board, DealId
 from games.play import lines, policies
 from games.play.models import Action, Deal, Game
 from games.play.payloads import deal_label, game_payload, iso
-from games.play.services import READ_WITH, board_of_deal
+from games.play.services import board_of_deal, read_with
 
 #: Whether a viewer may see a game now: the one answer, which games.play.policies gives.
 can_view_game = policies.can_view_game
@@ -18,7 +18,7 @@ can_view_game = policies.can_view_game
 
 def visible_game(game_id: int, viewer) -> Game | None:
     """A game the viewer may see now, with what is read with it; None for one hidden or missing."""
-    game = Game.objects.select_related(*READ_WITH).filter(pk=game_id).first()
+    game = Game.objects.select_related(*read_with()).filter(pk=game_id).first()
     if game is None or not policies.can_view_game(viewer, game):
         return None
     return game
@@ -41,7 +41,7 @@ def games_of(player, *, status: str | None = None, since=None, until=None, order
     """A player's own games, newest first (or `order` oldest), created between `since` and `until`;
     `status` as each game truly is (one whose time is up is resigned, before the sweeper has stored it
     so: games.play.policies)."""
-    games = created_between(Game.objects.filter(player=player), since, until).select_related(*READ_WITH).order_by(*ORDERS[order])
+    games = created_between(Game.objects.filter(player=player), since, until).select_related(*read_with()).order_by(*ORDERS[order])
     if status == Game.Status.PLAYING:
         return games.filter(status=status).exclude(policies.time_up_games())
     if status == Game.Status.RESIGNED:
@@ -51,7 +51,7 @@ def games_of(player, *, status: str | None = None, since=None, until=None, order
 
 def game_state(game_id: int) -> dict | None:
     """The game object of a game (None if there is none), for a socket that already watches it."""
-    game = Game.objects.select_related(*READ_WITH).filter(pk=game_id).first()
+    game = Game.objects.select_related(*read_with()).filter(pk=game_id).first()
     return game_payload(game) if game else None
 
 
@@ -92,7 +92,7 @@ def line_text(game: Game) -> str:
 
 
 def finished_games_of(user, *, order: str = "newest") -> QuerySet[Game]:
-    return Game.objects.filter(player=user, status__in=Game.FINISHED).select_related("deal").order_by(*ORDERS[order])
+    return Game.objects.filter(player=user, status__in=Game.FINISHED).select_related("deal", *policies.read_with()).order_by(*ORDERS[order])
 
 
 def exported_games(
@@ -123,10 +123,9 @@ def exported_games(
 
 def deal_is(deal: DealId) -> Q:
     """The games shown under the deal id `deal` (payloads.deal_label): a daily's by its date, ranked or
-    played later; an `ms:` or `seed:` deal's when neither (a daily's own seed is shown as the daily)."""
-    if deal.kind == "daily":
-        return Q(daily_id=deal.value) | Q(past_daily_id=deal.value)
-    return Q(deal_id=str(deal), daily__isnull=True, past_daily__isnull=True)
+    played later; an `ms:` or `seed:` deal's when neither (a daily's own seed is shown as the daily):
+    games.play.policies.shown_under."""
+    return policies.shown_under(deal)
 
 
 def visible_games(viewer) -> QuerySet[Game]:

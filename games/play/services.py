@@ -59,11 +59,12 @@ class Outcome:
 
 def get_deal(deal: str) -> Deal:
     """The stored Deal for a deal id a player asks for (`ms:N`, `seed:S`, `daily:DATE` of a day that is over)."""
-    return deal_and_day(deal)[0]
+    return deal_and_record(deal)[0]
 
 
-def deal_and_day(deal: str) -> tuple[Deal, dt.date | None]:
-    """The stored Deal for a deal id a player asks for, and the daily's date when it is `daily:DATE`.
+def deal_and_record(deal: str) -> tuple[Deal, policies.Recorder | None]:
+    """The stored Deal for a deal id a player asks for, and the record a game asked for by that id needs
+    (a `daily:DATE` game is shown under that id: the daily keeps it).
 
     `daily:` ids are found by the daily domain (games.play.policies.add_deal_source); every stored deal
     passes the guards other domains set (a daily's deal is not dealt while its day is on)."""
@@ -116,8 +117,7 @@ def create_game(
     player,
     deal: str | Deal,
     autoplay: str = "safe",
-    daily=None,
-    past_daily_id=None,
+    record: policies.Recorder | None = None,
     started_at=None,
     by_player: bool = True,
     server_clock: bool = False,
@@ -126,9 +126,9 @@ def create_game(
     """A new game of `deal` for `player`.
 
     A casual game has its own clock: it starts at the first action and counts while a page of the
-    player has the game open (`keep_clock`, `pause_clock`). A ranked game (`daily`), or one asked for
-    with `server_clock` (a race's), runs on the server's clock from `started_at` (default: now) to
-    its finish, the same for everyone whatever their pages do.
+    player has the game open (`keep_clock`, `pause_clock`). One asked for with `server_clock` (a ranked
+    daily's, a race's) runs on the server's clock from `started_at` (default: now) to its finish, the
+    same for everyone whatever their pages do.
 
     `by_player`: the player asked for it, so their account must be open (a race's start deals every
     racer's board, and closing an account leaves its open races first).
@@ -136,11 +136,13 @@ def create_game(
     `deadline`: when the game's time ends (a race's limit): an action after it is refused, and the
     sweeper resigns the game as of it.
 
-    `daily`: the ranked game of that daily. A casual game asked for as `daily:DATE`, or given the
-    `past_daily_id` (the date of the daily) a race was asked for by, is shown under that id."""
+    `record`: a domain's record of the new game, written in its transaction (the daily's: its ranked
+    game, or a race's game shown under the `daily:DATE` the race was asked for by); a deal id asked for
+    by a domain's own kind (`daily:DATE`) brings its own. An error it raises (a second ranked game:
+    IntegrityError) undoes the game."""
     if autoplay not in Game.Autoplay.values:
         raise ServiceError("invalid_request", f"autoplay must be one of: {', '.join(Game.Autoplay.values)}")
-    deal_row, asked_day = (deal, None) if isinstance(deal, Deal) else deal_and_day(deal)
+    deal_row, asked = (deal, None) if isinstance(deal, Deal) else deal_and_record(deal)
     board = board_of_deal(deal_row)
     # Safe autoplay can have work to do on the deal itself (an ace on top of a column).
     line = lines.opening(board, autoplay)
@@ -151,15 +153,17 @@ def create_game(
             deal=deal_row,
             player=player,
             autoplay=autoplay,
-            daily=daily,
-            past_daily_id=None if daily is not None else (past_daily_id or asked_day),
             line=line,
             created_at=started_at or timezone.now(),
-            clock_ms=None if server_clock or daily is not None else 0,
+            clock_ms=None if server_clock else 0,
             deadline=deadline,
         )
         _store_position(game, board)
         game.save()
+        store.none_read_with(game)  # a new game has no row of another domain yet (the records below add theirs)
+        for recorder in (asked, record):
+            if recorder is not None:
+                recorder(game)
     return game
 
 
@@ -167,8 +171,9 @@ def create_game(
 
 
 def read_game(game_id) -> Game:
-    """The game an action acts on, by its key, with its player's name: one statement (games.play.store).
-    The game carries what an action checks (its deadline, its clock), so no other row is read."""
+    """The game an action acts on, by its key, with its player's name and the rows the domains above
+    play keep beside it (a ranked daily's): one statement (games.play.store). The game carries what an
+    action checks (its deadline, its clock, its daily), so no other row is read."""
     try:
         key = int(game_id)
     except (ValueError, TypeError, OverflowError):
@@ -179,9 +184,11 @@ def read_game(game_id) -> Game:
     return game
 
 
-#: Relations read with a game for a read of it (its page, its lists). (Not the deal: its layout is
-#: needed only to replay the line, for an undo or a hint.)
-READ_WITH: list[str] = ["player"]
+def read_with() -> list[str]:
+    """Relations read with a game for a read of it (its page, its lists): its player, and the rows the
+    domains above play keep beside it (games.play.policies.add_read_with). (Not the deal: its layout is
+    needed only to replay the line, for an undo or a hint.)"""
+    return ["player", *policies.read_with()]
 
 
 def _check_player(game: Game, user) -> None:

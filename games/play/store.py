@@ -1,5 +1,6 @@
-"""The three statements of an action, written once for every database: read a game by its key, store
-what the action changed under a version check, append the action.
+"""The three statements of an action, written once for every database: read a game by its key (with
+the rows the domains above play keep beside it), store what the action changed under a version check,
+append the action.
 
 They are the only statements of the action path (games.play.services), on SQLite and PostgreSQL alike.
 Each is built once per connection from the models' own fields, and its values pass through the
@@ -17,6 +18,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from games.play import policies
 from games.play.models import Action, Game
 
 #: Action's columns an insert writes (its key comes back from the database).
@@ -24,10 +26,29 @@ ACTION_FIELDS = ("game", "index", "kind", "notation", "autoplay", "client_id", "
 
 
 @dataclass(frozen=True)
-class _Read:
-    sql: str
+class _Columns:
+    """The columns of one model read by the statement: where they start in a row, and how each converts."""
+
+    model: Any
+    start: int
     attnames: list[str]
     converters: list[list]
+
+    def values(self, row) -> list:
+        values = list(row[self.start : self.start + len(self.attnames)])
+        for position, converters in enumerate(self.converters):
+            for convert in converters:
+                values[position] = convert(values[position], None, connection)
+        return values
+
+
+@dataclass(frozen=True)
+class _Read:
+    sql: str
+    game: _Columns
+    #: The rows the domains above play keep beside a game (games.play.policies.read_with): their
+    #: relation on Game, and their columns (all null when the game has none).
+    joined: list[tuple[Any, _Columns]]
 
 
 def _converters_of(field, table: str) -> list:
@@ -47,24 +68,43 @@ def _once(name: str, build):
     return found
 
 
+def _joined_relations() -> list:
+    """The reverse one-to-one relations on Game that are read with it (games.play.policies.read_with)."""
+    return [Game._meta.get_field(name) for name in policies.read_with()]
+
+
+def _columns(model, start: int) -> _Columns:
+    fields = model._meta.concrete_fields
+    table = model._meta.db_table
+    return _Columns(model, start, [field.attname for field in fields], [_converters_of(field, table) for field in fields])
+
+
 def _read_statement() -> _Read:
     quote = connection.ops.quote_name
-    fields = Game._meta.concrete_fields
     users = get_user_model()._meta
-    columns = ", ".join(f"g.{quote(field.column)}" for field in fields)
     username = users.get_field(get_user_model().USERNAME_FIELD)
+    game = _columns(Game, 0)
+    selected = [f"g.{quote(field.column)}" for field in Game._meta.concrete_fields]
+    joins = []
+    joined = []
+    for number, relation in enumerate(_joined_relations()):
+        alias, meta = f"j{number}", relation.related_model._meta
+        joined.append((relation, _columns(relation.related_model, len(selected))))
+        selected += [f"{alias}.{quote(field.column)}" for field in meta.concrete_fields]
+        joins.append(
+            f"LEFT JOIN {quote(meta.db_table)} {alias} ON {alias}.{quote(relation.field.column)} = g.{quote(Game._meta.pk.column)} "
+        )
     sql = (
-        f"SELECT {columns}, u.{quote(username.column)} FROM {quote(Game._meta.db_table)} g "
+        f"SELECT {', '.join(selected)}, u.{quote(username.column)} FROM {quote(Game._meta.db_table)} g "
         f"INNER JOIN {quote(users.db_table)} u ON u.{quote(users.pk.column)} = g.{quote(Game._meta.get_field('player').column)} "
-        f"WHERE g.{quote(Game._meta.pk.column)} = %s"
+        f"{''.join(joins)}WHERE g.{quote(Game._meta.pk.column)} = %s"
     )
-    table = Game._meta.db_table
-    return _Read(sql, [field.attname for field in fields], [_converters_of(field, table) for field in fields])
+    return _Read(sql, game, joined)
 
 
 def read_game(game_id: int) -> Game | None:
-    """The game with key `game_id` and its player's name (the rest of the player is read if asked for),
-    or None. One statement, by primary key."""
+    """The game with key `game_id`, its player's name (the rest of the player is read if asked for) and
+    the rows the domains above play keep beside it, or None. One statement, by primary key."""
     low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
     if not (low or 0) < game_id <= (high or game_id):  # a key no game can have (and a database would refuse)
         return None
@@ -74,14 +114,23 @@ def read_game(game_id: int) -> Game | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    values = list(row[:-1])
-    for position, converters in enumerate(read.converters):
-        for convert in converters:
-            values[position] = convert(values[position], None, connection)
-    game = Game.from_db(connection.alias, read.attnames, values)
+    game = Game.from_db(connection.alias, read.game.attnames, read.game.values(row))
     user_model = get_user_model()
     game.player = user_model.from_db(connection.alias, [user_model._meta.pk.attname, user_model.USERNAME_FIELD], [game.player_id, row[-1]])
+    for relation, columns in read.joined:
+        values = columns.values(row)
+        beside = None
+        if values[columns.attnames.index(relation.field.attname)] is not None:  # the LEFT JOIN found a row
+            beside = columns.model.from_db(connection.alias, columns.attnames, values)
+            relation.field.set_cached_value(beside, game)
+        relation.set_cached_value(game, beside)
     return game
+
+
+def none_read_with(game: Game) -> None:
+    """A game just created has none of the rows read with a game yet: known without a query."""
+    for relation in _joined_relations():
+        relation.set_cached_value(game, None)
 
 
 def _update_statement(fields: tuple[str, ...]) -> tuple[str, list]:

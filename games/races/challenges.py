@@ -27,7 +27,6 @@ from accounts.signals import account_closed
 from freecell_site.errors import ServiceError
 from games import events
 from games.play.models import Game
-from games.play.payloads import deal_label
 from games.races import payloads
 from games.races import services as races
 from games.races.models import Challenge
@@ -59,7 +58,7 @@ def challenge_object(challenge: Challenge) -> dict:
         "id": challenge.pk,
         "challenger": challenge.challenger.username,
         "challenged": challenge.challenged.username,
-        "deal": deal_label(challenge),
+        "deal": payloads.deal_label(challenge),
         "autoplay": challenge.autoplay,
         "status": status_of(challenge),
         "code": code,

@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from games.play.models import Game
-from games.play.payloads import REVIEW_STATES, deal_label, review_state
+from games.play.payloads import REVIEW_STATES, review_state
 from games.races.clock import (
     GhostTimeline,
     ends_at,
@@ -70,6 +70,12 @@ class RaceNow:
     rematch: str | None
     rematch_of: str | None
     public: bool
+
+
+def deal_label(race) -> str:
+    """The deal id a race (or a challenge) is known by: `daily:DATE` when it was asked for by a past
+    daily's id, else the deal's own id."""
+    return f"daily:{race.past_daily_id.isoformat()}" if race.past_daily_id is not None else race.deal_id
 
 
 class RacerSerializer(serializers.Serializer):

@@ -29,7 +29,7 @@ from accounts.signals import account_closed, account_closing
 from freecell_site.errors import ServiceError
 from games import events
 from games.daily import services as daily
-from games.daily.models import DailyChallenge
+from games.daily.models import DailyChallenge, ranked_day, shown_day
 from games.engine import parse_deal, random_deal
 from games.play import policies, services
 from games.play.models import Deal, Game
@@ -111,18 +111,18 @@ def create_race(
 def create_ghost_race(*, owner, game_id, time_limit_s: int | None = None) -> Race:
     """A race against a recorded won game (the owner's own or a friend's), replayed at its recorded pace."""
     lock_open_account(owner)
-    game = Game.objects.select_related("player", "deal").filter(pk=game_id).first() if isinstance(game_id, int) else None
+    game = Game.objects.select_related("player", "deal", "daily_game").filter(pk=game_id).first() if isinstance(game_id, int) else None
     if game is None or not policies.can_view_game(owner, game):
         raise ServiceError("not_found", f"no game {game_id}", status=404)
     if game.player_id != owner.pk and game.player_id not in friend_ids(owner):
         raise ServiceError("forbidden", "you can race a ghost of your own games or of a friend's", status=403)
     if game.status != Game.Status.WON:
         raise ServiceError("game_not_won", "only a won game can be raced as a ghost", status=409)
-    if game.daily_id is not None:
-        daily.shown_daily(game.daily_id)
+    if (ranked := ranked_day(game)) is not None:
+        daily.shown_daily(ranked)
     race = _new_race(
         deal=game.deal,
-        past_daily_id=game.daily_id or game.past_daily_id,  # raced under the id the game shows
+        past_daily_id=shown_day(game),  # raced under the id the game shows
         owner=owner,
         autoplay=game.autoplay,
         ghost_of=game,
@@ -296,7 +296,8 @@ def _reveal(race: Race) -> None:
     for entry in race.entries.select_related("player").order_by("joined_at", "id"):
         if entry.game_id is None:
             entry.game = services.create_game(
-                player=entry.player, deal=race.deal, past_daily_id=race.past_daily_id, autoplay=race.autoplay, started_at=race.starts_at,
+                player=entry.player, deal=race.deal, autoplay=race.autoplay, started_at=race.starts_at,
+                record=daily.played_as(race.past_daily_id) if race.past_daily_id is not None else None,
                 by_player=False, server_clock=True, deadline=clock.ends_at(race),
             )
             entry.save(update_fields=["game"])
@@ -402,7 +403,7 @@ def _finish(race: Race) -> None:
 def in_a_race(game: Game) -> bool:
     """The changes races follow (games.play.follow_ups): a game dealt with a deadline, as a race deals its
     racers' (a casual or ranked game has none). No query: the deadline is read with the game."""
-    return game.deadline is not None and game.daily_id is None
+    return game.deadline is not None and not daily.is_ranked(game)
 
 
 #: The race of each racer's game seen here, once its reading committed: (game id, when it was dealt) ->

@@ -41,6 +41,15 @@ def make_test_daily(date: dt.date, *, par: int = TRIVIAL_PAR) -> DailyChallenge:
     return DailyChallenge.objects.create(date=date, deal=trivial_deal(), seed_index=0, par=par, par_line=WIN)
 
 
+def ranked_game(player, challenge: DailyChallenge, **options) -> Game:
+    """`player`'s ranked game of `challenge`, dealt as the daily deals it (games.daily.services.start_ranked_game)
+    on any day: on the server's clock, with the daily's row saying it is ranked (and the database refusing a
+    second one)."""
+    return services.create_game(
+        player=player, deal=challenge.deal, server_clock=True, record=daily.played_as(challenge.date, ranked=True), **options
+    )
+
+
 def padding(n: int) -> list[str]:
     """n moves that do not win: 3D to a cell, then back and forth between cell a and column 5."""
     moves = []
