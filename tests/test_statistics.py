@@ -60,6 +60,21 @@ def test_a_ranked_daily_is_never_restarted(alice, today_daily):
     assert answer.status_code == 403 and "ranked daily" in answer.json()["error"]["message"]
 
 
+def test_a_past_dailys_casual_game_restarts_under_the_dailys_id(alice):
+    """A game asked for as `daily:DATE` (a day that is over) is shown under that id, and so is its restart."""
+    from games.daily.services import today
+    from games.models import DailyGame
+    from tests.support.daily import make_test_daily
+
+    day = make_test_daily(today() - dt.timedelta(days=3))
+    old = client_for(alice).post("/api/games/", {"deal": f"daily:{day.date.isoformat()}", "autoplay": "safe"}, format="json").json()
+    answer = client_for(alice).post(f"/api/games/{old['id']}/restart/")
+    assert answer.status_code == 201, answer.content
+    fresh = answer.json()
+    assert old["deal"] == fresh["deal"] == f"daily:{day.date.isoformat()}" and not fresh["ranked"] and fresh["id"] != old["id"]
+    assert sorted(DailyGame.objects.filter(daily=day).values_list("game_id", "ranked")) == [(old["id"], False), (fresh["id"], False)]
+
+
 def test_the_win_rate_counts_finished_games_only(alice):
     wins = [win_casual(alice, moves=3, seconds=300), win_casual(alice, moves=5, seconds=100)]
     loss = resigned(alice)

@@ -53,9 +53,9 @@ class Migration(migrations.Migration):
                         on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name="daily_game", serialize=False, to="games.game"
                     ),
                 ),
-                ("ranked", models.BooleanField()),
                 ("daily", models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name="games", to="games.dailychallenge")),
                 ("player", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL)),
+                ("ranked", models.BooleanField()),
             ],
         ),
         migrations.RunPython(to_daily_games, to_game_columns),
