@@ -170,3 +170,28 @@ def test_after_a_failure_sockets_take_their_way_back_a_few_at_a_time(monkeypatch
     asyncio.run(bus._check(None, 5.0))
     assert all(socket.back and socket.bus_generation == events.bus_failures() for socket in sockets)
     assert Behind.most_at_once == bus.BACK_AT_ONCE
+
+
+def test_a_round_trip_that_does_not_come_back_sends_no_other_socket_back(monkeypatch):
+    """The watch's round trip (is the bus back for the sockets behind?) timed out on a loop busy with
+    10,000 sockets opening; counted as a failure of the process, it sent every socket back together, and
+    that herd kept the loop busy enough for the next round trip to time out too."""
+    behind = [Behind() for _ in range(3)]
+    in_step = [Behind() for _ in range(5)]
+    for socket in in_step:
+        socket.bus_generation = events.bus_failures()
+    monkeypatch.setattr(bus, "_watched", set(behind + in_step))
+    comes_back = [False]
+
+    async def round_trip(layer, timeout):
+        if not comes_back[0]:
+            raise TimeoutError("nothing came back within the second")
+
+    monkeypatch.setattr(events, "round_trip", round_trip)
+    failures = events.bus_failures()
+    asyncio.run(bus._check(object(), 5.0))
+    assert events.bus_failures() == failures  # "not yet" for those behind, not a new failure
+    assert not any(socket.back for socket in behind + in_step)
+    comes_back[0] = True
+    asyncio.run(bus._check(object(), 5.0))
+    assert all(socket.back for socket in behind) and not any(socket.back for socket in in_step)
