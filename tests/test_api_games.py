@@ -6,11 +6,14 @@ import datetime as dt
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from games.daily.services import played_as, today
 from games.engine import Board
 from games.models import Action, Game
 from games.play import services
-from tests.support.daily import ranked_game
+from tests.support.daily import make_test_daily, ranked_game
 from tests.support.lines import winning_line
 from tests.support.players import code_of
 
@@ -394,8 +397,6 @@ class TestExport:
 
     def test_a_page_of_the_export_reads_that_page_only(self, alice, alice_client, anon_client):
         """A player may have thousands of games: a page must not load them all (it did, 0.85 s for 10,000)."""
-        from django.db import connection
-        from django.test.utils import CaptureQueriesContext
 
         for _ in range(5):
             game = new_game(alice_client)
@@ -478,8 +479,6 @@ class TestMyGames:
 
 def _games_of_each_kind(player, days) -> None:
     """For each day: a ranked daily game, a casual game asked for by the daily's id, and a plain game, all finished."""
-    from games.daily.services import played_as
-    from tests.support.daily import make_test_daily
 
     for date in days:
         day = make_test_daily(date)
@@ -493,10 +492,7 @@ def _games_of_each_kind(player, days) -> None:
 def test_lists_of_games_read_the_dailys_rows_with_the_games_not_one_by_one(alice, alice_client, url):
     """A game's `deal` and `ranked` come from the daily's row beside it (games.daily.models.DailyGame): a list
     reads those rows with its games, so three times the games cost no query more."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
 
-    from games.daily.services import today
 
     alice_client.get(url)  # the first request of a client reads what later ones have cached
     counts = []

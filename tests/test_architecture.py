@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from games.models import DailyChallenge, DailyGame, Game
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -32,7 +34,6 @@ def test_play_imports_no_domain_above_it():
 def test_plays_game_keeps_no_column_of_the_daily():
     """The daily's columns of a game (its ranked daily, the past daily it was asked for by) are the daily's own
     table's (games.daily.models.DailyGame): play's Game points at no daily."""
-    from games.models import DailyChallenge, DailyGame, Game
 
     assert [field.name for field in Game._meta.concrete_fields if field.related_model is DailyChallenge] == []
     assert DailyGame._meta.get_field("game").remote_field.model is Game

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+from games.daily.services import played_as
 from games.play import services
 
 STATIC = Path(__file__).resolve().parent.parent / "frontend" / "static" / "frontend"
@@ -84,7 +85,6 @@ def test_a_numbered_or_seeded_deals_table_has_the_record_line(alice, deal):
 
 @pytest.mark.django_db
 def test_a_past_dailys_table_has_no_record_line(alice):
-    from games.daily.services import played_as
     from tests.support.daily import make_test_daily
 
     daily = make_test_daily(dt.datetime.now(dt.UTC).date() - dt.timedelta(days=3))

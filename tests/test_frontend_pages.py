@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from games.play import services
+from tests.support.daily import ranked_game
 from tests.support.players import PASSWORD, sent_mail
 
 STATIC_JS = Path(__file__).resolve().parent.parent / "frontend" / "static" / "frontend" / "js"
@@ -293,7 +294,6 @@ def test_anyone_may_watch_a_casual_game(alice):
 
 @pytest.mark.django_db
 def test_todays_ranked_game_of_another_player_stays_hidden(alice, charlie):
-    from tests.support.daily import ranked_game
 
     daily = make_daily(today())
     game = ranked_game(alice, daily)

@@ -10,8 +10,11 @@ from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from games.daily.models import DailyGame, daily_game_of
+from games.daily.services import today
 from games.models import Action, Game
 from games.play import services, store
+from tests.support.daily import make_test_daily, ranked_game
 
 pytestmark = pytest.mark.django_db
 
@@ -75,9 +78,6 @@ def test_an_inserted_action_is_the_action_the_orm_reads_and_a_second_at_its_ply_
 def test_the_read_brings_the_row_the_daily_keeps_beside_a_game_and_asks_no_more(alice, django_assert_num_queries):
     """The daily's row beside a game (games.daily.models.DailyGame) comes in the read's one statement, as
     the ORM reads it; a game without one is known to have none: the daily's rules ask no query."""
-    from games.daily.models import DailyGame, daily_game_of
-    from games.daily.services import today
-    from tests.support.daily import make_test_daily, ranked_game
 
     ranked = ranked_game(alice, make_test_daily(today()))
     casual = services.create_game(player=alice, deal="ms:8")
@@ -93,8 +93,6 @@ def test_the_read_brings_the_row_the_daily_keeps_beside_a_game_and_asks_no_more(
 def test_an_action_on_a_ranked_daily_runs_the_statements_of_a_casual_one(alice):
     """A ranked daily's action learns of its daily (its midnight, no hints, its ranking) from the game's
     one read, which joins the daily's row: no statement more than the same move in a casual game."""
-    from games.daily.services import today
-    from tests.support.daily import make_test_daily, ranked_game
 
     challenge = make_test_daily(today())
     ranked = ranked_game(alice, challenge)

@@ -9,11 +9,12 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from games.models import Game
+from games.daily.services import today
+from games.models import DailyGame, Game
 from games.play import services
 from games.statistics import player_statistics
 from tests.support.boards import casual_deal, win_casual
-from tests.support.daily import win_daily
+from tests.support.daily import make_test_daily, win_daily
 from tests.support.players import client_for, code_of
 
 pytestmark = pytest.mark.django_db
@@ -62,9 +63,6 @@ def test_a_ranked_daily_is_never_restarted(alice, today_daily):
 
 def test_a_past_dailys_casual_game_restarts_under_the_dailys_id(alice):
     """A game asked for as `daily:DATE` (a day that is over) is shown under that id, and so is its restart."""
-    from games.daily.services import today
-    from games.models import DailyGame
-    from tests.support.daily import make_test_daily
 
     day = make_test_daily(today() - dt.timedelta(days=3))
     old = client_for(alice).post("/api/games/", {"deal": f"daily:{day.date.isoformat()}", "autoplay": "safe"}, format="json").json()

@@ -9,6 +9,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
+from tests.support.daily import ranked_game
 from tests.support.sockets import new_game, next_of, nothing_more, open_socket, run, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -362,7 +363,6 @@ def ranked_game_of_today(user):
     from games.daily.services import today
     from games.models import DailyChallenge
     from games.play import services
-    from tests.support.daily import ranked_game
 
     deal = services.get_deal("seed:12345")
     daily, _ = DailyChallenge.objects.get_or_create(date=today(), defaults={"deal": deal})
