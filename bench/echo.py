@@ -13,6 +13,7 @@ costs above it is the rules engine, the game's JSON, the follow-ups and the sock
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import logging
@@ -119,10 +120,27 @@ def log_collection_totals(every_s: float = 10.0) -> None:
     gc.callbacks.append(note)
 
 
+async def watch_loop_lag(every_s: float = 10.0) -> None:
+    """Logs, every `every_s`, how late the event loop woke a 10 ms sleep: the longest, and how many were
+    over 20 and 50 ms (BENCH_LOG_LAG=1): whatever holds the loop, as another player's ack sees it."""
+    logger, lags, since = logging.getLogger("bench.lag"), [], time.monotonic()
+    while True:
+        began = time.monotonic()
+        await asyncio.sleep(0.01)
+        lags.append(time.monotonic() - began - 0.01)
+        if time.monotonic() - since >= every_s:
+            logger.warning(
+                "loop lag over %.0f s: longest %.1f ms, %s over 20 ms, %s over 50 ms",
+                time.monotonic() - since, max(lags) * 1000, sum(lag > 0.02 for lag in lags), sum(lag > 0.05 for lag in lags),
+            )
+            lags, since = [], time.monotonic()
+
+
+_lag_watch: list[asyncio.Task] = []
+
+
 if os.environ.get("BENCH_LOG_GC") == "totals":
     log_collection_totals()
-if os.environ.get("BENCH_GC_THRESHOLDS"):
-    gc.set_threshold(*(int(n) for n in os.environ["BENCH_GC_THRESHOLDS"].split(",")))
 if os.environ.get("BENCH_LOG_GC") == "types":
     log_what_piles_up()  # before the timer's own start, so that its count is not timed
 if os.environ.get("BENCH_LOG_GC") in ("1", "types"):
@@ -165,6 +183,8 @@ echo = AllowedHostsOriginValidator(SameOriginValidator(AuthMiddlewareStack(echo_
 
 async def application(scope, receive, send):
     """The service, with the echo sockets beside its own."""
+    if not _lag_watch and os.environ.get("BENCH_LOG_LAG") == "1":
+        _lag_watch.append(asyncio.get_running_loop().create_task(watch_loop_lag()))
     if scope["type"] == "websocket" and scope["path"].startswith(("/ws/echo/", "/ws/floor/")):
         return await echo(scope, receive, send)
     return await service(scope, receive, send)

@@ -15,6 +15,12 @@ REDIS_URL, `--servers` Daphne processes), then measures, in the same run:
    sockets sit idle.
 
 The load generator holds the idle sockets on the same box and takes its share of the CPU.
+
+What holds a server's loop is logged to /tmp/bench-daphne-<port>.log with BENCH_LOG_GC=1 (each
+collection over 50 ms), BENCH_LOG_GC=totals (each generation's collections every 10 s, on the CPU
+clock), BENCH_LOG_GC=types (what fills the oldest generation) and BENCH_LOG_LAG=1 (how late the loop
+wakes a 10 ms sleep, every 10 s): bench/echo.py. The servers' own settings come from the environment
+(`GC_FREEZE_AFTER_MS=20 GC_FULL_AFTER_MIDDLE=10` runs the collector as before 2026-12-06).
 """
 
 from __future__ import annotations

@@ -51,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._server import free_port  # noqa: E402
+from freecell_site.serving import DAPHNE_OPTIONS  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/freecell"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/2"
@@ -88,7 +89,8 @@ class Server:
         self.origin = f"http://127.0.0.1:{self.port}"
         self.log = open(f"/tmp/bench-daphne-{self.port}.log", "w")  # noqa: SIM115
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "bench.echo:application"],
+            # Served as in production (freecell_site/serving.py), with the echo routes beside the service.
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), *DAPHNE_OPTIONS, "bench.echo:application"],
             cwd=ROOT,
             env=env,
             stdout=self.log,

@@ -16,7 +16,7 @@ idle socket keeps a few dozen objects alive between two frames (its wait for the
 outlive the young collections: at 10,000 idle sockets about 150,000 of them piled up between full
 collections under CPython's thresholds, and each walk held the loop 80-120 ms every 12 s. Weighed
 after each middle one and frozen after 2 ms, a full collection walks only what came since the last:
-about two a second, of 5-15 ms. docs/performance.md has the figures.
+one or two a second, of at most 12-25 ms of CPU. docs/performance.md has the figures.
 """
 
 from __future__ import annotations
