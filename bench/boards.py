@@ -39,7 +39,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.leaderboard import ROUNDS, interleaved, pct  # noqa: E402 (after the path is set)
+from bench._server import REDIS, daphne, server_env  # noqa: E402 (after the path is set)
+from bench.leaderboard import ROUNDS, interleaved, pct  # noqa: E402
 
 DB = "freecell_h_boards_bench"
 MONTH = "2026-11-01"
@@ -75,8 +76,6 @@ def drop_database() -> None:
 def setup_django(http: bool) -> None:
     """Django on the bench database; under --http with the server's Redis as its cache (to move a
     board's version on), else without Redis."""
-    from bench._server import REDIS
-
     os.environ["DATABASE_URL"] = pg_url(DB)
     if http:
         os.environ["REDIS_URL"] = REDIS
@@ -238,7 +237,6 @@ def http_run(samples: int, deep_samples: int, rounds: int) -> None:
 
     from accounts.models import AccessToken
     from accounts.tokens import digest, new_key
-    from bench._server import daphne, server_env
     from games.boards import services
     from games.models import DealRecord, LadderEntry, LadderTally, LongestTally
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from freecell_site.errors import ServiceError
 from games.daily import leaderboard
-from games.daily.models import RANKED, DailyChallenge, DailyGame, daily_game_of, ranked_day
+from games.daily.models import RANKED, DailyChallenge, DailyGame, ranked_day, shown_day
 from games.engine import parse_day, parse_deal, verify
 from games.play import policies, services
 from games.play.models import Deal, Game
@@ -354,8 +354,8 @@ def is_ranked(game: Game) -> bool:
 
 def label(game: Game) -> str | None:
     """The id a game played as a daily is shown under (`daily:DATE`, ranked or not), else None."""
-    row = daily_game_of(game)
-    return f"daily:{row.daily_id.isoformat()}" if row is not None else None
+    day = shown_day(game)
+    return f"daily:{day.isoformat()}" if day is not None else None
 
 
 def games_shown_under(date: dt.date) -> Q:

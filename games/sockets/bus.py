@@ -28,14 +28,15 @@ logging.getLogger("channels_redis.pubsub").addHandler(_LostRedis(level=logging.W
 _last_probe = [0.0]
 
 
-async def works(layer, what: str, check) -> bool:
-    """Whether `check()` (an awaitable test of the bus) succeeds; a failure is counted."""
+async def works(layer, what: str, check, count=events.note_bus_failure) -> bool:
+    """Whether `check()` (an awaitable test of the bus) succeeds; a failure is counted by `count` (as a
+    failure of the process unless told otherwise)."""
     if layer is None:
         return True
     try:
         await check()
     except Exception as exc:
-        events.note_bus_failure(f"channel layer {what}", exc)
+        count(f"channel layer {what}", exc)
         return False
     return True
 
@@ -45,7 +46,7 @@ def answers(layer):
     return works(layer, "probe", lambda: asyncio.wait_for(layer.group_send("freecell.bus-probe", {"type": "bus.probe"}), 1.0))
 
 
-async def is_back(layer) -> bool:
+def is_back(layer):
     """After a failure: whether a message to this process comes back (events.round_trip), so that a
     resync is not followed by pushes lost to subscriptions that are not back yet.
 
@@ -54,14 +55,7 @@ async def is_back(layer) -> bool:
     sockets opening) sent every socket of the process back together, and that herd kept the loop busy
     enough for the next one to time out too. Failures that lose messages are counted where they happen:
     a publish, a receive, the pub/sub layer's lost connection, the probe."""
-    if layer is None:
-        return True
-    try:
-        await events.round_trip(layer, 1.0)
-    except Exception as exc:
-        events.report_bus_failure("channel layer round trip", exc)
-        return False
-    return True
+    return works(layer, "round trip", lambda: events.round_trip(layer, 1.0), count=events.report_bus_failure)
 
 
 async def probe(layer, every: float) -> None:
