@@ -7,7 +7,7 @@ answered to its sender at once and relayed through the channel layer to the room
 `/ws/floor/<room>/<game>/` is the floor of a durable action: the echo, plus, before each ack, the
 three statements every action runs (games.play.store: read the game by its key, write it under a
 version check, append an action) in one transaction, through the same hop to a database thread as
-a game socket's action (games.sockets.base.db). No rules, no serializer, no follow-ups. What a move
+a game socket's action (games.sockets.database.db). No rules, no serializer, no follow-ups. What a move
 costs above it is the rules engine, the game's JSON, the follow-ups and the socket's own checks.
 """
 
@@ -32,7 +32,8 @@ from freecell_site.asgi import application as service
 from freecell_site.origin import SameOriginValidator
 from games.play import store
 from games.play.models import Action
-from games.sockets.base import Socket, db
+from games.sockets.base import Socket
+from games.sockets.database import db
 from games.sockets.frames import MAX_FRAME, parse_frame
 
 

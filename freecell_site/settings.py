@@ -255,6 +255,9 @@ WS_IDLE_TIMEOUT_S = env_float("WS_IDLE_TIMEOUT_S", 60, minimum=1)
 WS_AUTH_TIMEOUT_S = env_float("WS_AUTH_TIMEOUT_S", 10, minimum=1)
 WS_BUS_CHECK_S = env_float("WS_BUS_CHECK_S", 5, minimum=0.1)
 STREAM_KEEPALIVE_S = env_float("STREAM_KEEPALIVE_S", 10, minimum=0.05)  # an empty line on every ndjson stream this often (docs/streams.md)
+# An open socket or stream asks whether its sign-in still holds at least this often, besides when told it may have
+# ended and at its token's expiry (games/sockets/sign_in.py).
+SIGN_IN_CHECK_S = env_float("SIGN_IN_CHECK_S", 300, minimum=0.05)
 WS_MOVE_BURST = env_float("WS_MOVE_BURST", 20, minimum=1)  # moves a socket may send at once
 WS_MOVE_RATE = env_float("WS_MOVE_RATE", 10, minimum=0.1)  # moves a second a socket's burst refills at
 WS_READ_BURST = env_float("WS_READ_BURST", 10, minimum=1)  # auth/sync/start/resign frames a socket may send at once

@@ -293,16 +293,18 @@ def test_a_stream_ends_when_its_token_is_revoked_on_the_tokens_api(alice):
     assert run(scenario)["error"]["code"] == "authentication_failed"
 
 
-def test_a_stream_ends_at_its_keepalive_once_its_token_is_gone_without_a_word(alice, settings):
+def test_a_stream_ends_at_its_next_sign_in_check_once_its_token_is_gone_without_a_word(alice, settings):
     """A sign-in that ends with no event on the bus (the account switched off by hand, no signal sent)
-    is found at the keepalive."""
+    is found at the stream's next periodic check (games.sockets.sign_in)."""
     from django.contrib.auth.models import User
 
-    settings.STREAM_KEEPALIVE_S = 0.2
+    settings.STREAM_KEEPALIVE_S = 0.1
+    settings.SIGN_IN_CHECK_S = 0.4
     token = token_of(alice)
 
     async def scenario():
         stream = await Stream("/api/stream/events/", token).open()
+        assert await stream.raw_line(timeout=5) == ""  # open, and past its check at the open
         await sync_to_async(User.objects.filter(pk=alice.pk).update)(is_active=False)
         last = await stream.line(timeout=5)
         await stream.end()

@@ -16,16 +16,14 @@ import logging
 import time
 
 from autobahn.exception import Disconnected
-from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from channels.utils import await_many_dispatch
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.db import OperationalError, close_old_connections, connection
+from django.db import OperationalError
 
-from accounts.authentication import still_signed_in
 from accounts.scopes import PLAY, allows
 from accounts.tokens import note_use, token_of_key
 from freecell_site import logging_context, metrics
@@ -37,6 +35,7 @@ from games.play.models import Action
 from games.play.payloads import game_payload
 from games.sockets import bus, heartbeats, limits
 from games.sockets.budget import Budget
+from games.sockets.database import db
 from games.sockets.frames import (
     ACTION_FRAMES,
     MAX_FRAME,
@@ -47,27 +46,9 @@ from games.sockets.frames import (
     parse_frame,
     string_fault,
 )
+from games.sockets.sign_in import SignIn
 
 logger = logging.getLogger(__name__)
-
-
-def db(func):
-    """Runs ORM code off the event loop. On PostgreSQL (a connection pool) calls may run side by side;
-    SQLite keeps Channels' default of one thread per process.
-
-    The connection is given back inside the call itself: Django keeps connections per context, and
-    the call runs in a copy of the caller's context, so Channels' own clean-up around the call (in the
-    worker's context) would not see it, and a pooled connection would never return to the pool."""
-
-    def call(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    shared = connection.vendor != "postgresql" or settings.WS_DB_ONE_THREAD
-    return database_sync_to_async(call, thread_sensitive=shared)
-
 
 
 def iso_to_dt(text: str | None) -> dt.datetime | None:
@@ -210,11 +191,11 @@ class Socket(AsyncWebsocketConsumer):
 
     async def connect(self):
         self.user = self.scope.get("user") or AnonymousUser()
-        # How this socket signed in, ("session" or "token", key), checked again when it may have ended.
-        self.sign_in: tuple[str, str] | None = None
+        # How this socket signed in, asked again when it may have ended (games.sockets.sign_in).
+        self.sign_in: SignIn | None = None
         self.token = None  # the AccessToken of a token sign-in, whose scopes limit the frames; None: a session
         if self.user.is_authenticated:
-            self.sign_in = ("session", self.scope["session"].session_key)
+            self.sign_in = SignIn("session", self.scope["session"].session_key, self.user.pk)
         loop = asyncio.get_running_loop()
         self.last_seen = loop.time()
         self.budgets = {
@@ -287,12 +268,21 @@ class Socket(AsyncWebsocketConsumer):
 
     def next_due(self) -> float:
         """When the process's beats (games.sockets.heartbeats) next look at this socket: its next
-        heartbeat, or its idle deadline if sooner, so that a silent socket closes on time."""
-        return min(self.next_beat, self.last_seen + settings.WS_IDLE_TIMEOUT_S)
+        heartbeat, its idle deadline, or its sign-in's next check, whichever comes first."""
+        due = min(self.next_beat, self.last_seen + settings.WS_IDLE_TIMEOUT_S)
+        return due if self.sign_in is None else min(due, self.sign_in.next_check)
+
+    def in_background(self, work) -> None:
+        """Runs `work` (a coroutine) beside the socket's frames; kept here, as the loop keeps only weak
+        references to tasks."""
+        task = asyncio.create_task(work)
+        self.answering.add(task)
+        task.add_done_callback(self.answering.discard)
 
     async def beat(self) -> float | None:
         """Closes this socket if nothing was heard from it for WS_IDLE_TIMEOUT_S, else sends a heartbeat if
-        one is due; returns when it is next due, or None once it is closed."""
+        one is due and starts its sign-in's check if that is due (in the background: the beats of
+        every socket wait for this one); returns when it is next due, or None once it is closed."""
         if self.closed:
             return None
         idle = settings.WS_IDLE_TIMEOUT_S
@@ -303,6 +293,8 @@ class Socket(AsyncWebsocketConsumer):
         if now >= self.next_beat:
             self.next_beat = now + settings.WS_HEARTBEAT_S
             await self.send_json({"type": "heartbeat"})
+        if self.sign_in is not None and self.sign_in.due(now):
+            self.in_background(self.check_sign_in())
         return None if self.closed else self.next_due()
 
     async def bus_back(self, generation: int) -> None:
@@ -427,7 +419,8 @@ class Socket(AsyncWebsocketConsumer):
         if not await self.count_account(user):
             return
         await self.db(note_use)(found)
-        self.user, self.sign_in, self.token = user, ("token", token), found
+        self.user, self.sign_in, self.token = user, SignIn("token", token, user.pk, found.expires_at), found
+        heartbeats.soon(self)  # its sign-in's first check may come before the socket's next beat
         await self.join_group(events.account_group(user.pk))
         body = {"type": "auth_ok", "username": user.username}
         if frame_id is not None:
@@ -441,7 +434,8 @@ class Socket(AsyncWebsocketConsumer):
 
     async def check_sign_in(self) -> bool:
         """Whether this socket's sign-in still holds; if not, it is closed (4401)."""
-        if self.sign_in is None or await self.db(still_signed_in)(*self.sign_in, self.user.pk):
+        if self.sign_in is None or await self.sign_in.holds():
+            heartbeats.soon(self)  # its next check may be due sooner than the socket's next beat
             return True
         await self.close_with(None, "authentication_failed", "signed out: this socket's session or token has ended; connect again", 4401)
         return False

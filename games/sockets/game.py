@@ -93,9 +93,7 @@ class GameConsumer(Socket):
         now = asyncio.get_running_loop().time()
         if self.next_clock_beat is not None and now >= self.next_clock_beat:
             self.next_clock_beat = now + services.CLOCK_BEAT_S
-            renewal = asyncio.create_task(self._renew_clock())
-            self.answering.add(renewal)  # the loop keeps only weak references to tasks
-            renewal.add_done_callback(self.answering.discard)
+            self.in_background(self._renew_clock())
         return self.next_due()
 
     def _clock_begun(self, game: dict) -> None:

@@ -1,30 +1,35 @@
-"""The loop of every held-open stream: its channel on the bus, keepalives, the sign-in check, resyncs.
+"""The loop of every held-open stream: its channel on the bus, keepalives, the sign-in's checks, resyncs.
 
 A stream is a view on the database, as a socket is (games/sockets/base.py): every line is built from
 committed rows or from a push that carries a `version`, and the channel layer only says "something
 changed". When the layer fails in this process, the stream sends its current state again once the
 layer answers (a push lost meanwhile is made good), instead of ending. Streams and sockets share the
 process's one watch of the bus (games.sockets.bus.watch): a stream makes no call to the bus of its
-own while it waits, and is handed `bus_back` once the bus is back after a failure it saw.
+own while it waits, and is handed `bus_back` once the bus is back after a failure it saw. They
+also share the process's beats (games.sockets.heartbeats: a stream's keepalive and its sign-in's
+checks come from there, with no timer of its own) and the rule of when a sign-in is asked about
+again (games.sockets.sign_in).
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import logging
+import math
 from collections.abc import AsyncIterator
 
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError
 
-from accounts.authentication import still_signed_in
 from freecell_site import metrics
 from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, error_body
 from games import events
-from games.sockets import bus, limits
-from games.sockets.base import db
+from games.sockets import bus, heartbeats, limits
+from games.sockets.database import db
+from games.sockets.sign_in import SignIn
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +46,9 @@ KEEPALIVE = b"\n"
 
 #: What `Feed.next` answers once the bus is back after a failure this stream saw: time to resync.
 BUS_BACK = {"type": "bus.back"}
+#: What `Feed.next` answers when the stream's keepalive is due, and when its sign-in's check is.
+KEEPALIVE_DUE = {"type": "keepalive.due"}
+SIGN_IN_DUE = {"type": "sign_in.due"}
 
 
 class Source:
@@ -72,31 +80,76 @@ class Source:
 class Feed:
     """One stream's own channel on the layer, the groups it joined, and the receive that waits on it;
     what the process's watch of the bus sees of the stream (`channel_layer`, `bus_generation`,
-    `closed`, `bus_back`).
+    `closed`, `bus_back`), and what the process's beats see of it (`next_due`, `beat`): its keepalive
+    and its sign-in's next check.
 
     The receive is one task that lives as long as the channel: the pub/sub layer forgets a channel
-    whose receive is cancelled, so a keepalive's timeout waits beside it rather than cancelling it."""
+    whose receive is cancelled, so a wake-up (a keepalive due, the bus back) waits beside it rather
+    than cancelling it."""
 
-    def __init__(self) -> None:
+    def __init__(self, sign_in: SignIn | None = None) -> None:
         self.layer = get_channel_layer()
         self.channel: str | None = None
         self.groups: set[str] = set()
         self.receiving: asyncio.Task | None = None
         self.closed = False
         self.bus_generation = events.bus_failures()  # the bus failures this stream is in step with
-        self.back: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.sign_in = sign_in
+        self.next_keepalive = math.inf  # set when its beats start (`beaten`)
+        self.marks: list[dict] = []  # BUS_BACK, KEEPALIVE_DUE, SIGN_IN_DUE: what the next `next` answers first
+        self.woken: asyncio.Future = asyncio.get_running_loop().create_future()
 
     @property
     def channel_layer(self):
         return self.layer
 
+    def wake(self, mark: dict) -> None:
+        """Has the stream's wait answer `mark` (once, however often it is set before it is seen)."""
+        if mark not in self.marks:
+            self.marks.append(mark)
+        if not self.woken.done():
+            self.woken.set_result(None)
+
     async def bus_back(self, generation: int) -> None:
         """The bus is back after a failure this stream saw (or it opened without the bus): joins its
-        groups again (a restarted Redis forgot them), and its next wait answers BUS_BACK."""
+        groups again (a restarted Redis forgot them), and its wait answers BUS_BACK."""
         self.bus_generation = generation  # first: a join that fails again puts it behind again
         await self.rejoin()
-        if not self.back.done():
-            self.back.set_result(BUS_BACK)
+        self.wake(BUS_BACK)
+
+    def beaten(self) -> None:
+        """Its keepalives start, one STREAM_KEEPALIVE_S from now, from the process's beats."""
+        self.next_keepalive = asyncio.get_running_loop().time() + settings.STREAM_KEEPALIVE_S
+        heartbeats.keep(self)
+
+    def next_due(self) -> float:
+        due = self.next_keepalive
+        return due if self.sign_in is None else min(due, self.sign_in.next_check)
+
+    async def beat(self) -> float | None:
+        """Wakes the stream for what is due (its keepalive, its sign-in's check: the stream's own loop
+        does them), and says when it is next due."""
+        if self.closed:
+            return None
+        now = asyncio.get_running_loop().time()
+        if now >= self.next_keepalive:
+            # On a fixed beat (from the last due time, not from when it went out), so that no gap
+            # between empty lines grows past STREAM_KEEPALIVE_S.
+            keepalive = settings.STREAM_KEEPALIVE_S
+            self.next_keepalive = max(self.next_keepalive + keepalive, now + keepalive / 2)
+            self.wake(KEEPALIVE_DUE)
+        if self.sign_in is not None and self.sign_in.due(now):
+            self.wake(SIGN_IN_DUE)
+        return self.next_due()
+
+    async def signed_in(self) -> bool:
+        """Whether the stream's sign-in still holds (true for a stream without one)."""
+        if self.sign_in is None:
+            return True
+        if not await self.sign_in.holds():
+            return False
+        heartbeats.soon(self)  # its next check may be due sooner than the stream's next beat
+        return True
 
     async def join(self, groups: list[str]) -> None:
         self.groups.update(groups)
@@ -117,29 +170,28 @@ class Feed:
         except Exception as exc:
             bus.missed(self, "stream join", exc)
 
-    async def next(self, timeout: float) -> dict | None:
-        """The next message on the channel, BUS_BACK once the bus is back after a failure, or None when
-        `timeout` passes first (or the bus failed)."""
-        if self.back.done():
-            self.back = asyncio.get_running_loop().create_future()
-            return BUS_BACK
-        if self.layer is None or self.channel is None:
-            await asyncio.wait({self.back}, timeout=timeout)
-            return None
-        if self.receiving is None:
-            self.receiving = asyncio.ensure_future(self.layer.receive(self.channel))
-        done, _ = await asyncio.wait({self.receiving, self.back}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if self.receiving not in done:
-            return None  # the keepalive is due, or the bus is back (the next call says so)
-        task, self.receiving = self.receiving, None
-        try:
-            return task.result()
-        except Exception as exc:
-            bus.failed("stream receive", exc)
-            await asyncio.sleep(
-                min(timeout, 1.0)
-            )  # a layer that fails at once (Redis down) is not asked in a loop
-            return None
+    async def next(self) -> dict | None:
+        """The next message on the channel, or a mark (BUS_BACK, KEEPALIVE_DUE, SIGN_IN_DUE) once it is
+        set; None after a failed receive (the bus failed: the watch brings it back)."""
+        if not self.marks and self.woken.done():
+            self.woken = asyncio.get_running_loop().create_future()
+        if not self.marks:
+            if self.layer is None or self.channel is None:
+                await self.woken
+            else:
+                if self.receiving is None:
+                    self.receiving = asyncio.ensure_future(self.layer.receive(self.channel))
+                await asyncio.wait({self.receiving, self.woken}, return_when=asyncio.FIRST_COMPLETED)
+                if self.receiving.done():
+                    task, self.receiving = self.receiving, None
+                    try:
+                        return task.result()
+                    except Exception as exc:
+                        bus.failed("stream receive", exc)
+                        # A layer that fails at once (Redis down) is not asked again in a loop.
+                        await asyncio.wait({self.woken}, timeout=1.0)
+                        return None
+        return self.marks.pop(0) if self.marks else None
 
     async def close(self) -> None:
         """Leaves every group and gives the channel back: nothing of the stream stays on the bus."""
@@ -160,26 +212,26 @@ class Feed:
 
 
 async def lines(
-    source: Source, sign_in: tuple[str, str, int] | None, address: str | None
+    source: Source, signed_in_with: tuple[str, str, int, dt.datetime | None] | None, address: str | None
 ) -> AsyncIterator[bytes]:
     """The stream's bytes: `source`'s first lines, then its lines for each push, and an empty line
-    every STREAM_KEEPALIVE_S (busy or not: a proxy or client sees it, and the sign-in is checked),
-    until the client leaves (Django cancels this iterator, and its group memberships go with it), the
-    source ends, or the sign-in (`how, key, user id`) ends.
+    every STREAM_KEEPALIVE_S (busy or not, so that a proxy or client sees it is alive), until the
+    client leaves (Django cancels this iterator, and its group memberships go with it), the source
+    ends, or the sign-in (`signed_in_with`: how, key, user id, the token's expiry) ends.
 
-    The sign-in is asked about at every keepalive, and at once when the player signs out somewhere
-    (the sockets' event on their account's group), as a request made with it now would be.
+    The sign-in is asked about as a socket's is (games.sockets.sign_in): at once when the player
+    signs out somewhere (the sockets' event on their account's group), when the bus is back, at its
+    token's expiry, and at least every SIGN_IN_CHECK_S; a keepalive asks nothing.
 
     A stream counts as a socket against its address's and account's open sockets in every process
     (games/sockets/limits.py): one too many gets a `rate_limited` line and ends."""
-    keepalive = settings.STREAM_KEEPALIVE_S
-    loop = asyncio.get_running_loop()
-    feed = Feed()
+    sign_in = SignIn(*signed_in_with) if signed_in_with is not None else None
+    feed = Feed(sign_in)
     counted: list[tuple[limits.Gauge, str]] = []
     kind = type(source).__name__.removesuffix("Source").lower()
     metrics.opened(metrics.OPEN_STREAMS, kind)
     try:
-        account = str(sign_in[2]) if sign_in is not None else None
+        account = str(sign_in.user_id) if sign_in is not None else None
         for gauge, who in ((limits.sockets_per_address, address), (limits.sockets_per_account, account)):
             if who is None:
                 continue
@@ -189,12 +241,12 @@ async def lines(
             counted.append((gauge, who))
         groups = source.groups()
         if sign_in is not None:
-            groups.append(events.account_group(sign_in[2]))
+            groups.append(events.account_group(sign_in.user_id))
         await feed.join(groups)
         if feed.layer is not None and feed.channel is None:
             feed.bus_generation = -1  # opened without the bus: resynced once it is back
         bus.watch(feed)
-        if sign_in is not None and not await _still_signed_in(sign_in):
+        if not await feed.signed_in():
             # Signed out between the request's check and the join, whose event the stream missed.
             yield line(_signed_out())
             return
@@ -208,38 +260,33 @@ async def lines(
             yield line(body)
         if source.ended:
             return
-        next_keepalive = loop.time() + keepalive
+        feed.beaten()
         while True:
-            message = await feed.next(max(0.0, next_keepalive - loop.time()))
+            message = await feed.next()
             shown: list[dict] = []
-            if message is BUS_BACK:
-                if sign_in is not None and not await _still_signed_in(sign_in):
+            if message is KEEPALIVE_DUE:
+                yield KEEPALIVE
+            elif message is SIGN_IN_DUE or (message is not None and message.get("type") == "account.sign_ins"):
+                if not await feed.signed_in():
+                    yield line(_signed_out())
+                    return
+            elif message is BUS_BACK:
+                if not await feed.signed_in():
                     yield line(_signed_out())  # a sign-out may have been lost with the bus, too
                     return
                 shown = await _or_nothing(source.resync())
                 metrics.resynced("stream", "bus_back")
-            elif message is not None and message.get("type") == "account.sign_ins":
-                if sign_in is not None and not await _still_signed_in(sign_in):
-                    yield line(_signed_out())
-                    return
             elif message is not None:
                 shown = await _or_nothing(source.pushed(message))
             for body in shown:
                 yield line(body)
             if source.ended:
                 return
-            if loop.time() >= next_keepalive:
-                # Sent first and on a fixed beat (from the last due time, not from when it went out), so
-                # that no gap between empty lines grows past STREAM_KEEPALIVE_S by the check's query.
-                yield KEEPALIVE
-                next_keepalive = max(next_keepalive + keepalive, loop.time() + keepalive / 2)
-                if sign_in is not None and not await _still_signed_in(sign_in):
-                    yield line(_signed_out())
-                    return
     finally:
         metrics.closed(metrics.OPEN_STREAMS, kind)
         feed.closed = True
         bus.unwatch(feed)
+        heartbeats.drop(feed)
         await feed.close()
         for gauge, who in counted:
             await limits.close_socket(gauge, who)
@@ -251,16 +298,6 @@ def _too_many(gauge: limits.Gauge) -> dict:
         f"too many streams and sockets open from this {gauge.kind} (at most {gauge.limit}): close some and open it again",
         retry_after=1,
     )
-
-
-async def _still_signed_in(sign_in: tuple[str, str, int]) -> bool:
-    """Whether the stream's sign-in still holds; yes while the database cannot say (asked again at
-    the next keepalive)."""
-    try:
-        return await db(still_signed_in)(*sign_in)
-    except DatabaseError as exc:
-        logger.warning("a stream's sign-in check failed: %s", exc)
-        return True
 
 
 async def _or_nothing(lines_of) -> list[dict]:

@@ -12,7 +12,7 @@ from games.play.payloads import game_detail
 from games.races import challenges
 from games.races import selectors as races
 from games.races.payloads import race_payload
-from games.sockets.base import db
+from games.sockets.database import db
 from games.streams import friends
 from games.streams.feed import Source
 

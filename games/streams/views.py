@@ -162,10 +162,10 @@ class _StreamView(APIView):
         sign_in = None
         if user.is_authenticated:
             if request.auth is None:
-                sign_in = ("session", request.session.session_key, user.pk)
+                sign_in = ("session", request.session.session_key, user.pk, None)
             else:
                 # Only the key's digest is stored: the key to check again is the one this request sent.
-                sign_in = ("token", get_authorization_header(request).split()[-1].decode(), user.pk)
+                sign_in = ("token", get_authorization_header(request).split()[-1].decode(), user.pk, request.auth.expires_at)
         peer = request.META.get("REMOTE_ADDR")
         address = network_of(peer) if peer else None  # what a socket from there counts against
         response = StreamingHttpResponse(lines(source, sign_in, address), content_type=NDJSON)
