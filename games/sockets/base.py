@@ -35,6 +35,7 @@ from games.play.models import Action
 from games.play.payloads import game_payload
 from games.sockets import bus, heartbeats, limits
 from games.sockets.budget import Budget
+from games.sockets.channel import BusChannel
 from games.sockets.database import db
 from games.sockets.frames import (
     ACTION_FRAMES,
@@ -76,7 +77,8 @@ class Socket(AsyncWebsocketConsumer):
         self.metric_kind = type(self).__name__.removesuffix("Consumer").lower()
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.base_send = send
-        self.bus_groups: set[str] = set()
+        # This socket's channel on the bus and the groups it is in.
+        self.bus_channel = BusChannel(self, self.channel_layer)
         self.tasks: list[asyncio.Task] = []
         self.held: list[dict] = []
         self.answering: set[asyncio.Task] = set()
@@ -87,15 +89,11 @@ class Socket(AsyncWebsocketConsumer):
         self.address = limits.address_of(scope)
         self.turns = limits.turns.take(self.address)
         sources = [receive]
-        self.channel_name = None
+        # With Redis down the socket opens anyway (state and moves come from the database); its
+        # channel is made once it can be, and the watch brings this socket back.
+        await self.bus_channel.open()
         if self.channel_layer is not None:
-            try:
-                self.channel_name = await asyncio.wait_for(self.channel_layer.new_channel(), 1.0)
-            except Exception as exc:
-                # Redis is down: the socket opens anyway (state and moves come from the database);
-                # _bus_receive makes the channel once it can, and the watch brings this socket back.
-                bus.missed(self, "new_channel", exc)
-            sources.append(self._bus_receive)
+            sources.append(self.bus_channel.receive)
         metrics.opened(metrics.OPEN_SOCKETS, self.metric_kind)  # closed in the `finally` below
         try:
             await await_many_dispatch(sources, self.dispatch)
@@ -108,20 +106,6 @@ class Socket(AsyncWebsocketConsumer):
             limits.turns.give_back(self.address)
             if self.counted_account is not None:
                 await limits.close_socket(limits.sockets_per_account, self.counted_account)
-
-    async def _bus_receive(self):
-        while True:
-            try:
-                if self.channel_name is None:
-                    self.channel_name = await self.channel_layer.new_channel()
-                    for group in list(self.bus_groups):  # asked for before the channel existed
-                        await self.join_group(group)
-                return await self.channel_layer.receive(self.channel_name)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                bus.failed("receive", exc)
-                await asyncio.sleep(1.0)
 
     async def dispatch(self, message):
         # Channels' dispatch also closes old DB connections on every message; our DB calls already do
@@ -140,32 +124,6 @@ class Socket(AsyncWebsocketConsumer):
             await handler(message)
         except Exception:  # an event must never end the socket
             logger.exception("handling %s failed", message["type"])
-
-    async def join_group(self, group: str) -> None:
-        self.bus_groups.add(group)
-        if self.channel_layer is None or self.channel_name is None:
-            return
-        try:
-            await asyncio.wait_for(self.channel_layer.group_add(group, self.channel_name), 1.0)
-        except Exception as exc:
-            bus.missed(self, "group_add", exc)
-
-    async def leave_group(self, group: str) -> None:
-        self.bus_groups.discard(group)
-        if self.channel_layer is None or self.channel_name is None:
-            return
-        try:
-            await asyncio.wait_for(self.channel_layer.group_discard(group, self.channel_name), 1.0)
-        except Exception as exc:
-            bus.failed("group_discard", exc)
-
-    async def leave_groups(self) -> None:
-        for group in list(self.bus_groups if self.channel_name is not None else ()):
-            try:
-                await asyncio.wait_for(self.channel_layer.group_discard(group, self.channel_name), 1.0)
-            except Exception:
-                pass
-        self.bus_groups.clear()
 
     async def send_json(self, content: dict) -> None:
         if self.closed:
@@ -202,13 +160,11 @@ class Socket(AsyncWebsocketConsumer):
             "moves": Budget("moves", settings.WS_MOVE_BURST, settings.WS_MOVE_RATE, loop.time()),
             "reads": Budget("reads", settings.WS_READ_BURST, settings.WS_READ_RATE, loop.time()),
         }
-        # A socket that opened without the bus resyncs once it is back (bus_back).
-        self.bus_generation = events.bus_failures() if self.channel_name is not None or self.channel_layer is None else -1
         await self.accept()
         if self.user.is_authenticated:
             if not await self.count_account(self.user):
                 return  # refused before any work for the socket
-            await self.join_group(events.account_group(self.user.pk))
+            await self.bus_channel.join(events.account_group(self.user.pk))
         self.next_beat = loop.time() + settings.WS_HEARTBEAT_S
         heartbeats.keep(self)
         bus.watch(self)
@@ -264,7 +220,7 @@ class Socket(AsyncWebsocketConsumer):
         heartbeats.drop(self)
         for task in self.tasks:
             task.cancel()
-        await self.leave_groups()
+        await self.bus_channel.leave_all()
 
     def next_due(self) -> float:
         """When the process's beats (games.sockets.heartbeats) next look at this socket: its next
@@ -301,8 +257,7 @@ class Socket(AsyncWebsocketConsumer):
         """The bus is back after a failure this socket saw (or it opened without the bus): it re-joins
         its groups (a restarted Redis forgot them) and resyncs its client (bus.watch calls it)."""
         self.bus_generation = generation  # first: a join that fails again puts it behind again
-        for group in list(self.bus_groups):
-            await self.join_group(group)
+        await self.bus_channel.rejoin()
         if await self.check_sign_in():  # a sign-out may have been lost with the bus, too
             await self.resync()
             metrics.resynced("ws", "bus_back")
@@ -421,7 +376,7 @@ class Socket(AsyncWebsocketConsumer):
         await self.db(note_use)(found)
         self.user, self.sign_in, self.token = user, SignIn("token", token, user.pk, found.expires_at), found
         heartbeats.soon(self)  # its sign-in's first check may come before the socket's next beat
-        await self.join_group(events.account_group(user.pk))
+        await self.bus_channel.join(events.account_group(user.pk))
         body = {"type": "auth_ok", "username": user.username}
         if frame_id is not None:
             body["id"] = frame_id

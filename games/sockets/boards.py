@@ -62,7 +62,7 @@ class RecordsConsumer(Socket):
             await self.close_with(None, exc.code, exc.message, 4000 + exc.status)
             return
         # Joined before the first read, so that no change between the two is missed.
-        await self.join_group(records_group(self.deal, self.autoplay))
+        await self.bus_channel.join(records_group(self.deal, self.autoplay))
         await self.show()
 
     async def show(self, frame_id=None, *, record_fell: bool = False) -> None:

@@ -51,7 +51,7 @@ class GameConsumer(Socket):
         # Maybe a private game whose player authenticates with a token frame, or a race that ends
         # meanwhile: wait a little, in a group that says only "ask again" (events.publish_access).
         self.waiting = True
-        await self.join_group(events.access_group(self.wanted))
+        await self.bus_channel.join(events.access_group(self.wanted))
         self.tasks.append(asyncio.create_task(self._await_auth()))
 
     async def _watch(self) -> bool:
@@ -60,18 +60,18 @@ class GameConsumer(Socket):
         if await self.db(selectors.visible_game_state)(self.wanted, self.user) is None:
             return False
         group = events.game_group(self.wanted)
-        await self.join_group(group)
+        await self.bus_channel.join(group)
         # Before the state is read, so that it shows the clock this page keeps going.
         if self.user.is_authenticated and await self.db(services.keep_clock)(game_id=self.wanted, user=self.user) is not None:
             self._keep_clock()
         game = await self.db(selectors.game_state)(self.wanted)
         if game is None:  # deleted between the two reads
-            await self.leave_group(group)
+            await self.bus_channel.leave(group)
             return False
         self.game_id, self.watching = self.wanted, True
         if self.waiting:
             self.waiting = False
-            await self.leave_group(events.access_group(self.wanted))
+            await self.bus_channel.leave(events.access_group(self.wanted))
         await self.send_game(game)
         return True
 
@@ -136,7 +136,7 @@ class GameConsumer(Socket):
     async def _refuse(self) -> None:
         """Stops every frame about the game at once, then says not_found and closes (4404)."""
         self.game_id, self.watching = None, False
-        await self.leave_groups()
+        await self.bus_channel.leave_all()
         await self.close_with(None, "not_found", f"no game {self.wanted}", 4404)
 
     async def _await_auth(self):

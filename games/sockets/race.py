@@ -43,7 +43,7 @@ class RaceConsumer(Socket):
         if not is_code(self.code):
             await self.close_with(None, "not_found", f"no race {self.code!r}", 4404)
             return
-        await self.join_group(events.race_group(self.code))
+        await self.bus_channel.join(events.race_group(self.code))
         try:
             view = await self.db(race_view)(self.code, self.user)
         except ServiceError as exc:
@@ -62,7 +62,7 @@ class RaceConsumer(Socket):
             await self.send_json(body)
         if view["my_game"] and self.game_id is None:
             self.game_id = view["my_game"]
-            await self.join_group(events.game_group(self.game_id))
+            await self.bus_channel.join(events.game_group(self.game_id))
             game = await self.db(selectors.game_state)(self.game_id)
             if game is not None:
                 await self.send_game(game)

@@ -28,13 +28,11 @@ from freecell_site import metrics
 from freecell_site.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_S, error_body
 from games import events
 from games.sockets import bus, heartbeats, limits
+from games.sockets.channel import BusChannel
 from games.sockets.database import db
 from games.sockets.sign_in import SignIn
 
 logger = logging.getLogger(__name__)
-
-#: How long one call to the layer may take before it counts as a failure of the bus.
-LAYER_TIMEOUT = 1.0
 
 
 def line(body: dict) -> bytes:
@@ -88,12 +86,10 @@ class Feed:
     than cancelling it."""
 
     def __init__(self, sign_in: SignIn | None = None) -> None:
-        self.layer = get_channel_layer()
-        self.channel: str | None = None
-        self.groups: set[str] = set()
+        self.channel = BusChannel(self, get_channel_layer(), "freecell.stream.")
         self.receiving: asyncio.Task | None = None
         self.closed = False
-        self.bus_generation = events.bus_failures()  # the bus failures this stream is in step with
+        self.bus_generation = events.bus_failures()  # the bus failures this stream is in step with (`open`)
         self.sign_in = sign_in
         self.next_keepalive = math.inf  # set when its beats start (`beaten`)
         self.marks: list[dict] = []  # BUS_BACK, KEEPALIVE_DUE, SIGN_IN_DUE: what the next `next` answers first
@@ -101,7 +97,7 @@ class Feed:
 
     @property
     def channel_layer(self):
-        return self.layer
+        return self.channel.layer
 
     def wake(self, mark: dict) -> None:
         """Has the stream's wait answer `mark` (once, however often it is set before it is seen)."""
@@ -114,7 +110,7 @@ class Feed:
         """The bus is back after a failure this stream saw (or it opened without the bus): joins its
         groups again (a restarted Redis forgot them), and its wait answers BUS_BACK."""
         self.bus_generation = generation  # first: a join that fails again puts it behind again
-        await self.rejoin()
+        await self.channel.rejoin()
         self.wake(BUS_BACK)
 
     def beaten(self) -> None:
@@ -151,64 +147,36 @@ class Feed:
         heartbeats.soon(self)  # its next check may be due sooner than the stream's next beat
         return True
 
-    async def join(self, groups: list[str]) -> None:
-        self.groups.update(groups)
-        await self.rejoin()
+    async def open(self, groups: list[str]) -> None:
+        """Makes the stream's channel and joins `groups` (with the bus away, it starts behind)."""
+        await self.channel.open()
+        for group in groups:
+            await self.channel.join(group)
 
-    async def rejoin(self) -> None:
-        """Makes the channel if it has none yet (the bus was away) and joins every group again (a
-        restarted Redis forgot them)."""
-        if self.layer is None:
-            return
-        try:
-            if self.channel is None:
-                self.channel = await asyncio.wait_for(
-                    self.layer.new_channel("freecell.stream."), LAYER_TIMEOUT
-                )
-            for group in list(self.groups):
-                await asyncio.wait_for(self.layer.group_add(group, self.channel), LAYER_TIMEOUT)
-        except Exception as exc:
-            bus.missed(self, "stream join", exc)
-
-    async def next(self) -> dict | None:
-        """The next message on the channel, or a mark (BUS_BACK, KEEPALIVE_DUE, SIGN_IN_DUE) once it is
-        set; None after a failed receive (the bus failed: the watch brings it back)."""
-        if not self.marks and self.woken.done():
-            self.woken = asyncio.get_running_loop().create_future()
+    async def next(self) -> dict:
+        """The next message on the channel, or a mark (BUS_BACK, KEEPALIVE_DUE, SIGN_IN_DUE) once one
+        is set, whichever comes first."""
         if not self.marks:
-            if self.layer is None or self.channel is None:
+            if self.woken.done():
+                self.woken = asyncio.get_running_loop().create_future()
+            if self.channel_layer is None:
                 await self.woken
             else:
                 if self.receiving is None:
-                    self.receiving = asyncio.ensure_future(self.layer.receive(self.channel))
+                    self.receiving = asyncio.ensure_future(self.channel.receive())
                 await asyncio.wait({self.receiving, self.woken}, return_when=asyncio.FIRST_COMPLETED)
                 if self.receiving.done():
                     task, self.receiving = self.receiving, None
-                    try:
-                        return task.result()
-                    except Exception as exc:
-                        bus.failed("stream receive", exc)
-                        # A layer that fails at once (Redis down) is not asked again in a loop.
-                        await asyncio.wait({self.woken}, timeout=1.0)
-                        return None
-        return self.marks.pop(0) if self.marks else None
+                    return task.result()
+        return self.marks.pop(0)
 
     async def close(self) -> None:
         """Leaves every group and gives the channel back: nothing of the stream stays on the bus."""
         if self.receiving is not None:
             task, self.receiving = self.receiving, None
             task.cancel()  # the pub/sub layer unsubscribes the channel
-            await asyncio.wait({task})  # without raising its end: cancelled, or the bus failed
-            if not task.cancelled():
-                task.exception()  # looked at: the failure was the bus's, and the stream ends anyway
-        if self.layer is None or self.channel is None:
-            return
-        for group in list(self.groups):
-            try:
-                await asyncio.wait_for(self.layer.group_discard(group, self.channel), LAYER_TIMEOUT)
-            except Exception as exc:
-                bus.failed("stream group_discard", exc)
-        self.groups.clear()
+            await asyncio.wait({task})
+        await self.channel.leave_all()
 
 
 async def lines(
@@ -242,9 +210,7 @@ async def lines(
         groups = source.groups()
         if sign_in is not None:
             groups.append(events.account_group(sign_in.user_id))
-        await feed.join(groups)
-        if feed.layer is not None and feed.channel is None:
-            feed.bus_generation = -1  # opened without the bus: resynced once it is back
+        await feed.open(groups)
         bus.watch(feed)
         if not await feed.signed_in():
             # Signed out between the request's check and the join, whose event the stream missed.
@@ -266,7 +232,7 @@ async def lines(
             shown: list[dict] = []
             if message is KEEPALIVE_DUE:
                 yield KEEPALIVE
-            elif message is SIGN_IN_DUE or (message is not None and message.get("type") == "account.sign_ins"):
+            elif message is SIGN_IN_DUE or message.get("type") == "account.sign_ins":
                 if not await feed.signed_in():
                     yield line(_signed_out())
                     return
@@ -276,7 +242,7 @@ async def lines(
                     return
                 shown = await _or_nothing(source.resync())
                 metrics.resynced("stream", "bus_back")
-            elif message is not None:
+            else:
                 shown = await _or_nothing(source.pushed(message))
             for body in shown:
                 yield line(body)
