@@ -28,6 +28,8 @@ class BusChannel:
     `owner` is what the process's watch of the bus keeps (games.sockets.bus.watch): its
     `bus_generation` is set here, to the failure count it starts in step with, or to -1 (behind)."""
 
+    __slots__ = ("owner", "layer", "prefix", "name", "groups")  # one per open connection: kept small
+
     def __init__(self, owner, layer, prefix: str = "specific."):
         self.owner, self.layer, self.prefix = owner, layer, prefix
         self.name: str | None = None

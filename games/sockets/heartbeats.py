@@ -1,4 +1,6 @@
-"""One beat for all the sockets of a process: heartbeats sent and silent sockets closed from one task.
+"""One beat for all the live connections of a process: a socket's heartbeats and idle timeout, a
+stream's keepalives (games/streams/feed.py), and the sign-in checks of both (games.sockets.sign_in),
+from one task.
 
 A task of its own per socket, asleep until its next beat, cost every idle socket a task, and every
 WS_HEARTBEAT_S a timer and a future that outlived the young collections: at 10,000 idle sockets, a
@@ -7,9 +9,10 @@ thousand such objects a second reached the oldest generation and brought full co
 send, or its idle timeout), kept by the process's one beating task; an entry holds floats and a key,
 which the collector does not track, and the socket itself is held only weakly.
 
-A socket asks to be beaten (`keep`) once open, and again (`soon`) when it has something due sooner
-than it said (a game socket's clock beat, once its game has begun); `beat()` on the socket does what
-is due and says when it is next due, or None once it has closed.
+A socket or stream asks to be beaten (`keep`) once open, and again (`soon`) when it has something due
+sooner than it said (a game socket's clock beat, once its game has begun; a sign-in's next check);
+`beat()` on it does what is due (or wakes the stream's loop to) and says when it is next due, or None
+once it has closed.
 """
 
 from __future__ import annotations

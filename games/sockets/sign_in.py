@@ -43,6 +43,8 @@ class SignIn:
     """How a socket or stream signed in (`how` "session" or "token", `key` the session key or the
     token's key as sent, `user_id`), when its token expires, and when it next asks if it holds."""
 
+    __slots__ = ("how", "key", "user_id", "ends", "next_check")  # one per open connection: kept small
+
     def __init__(self, how: str, key: str, user_id: int, expires_at: dt.datetime | None = None):
         self.how, self.key, self.user_id = how, key, user_id
         now = asyncio.get_running_loop().time()
