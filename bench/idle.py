@@ -14,7 +14,10 @@ REDIS_URL, `--servers` Daphne processes), then measures, in the same run:
 3. the servers' memory growth per idle socket, their threads, and their CPU per second while the
    sockets sit idle.
 
-The load generator holds the idle sockets on the same box and takes its share of the CPU.
+The idle sockets are held by a process of their own on the same box, which takes its share of the
+CPU; the other player's client runs in this one. Held in the same process (before 2026-12-06), the
+10,000 sockets' heartbeats and its garbage collections held the measuring client's interpreter too, and
+what was timed as the server's ack was partly the client's own wait (`--same-process` measures that way).
 
 What holds a server's loop is logged to /tmp/bench-daphne-<port>.log with BENCH_LOG_GC=1 (each
 collection over 50 ms), BENCH_LOG_GC=totals (each generation's collections every 10 s, on the CPU
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import sys
 import time
@@ -61,6 +65,18 @@ def make_idle_games(players: list[tuple[str, str]]) -> list[int]:
 
     users = User.objects.filter(username__in=[name for name, _ in players]).order_by("id")
     return [services.create_game(player=user, deal="ms:1").pk for user in users]
+
+
+class Endpoint:
+    """A server as the idle connections' process knows it: its port (bench.ws.Server has the same
+    `ws`, `origin` and `port`, but holds the process, which stays with this one)."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.origin = f"http://127.0.0.1:{port}"
+
+    def ws(self, path: str) -> str:
+        return f"ws://127.0.0.1:{self.port}{path}"
 
 
 class Idle:
@@ -133,6 +149,53 @@ async def open_idle(stack, games: list[int], tokens: list[str], batch: int, kind
     return sockets, time.perf_counter() - began
 
 
+def is_open(connection, kind: str) -> bool:
+    return connection.open if kind == "streams" else connection.ws.state.name == "OPEN"
+
+
+def hold(ports: list[int], games: list[int], tokens: list[str], batch: int, kind: str, pipe) -> None:
+    """In a process of its own: opens the idle connections, sends how long that took, then answers
+    "count" with how many are open, until told "close"."""
+
+    async def held() -> None:
+        connections, took = await open_idle([Endpoint(port) for port in ports], games, tokens, batch, kind)
+        pipe.send(took)
+        while await asyncio.to_thread(pipe.recv) == "count":
+            pipe.send(sum(1 for c in connections if is_open(c, kind)))
+        await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+
+    asyncio.run(held())
+
+
+class Holder:
+    """The idle connections, held by a process of their own (`hold`) for as long as the `with` lasts."""
+
+    def __init__(self, ports: list[int], games: list[int], tokens: list[str], batch: int, kind: str):
+        context = multiprocessing.get_context("spawn")
+        self.pipe, self.theirs = context.Pipe()
+        self.process = context.Process(target=hold, args=(ports, games, tokens, batch, kind, self.theirs), daemon=True)
+
+    def __enter__(self) -> Holder:
+        self.process.start()
+        self.theirs.close()  # the child has its own: a child that dies ends this end's reads (EOFError)
+        return self
+
+    def opened(self) -> float:
+        """Waits until they are open; the seconds opening them took."""
+        return self.pipe.recv()
+
+    def count(self) -> int:
+        self.pipe.send("count")
+        return self.pipe.recv()
+
+    def __exit__(self, *exc) -> None:
+        if self.process.is_alive():
+            self.pipe.send("close")
+        self.process.join(120)
+        if self.process.is_alive():
+            self.process.kill()
+
+
 def play_figures(stack, players, codes, seconds: float) -> tuple[float, float, float, dict]:
     clients, stats = racers_for(stack, players, codes)
     asyncio.run(run_load(clients, seconds, 1.0, stats, warmup=2.0))
@@ -146,6 +209,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20, help="length of each measure of another player's acks")
     parser.add_argument("--batch", type=int, default=100, help="sockets opened at once")
     parser.add_argument("--kind", choices=["sockets", "streams"], default="sockets", help="what to hold open")
+    parser.add_argument(
+        "--same-process", action="store_true", help="hold the idle connections in the measuring process, as before 2026-12-06"
+    )
     args = parser.parse_args()
     database_base = os.environ.get("DATABASE_URL", DEFAULT_DB)
     redis = os.environ.get("REDIS_URL", DEFAULT_REDIS)
@@ -161,19 +227,31 @@ def main() -> None:
             quiet = play_figures(stack, first, first_codes, args.seconds)
             rss_before, threads_before = sum(s.rss() for s in stack), sum(s.threads() for s in stack)
 
-            async def with_idle():
-                sockets, took = await open_idle(stack, games, [token for _, token in idle_players], args.batch, args.kind)
-                await asyncio.sleep(5)
+            tokens = [token for _, token in idle_players]
+
+            def idle_figures(count_open) -> tuple:
+                time.sleep(5)
                 cpu_before, began = sum(s.cpu() for s in stack), time.perf_counter()
-                await asyncio.sleep(20)
+                time.sleep(20)
                 idle_cpu = (sum(s.cpu() for s in stack) - cpu_before) / (time.perf_counter() - began)
                 rss_after, threads_after = sum(s.rss() for s in stack), sum(s.threads() for s in stack)
-                open_now = sum(1 for s in sockets if (s.open if args.kind == "streams" else s.ws.state.name == "OPEN"))
-                loaded = await asyncio.to_thread(play_figures, stack, second, second_codes, args.seconds)
-                await asyncio.gather(*(s.close() for s in sockets), return_exceptions=True)
-                return took, idle_cpu, rss_after, threads_after, open_now, loaded
+                open_now = count_open()
+                loaded = play_figures(stack, second, second_codes, args.seconds)
+                return idle_cpu, rss_after, threads_after, open_now, loaded
 
-            took, idle_cpu, rss_after, threads_after, open_now, loaded = asyncio.run(with_idle())
+            if args.same_process:
+
+                async def with_idle():
+                    connections, took = await open_idle(stack, games, tokens, args.batch, args.kind)
+                    figures = await asyncio.to_thread(idle_figures, lambda: sum(1 for c in connections if is_open(c, args.kind)))
+                    await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+                    return (took, *figures)
+
+                took, idle_cpu, rss_after, threads_after, open_now, loaded = asyncio.run(with_idle())
+            else:
+                with Holder([s.port for s in stack], games, tokens, args.batch, args.kind) as holder:
+                    took = holder.opened()
+                    idle_cpu, rss_after, threads_after, open_now, loaded = idle_figures(holder.count)
     print(f"stack: {args.servers} daphne, PostgreSQL, Redis; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     what = "idle sockets" if args.kind == "sockets" else "held streams"
     print(f"{what}: {open_now:,} of {args.idle:,} open after {took:.0f} s of opening ({args.idle / took:.0f}/s)")
