@@ -319,7 +319,9 @@ class TestThroughTheBalancer:
         finally:
             for raw in idle:
                 raw.close()
-        assert closed.count(True) == 20 and closed[:share].count(True) == 0, closed.count(True)
+        # Which 20 are closed is the order nginx's workers accepted them in, which is not quite the
+        # order they were opened in (two workers accept side by side): the count is what is bounded.
+        assert closed.count(True) == 20, closed.count(True)
 
     def test_nginxs_own_answers_are_the_apis_json_errors(self, stack):
         """405 and 429 (and 413, above; 502, below) were nginx's HTML pages."""
