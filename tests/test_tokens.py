@@ -123,6 +123,43 @@ def test_a_token_of_a_closed_account_is_refused(alice):
     assert code_of(client_with(key).get("/api/me/")) == "authentication_failed"
 
 
+def _fields(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in type(instance)._meta.concrete_fields}
+
+
+def test_the_lookup_finds_what_the_orm_finds_for_every_kind_of_token(alice, bob, charlie, django_assert_num_queries):
+    """token_of_key's one statement (written for every database) against the ORM's own query with
+    `unexpired()`: the same token and user, field by field, or none, in one query."""
+    from django.utils import timezone
+
+    from accounts import services
+    from accounts.tokens import digest, token_of_key, unexpired
+
+    now = timezone.now()
+    keys = {
+        "for good": key_with(alice, READ, PLAY),
+        "ends later": services.issue_token(alice, name="app", scopes=[READ], expires_at=now + dt.timedelta(hours=1)).key,
+        "ended": services.issue_token(bob, name="old app", scopes=[READ], expires_at=now - dt.timedelta(seconds=1)).key,
+        "closed account": key_with(charlie, READ),
+        "revoked": key_with(bob, READ),
+        "never made": "fco_" + "y" * 43,
+    }
+    AccessToken.objects.filter(key_digest=digest(keys["revoked"])).delete()
+    type(charlie).objects.filter(pk=charlie.pk).update(is_active=False)
+    found = {}
+    for kind, key in keys.items():
+        expected = AccessToken.objects.select_related("user").filter(unexpired(), key_digest=digest(key), user__is_active=True).first()
+        with django_assert_num_queries(1):
+            token = token_of_key(key)
+            user = token.user if token is not None else None  # read with the token: no query of its own
+        found[kind] = token is not None
+        if expected is None:
+            assert token is None, kind
+        else:
+            assert (_fields(token), _fields(user)) == (_fields(expected), _fields(expected.user)), kind
+    assert found == {"for good": True, "ends later": True, "ended": False, "closed account": False, "revoked": False, "never made": False}
+
+
 # --- last use -------------------------------------------------------------------------------------
 
 

@@ -3,11 +3,11 @@ the rows the domains above play keep beside it), store what the action changed u
 append the action.
 
 They are the only statements of the action path (games.play.services), on SQLite and PostgreSQL alike.
-Each is built once per connection from the models' own fields, and its values pass through the
-fields' own conversions (the ORM's, both ways), so what they read and write is what the ORM would;
-tests/test_play_store.py checks them against the ORM on every database the suite runs on. Written by
-hand because building the same three statements through the query compiler on every action cost more
-than running them (docs/performance.md).
+Each is built once per connection from the models' own fields (freecell_site.statements), and its
+values pass through the fields' own conversions (the ORM's, both ways), so what they read and write is
+what the ORM would; tests/test_play_store.py checks them against the ORM on every database the suite
+runs on. Written by hand because building the same three statements through the query compiler on
+every action cost more than running them (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from freecell_site import statements
 from games.play import policies
 from games.play.models import Action, Game
 
@@ -26,46 +27,12 @@ ACTION_FIELDS = ("game", "index", "kind", "notation", "autoplay", "client_id", "
 
 
 @dataclass(frozen=True)
-class _Columns:
-    """The columns of one model read by the statement: where they start in a row, and how each converts."""
-
-    model: Any
-    start: int
-    attnames: list[str]
-    converters: list[list]
-
-    def values(self, row) -> list:
-        values = list(row[self.start : self.start + len(self.attnames)])
-        for position, converters in enumerate(self.converters):
-            for convert in converters:
-                values[position] = convert(values[position], None, connection)
-        return values
-
-
-@dataclass(frozen=True)
 class _Read:
     sql: str
-    game: _Columns
+    game: statements.Columns
     #: The rows the domains above play keep beside a game (games.play.policies.read_with): their
     #: relation on Game, and their columns (all null when the game has none).
-    joined: list[tuple[Any, _Columns]]
-
-
-def _converters_of(field, table: str) -> list:
-    column = field.get_col(table)
-    return connection.ops.get_db_converters(column) + column.get_db_converters(connection)
-
-
-_built: dict[tuple[str, str], Any] = {}
-
-
-def _once(name: str, build):
-    """A statement built on first use for the current database (one per vendor and alias)."""
-    key = (connection.alias, name)
-    found = _built.get(key)
-    if found is None:
-        found = _built[key] = build()
-    return found
+    joined: list[tuple[Any, statements.Columns]]
 
 
 def _joined_relations() -> list:
@@ -73,24 +40,18 @@ def _joined_relations() -> list:
     return [Game._meta.get_field(name) for name in policies.read_with()]
 
 
-def _columns(model, start: int) -> _Columns:
-    fields = model._meta.concrete_fields
-    table = model._meta.db_table
-    return _Columns(model, start, [field.attname for field in fields], [_converters_of(field, table) for field in fields])
-
-
 def _read_statement() -> _Read:
     quote = connection.ops.quote_name
     users = get_user_model()._meta
     username = users.get_field(get_user_model().USERNAME_FIELD)
-    game = _columns(Game, 0)
-    selected = [f"g.{quote(field.column)}" for field in Game._meta.concrete_fields]
+    game = statements.columns(Game, 0)
+    selected = statements.selected(Game, "g")
     joins = []
     joined = []
     for number, relation in enumerate(_joined_relations()):
         alias, meta = f"j{number}", relation.related_model._meta
-        joined.append((relation, _columns(relation.related_model, len(selected))))
-        selected += [f"{alias}.{quote(field.column)}" for field in meta.concrete_fields]
+        joined.append((relation, statements.columns(relation.related_model, len(selected))))
+        selected += statements.selected(relation.related_model, alias)
         joins.append(
             f"LEFT JOIN {quote(meta.db_table)} {alias} ON {alias}.{quote(relation.field.column)} = g.{quote(Game._meta.pk.column)} "
         )
@@ -108,13 +69,13 @@ def read_game(game_id: int) -> Game | None:
     low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
     if not (low or 0) < game_id <= (high or game_id):  # a key no game can have (and a database would refuse)
         return None
-    read = _once("read", _read_statement)
+    read = statements.once("read_game", _read_statement)
     with connection.cursor() as cursor:
         cursor.execute(read.sql, [game_id])
         row = cursor.fetchone()
     if row is None:
         return None
-    game = Game.from_db(connection.alias, read.game.attnames, read.game.values(row))
+    game = read.game.instance(row)
     user_model = get_user_model()
     game.player = user_model.from_db(connection.alias, [user_model._meta.pk.attname, user_model.USERNAME_FIELD], [game.player_id, row[-1]])
     for relation, columns in read.joined:
@@ -145,7 +106,7 @@ def _update_statement(fields: tuple[str, ...]) -> tuple[str, list]:
 def write_game(game: Game, fields: tuple[str, ...], read_version: int) -> bool:
     """Stores `fields` of the game if it is still at `read_version`; False when another action changed
     it meanwhile (nothing is written then)."""
-    sql, model_fields = _once(("update",) + fields, lambda: _update_statement(fields))
+    sql, model_fields = statements.once(("update_game",) + fields, lambda: _update_statement(fields))
     values = [field.get_db_prep_save(getattr(game, field.attname), connection) for field in model_fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, game.pk, read_version])
@@ -167,7 +128,7 @@ def _insert_statement() -> tuple[str, list]:
 def insert_action(action: Action) -> None:
     """Appends the action (its key set from the database); the unique (game, index) refuses a second
     action at the same ply."""
-    sql, model_fields = _once("insert", _insert_statement)
+    sql, model_fields = statements.once("insert_action", _insert_statement)
     values = [field.get_db_prep_save(getattr(action, field.attname), connection) for field in model_fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
