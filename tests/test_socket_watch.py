@@ -135,6 +135,59 @@ def test_a_join_that_fails_for_one_socket_brings_back_that_socket_alone(alice, s
     run(scenario)
 
 
+def test_a_socket_opened_without_its_channel_waits_for_the_watch_on_no_timer_of_its_own(alice, settings, monkeypatch):
+    """A socket whose channel could not be made at its open (the layer's call failed or passed its
+    1 s) asked for it again every second on a timer of its own, beside the watch that brings it back."""
+    settings.WS_BUS_CHECK_S = 0.3
+    game = new_game(alice)
+    layer = get_channel_layer()
+    made = []
+    real_new_channel = layer.new_channel
+    failing = [False]
+
+    async def flaky_new_channel(*args, **kwargs):
+        made.append(failing[0])
+        if failing[0]:
+            raise TimeoutError("a channel that took too long")
+        return await real_new_channel(*args, **kwargs)
+
+    monkeypatch.setattr(layer, "new_channel", flaky_new_channel)
+    cookie = session_cookie(alice)
+
+    def asleep_on_a_timer() -> int:
+        def asleep(task) -> bool:
+            awaited = task.get_coro()
+            while awaited is not None:
+                if getattr(awaited, "cr_code", None) is asyncio.sleep.__code__:
+                    return True
+                awaited = getattr(awaited, "cr_await", None)
+            return False
+
+        return sum(1 for task in asyncio.all_tasks() if asleep(task))
+
+    async def scenario():
+        steady = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
+        await next_of(steady, "state")
+        await asyncio.sleep(0.05)
+        timers = asleep_on_a_timer()
+        failing[0] = True
+        late = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
+        await next_of(late, "state")
+        failing[0] = False
+        assert made[-1] is True  # its channel was refused
+        assert asleep_on_a_timer() == timers  # no timer of its own while it waits for the watch
+        await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="3a", ply=0)
+        assert (await next_of(steady, "state"))["version"] == 1
+        assert (await next_of(late, "state", timeout=5))["version"] == 1  # brought back by the watch
+        await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="3b", ply=1)
+        assert (await next_of(late, "state"))["version"] == 2  # on its channel, in its game's group
+        assert made.count(True) == 1, made  # refused once, then made by the watch
+        for socket in (steady, late):
+            await socket.disconnect()
+
+    run(scenario)
+
+
 class Behind:
     """A socket (or stream) that saw a bus failure: its way back takes a little while."""
 

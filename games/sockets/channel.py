@@ -28,12 +28,14 @@ class BusChannel:
     `owner` is what the process's watch of the bus keeps (games.sockets.bus.watch): its
     `bus_generation` is set here, to the failure count it starts in step with, or to -1 (behind)."""
 
-    __slots__ = ("owner", "layer", "prefix", "name", "groups")  # one per open connection: kept small
+    __slots__ = ("owner", "layer", "prefix", "name", "groups", "made")  # one per open connection: kept small
 
     def __init__(self, owner, layer, prefix: str = "specific."):
         self.owner, self.layer, self.prefix = owner, layer, prefix
         self.name: str | None = None
         self.groups: set[str] = set()
+        #: What `receive` waits on while the channel is not made yet (None when nothing waits).
+        self.made: asyncio.Future | None = None
 
     async def open(self) -> None:
         """Makes the channel; with the bus away, the owner starts behind and the channel is made later."""
@@ -47,6 +49,9 @@ class BusChannel:
                 self.name = await asyncio.wait_for(self.layer.new_channel(self.prefix), LAYER_TIMEOUT)
             except Exception as exc:
                 bus.missed(self.owner, "new_channel", exc)
+            else:
+                if self.made is not None and not self.made.done():
+                    self.made.set_result(None)
         return self.name is not None
 
     async def join(self, group: str) -> None:
@@ -80,15 +85,16 @@ class BusChannel:
             await self.leave(group)
 
     async def receive(self) -> dict:
-        """The next message to the channel (made first, and its groups joined, if the bus was away
-        when the connection opened). A failure is tried again after RETRY_S; it never raises but on
-        cancellation, which the pub/sub layer takes as the end of the channel."""
+        """The next message to the channel. With no channel yet (the bus was away when the connection
+        opened, which put it behind), it waits for the process's watch to make it (`rejoin`, once the
+        bus answers) on no timer of its own. A failed receive is tried again after RETRY_S; it never
+        raises but on cancellation, which the pub/sub layer takes as the end of the channel."""
         while True:
             if self.name is None:
-                await self.rejoin()
-                if self.name is None:
-                    await asyncio.sleep(RETRY_S)
-                    continue
+                self.made = asyncio.get_running_loop().create_future()
+                await self.made
+                self.made = None
+                continue
             try:
                 return await self.layer.receive(self.name)
             except asyncio.CancelledError:
