@@ -13,9 +13,34 @@ from channels.layers import get_channel_layer
 from games import events
 from games.play import services
 from games.sockets import bus
-from tests.support.sockets import new_game, next_of, nothing_more, open_socket, run, session_cookie
+from tests.support.sockets import (
+    new_game,
+    next_of,
+    nothing_more,
+    open_socket,
+    run,
+    session_cookie,
+    tasks_asleep_on_a_timer,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def flaky(monkeypatch, call: str, noted) -> tuple[list, list[bool]]:
+    """Makes the channel layer's `call` fail (TimeoutError, as a call past its 1 s) while the flag given
+    back is set; each call's `noted(*its arguments)` is appended to the list given back."""
+    layer = get_channel_layer()
+    real = getattr(layer, call)
+    calls, failing = [], [False]
+
+    async def maybe_failing(*args, **kwargs):
+        calls.append(noted(*args))
+        if failing[0]:
+            raise TimeoutError(f"a {call} that took too long")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(layer, call, maybe_failing)
+    return calls, failing
 
 
 def test_idle_sockets_make_no_bus_call_between_failures(alice, settings, monkeypatch):
@@ -92,18 +117,7 @@ def test_a_join_that_fails_for_one_socket_brings_back_that_socket_alone(alice, s
     timeouts in one run). Now the socket whose join failed comes back alone, once the bus answers."""
     settings.WS_BUS_CHECK_S = 0.05
     game = new_game(alice)
-    layer = get_channel_layer()
-    joins = []
-    real_add = layer.group_add
-    failing = [False]
-
-    async def flaky_add(group, channel):
-        joins.append(group)
-        if failing[0]:
-            raise TimeoutError("a join that took too long")
-        await real_add(group, channel)
-
-    monkeypatch.setattr(layer, "group_add", flaky_add)
+    joins, failing = flaky(monkeypatch, "group_add", lambda group, channel: group)
     cookie = session_cookie(alice)
 
     async def scenario():
@@ -140,48 +154,26 @@ def test_a_socket_opened_without_its_channel_waits_for_the_watch_on_no_timer_of_
     1 s) asked for it again every second on a timer of its own, beside the watch that brings it back."""
     settings.WS_BUS_CHECK_S = 0.3
     game = new_game(alice)
-    layer = get_channel_layer()
-    made = []
-    real_new_channel = layer.new_channel
-    failing = [False]
-
-    async def flaky_new_channel(*args, **kwargs):
-        made.append(failing[0])
-        if failing[0]:
-            raise TimeoutError("a channel that took too long")
-        return await real_new_channel(*args, **kwargs)
-
-    monkeypatch.setattr(layer, "new_channel", flaky_new_channel)
+    made, failing = flaky(monkeypatch, "new_channel", lambda *args: "refused" if failing[0] else "made")
     cookie = session_cookie(alice)
-
-    def asleep_on_a_timer() -> int:
-        def asleep(task) -> bool:
-            awaited = task.get_coro()
-            while awaited is not None:
-                if getattr(awaited, "cr_code", None) is asyncio.sleep.__code__:
-                    return True
-                awaited = getattr(awaited, "cr_await", None)
-            return False
-
-        return sum(1 for task in asyncio.all_tasks() if asleep(task))
 
     async def scenario():
         steady = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
         await next_of(steady, "state")
         await asyncio.sleep(0.05)
-        timers = asleep_on_a_timer()
+        timers = tasks_asleep_on_a_timer()
         failing[0] = True
         late = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
         await next_of(late, "state")
         failing[0] = False
-        assert made[-1] is True  # its channel was refused
-        assert asleep_on_a_timer() == timers  # no timer of its own while it waits for the watch
+        assert made[-1] == "refused"  # its channel
+        assert tasks_asleep_on_a_timer() == timers  # no timer of its own while it waits for the watch
         await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="3a", ply=0)
         assert (await next_of(steady, "state"))["version"] == 1
         assert (await next_of(late, "state", timeout=5))["version"] == 1  # brought back by the watch
         await database_sync_to_async(services.play_move)(game_id=game.pk, user=alice, move="3b", ply=1)
         assert (await next_of(late, "state"))["version"] == 2  # on its channel, in its game's group
-        assert made.count(True) == 1, made  # refused once, then made by the watch
+        assert made.count("refused") == 1, made  # then made by the watch
         for socket in (steady, late):
             await socket.disconnect()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -10,7 +9,15 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from tests.support.daily import ranked_game
-from tests.support.sockets import new_game, next_of, nothing_more, open_socket, run, session_cookie
+from tests.support.sockets import (
+    new_game,
+    next_of,
+    nothing_more,
+    open_socket,
+    run,
+    session_cookie,
+    tasks_asleep_on_a_timer,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -658,17 +665,6 @@ def test_open_sockets_share_the_process_s_one_heartbeat_and_sleep_on_no_timer_of
     game = new_game(alice)
     cookie = session_cookie(alice)
 
-    def asleep(task) -> bool:  # the task's chain of awaits ends in asyncio.sleep
-        awaited = task.get_coro()
-        while awaited is not None:
-            if getattr(awaited, "cr_code", None) is asyncio.sleep.__code__:
-                return True
-            awaited = getattr(awaited, "cr_await", None)
-        return False
-
-    def asleep_on_a_timer() -> int:
-        return sum(1 for task in asyncio.all_tasks() if asleep(task))
-
     async def scenario():
         sockets, asleep_with = [], []
         for _ in range(2):
@@ -676,7 +672,7 @@ def test_open_sockets_share_the_process_s_one_heartbeat_and_sleep_on_no_timer_of
                 socket = await open_socket(f"/ws/games/{game.pk}/", cookie=cookie)
                 await next_of(socket, "state")
                 sockets.append(socket)
-            asleep_with.append(asleep_on_a_timer())
+            asleep_with.append(tasks_asleep_on_a_timer())
         beats = [(await next_of(socket, "heartbeat", timeout=5))["type"] for socket in sockets]
         for socket in sockets:
             await socket.disconnect()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 
@@ -53,3 +55,17 @@ def new_game(user, deal="ms:1", autoplay="none"):
     from games.play import services
 
     return services.create_game(player=user, deal=deal, autoplay=autoplay)
+
+
+def tasks_asleep_on_a_timer() -> int:
+    """How many tasks of the running loop wait, at the end of their chain of awaits, in asyncio.sleep."""
+
+    def asleep(task) -> bool:
+        awaited = task.get_coro()
+        while awaited is not None:
+            if getattr(awaited, "cr_code", None) is asyncio.sleep.__code__:
+                return True
+            awaited = getattr(awaited, "cr_await", None)
+        return False
+
+    return sum(1 for task in asyncio.all_tasks() if asleep(task))
