@@ -14,12 +14,15 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
 from rest_framework.test import APIClient, APIRequestFactory, force_authenticate
 from rest_framework.views import APIView
 
+from accounts import services
 from accounts.models import AccessToken
 from accounts.permissions import TokenScopes
 from accounts.scopes import ACCOUNT, PLAY, RACE, READ, SCOPES
+from accounts.tokens import digest, token_of_key, unexpired
 from tests.support.players import client_for, code_of
 from tests.support.sockets import new_game, next_of, open_socket, run
 from tests.support.tokens import client_with, key_with
@@ -130,11 +133,6 @@ def _fields(instance) -> dict:
 def test_the_lookup_finds_what_the_orm_finds_for_every_kind_of_token(alice, bob, charlie, django_assert_num_queries):
     """token_of_key's one statement (written for every database) against the ORM's own query with
     `unexpired()`: the same token and user, field by field, or none, in one query."""
-    from django.utils import timezone
-
-    from accounts import services
-    from accounts.tokens import digest, token_of_key, unexpired
-
     now = timezone.now()
     keys = {
         "for good": key_with(alice, READ, PLAY),
@@ -260,8 +258,6 @@ class Undeclared(APIView):
     ],
 )
 def test_a_view_without_scopes_fails_closed(alice, method, scopes, allowed):
-    from accounts.tokens import token_of_key
-
     token = token_of_key(key_with(alice, *scopes))
     request = getattr(APIRequestFactory(), method)("/api/nothing/")
     force_authenticate(request, user=alice, token=token)
@@ -323,8 +319,6 @@ def test_another_players_token_is_not_found(alice, bob):
 
 
 def test_the_token_past_max_tokens_is_refused_and_none_is_revoked(alice, monkeypatch):
-    from accounts import services
-
     monkeypatch.setattr(services, "MAX_TOKENS", 3)
     AccessToken.objects.filter(user=alice).delete()
     keys = [key_with(alice, READ, ACCOUNT, name=f"t{i}") for i in range(3)]
@@ -338,8 +332,6 @@ def test_the_token_past_max_tokens_is_refused_and_none_is_revoked(alice, monkeyp
 
 
 def test_expired_tokens_do_not_count_against_the_limit(alice, monkeypatch):
-    from accounts import services
-
     monkeypatch.setattr(services, "MAX_TOKENS", 2)
     AccessToken.objects.filter(user=alice).delete()
     key_with(alice, READ, name="old")
