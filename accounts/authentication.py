@@ -10,7 +10,10 @@ from django.conf import settings
 from django.contrib.auth import get_user
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
+from rest_framework.permissions import SAFE_METHODS
 
+from accounts.permissions import UNDECLARED, scope_needed
+from accounts.scopes import DESCRIPTIONS, READ, SCOPES
 from accounts.tokens import note_use, token_of_key
 
 
@@ -78,19 +81,12 @@ class TokenScheme(OpenApiAuthenticationExtension):
     priority = 1  # over drf-spectacular's own scheme for DRF's TokenAuthentication, which says `Token` only
 
     def get_security_requirement(self, auto_schema):
-        from rest_framework.permissions import SAFE_METHODS
-
-        from accounts.permissions import UNDECLARED, scope_needed
-        from accounts.scopes import READ, SCOPES
-
         needed = scope_needed(auto_schema.view, auto_schema.method)
         if needed is UNDECLARED:  # the permission fails closed the same way
             needed = [READ] if auto_schema.method in SAFE_METHODS else list(SCOPES)
         return [{"tokenAuth": []}, {"oauth2": [] if needed is None else [needed] if isinstance(needed, str) else needed}]
 
     def get_security_definition(self, auto_schema):
-        from accounts.scopes import DESCRIPTIONS
-
         return [
             {
                 "type": "http",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
+from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -47,18 +49,32 @@ def unexpired() -> Q:
     return Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
 
 
-def _lookup_statement() -> tuple[str, statements.Columns, statements.Columns]:
-    """The statement of `token_of_key`: a token by its digest, unexpired, with its user, if active."""
+@dataclass(frozen=True)
+class _Lookup:
+    """The statement of `token_of_key` and what its parameters and row need."""
+
+    sql: str
+    token: statements.Columns
+    user: statements.Columns
+    expires_at: Any  # the fields whose conversions write the parameters
+    is_active: Any
+    token_user: Any  # the token's relation to its user, set from the row
+
+
+def _lookup_statement() -> _Lookup:
+    """A token by its digest, unexpired, with its user, if active."""
     quote = connection.ops.quote_name
     token, user = AccessToken._meta, get_user_model()._meta
-    expires = f"t.{quote(token.get_field('expires_at').column)}"
+    expires_at, is_active = token.get_field("expires_at"), user.get_field("is_active")
+    expires = f"t.{quote(expires_at.column)}"
     sql = (
         f"SELECT {', '.join(statements.selected(AccessToken, 't') + statements.selected(user.model, 'u'))} "
         f"FROM {quote(token.db_table)} t INNER JOIN {quote(user.db_table)} u ON u.{quote(user.pk.column)} = t.{quote(token.get_field('user').column)} "
-        f"WHERE t.{quote(token.get_field('key_digest').column)} = %s AND u.{quote(user.get_field('is_active').column)} = %s "
+        f"WHERE t.{quote(token.get_field('key_digest').column)} = %s AND u.{quote(is_active.column)} = %s "
         f"AND ({expires} IS NULL OR {expires} > %s)"
     )
-    return sql, statements.columns(AccessToken, 0), statements.columns(user.model, len(token.concrete_fields))
+    columns = statements.columns(AccessToken, 0)
+    return _Lookup(sql, columns, statements.columns(user.model, len(columns.attnames)), expires_at, is_active, token.get_field("user"))
 
 
 def token_of_key(key) -> AccessToken | None:
@@ -68,15 +84,15 @@ def token_of_key(key) -> AccessToken | None:
     since building it through the ORM each time cost four times what running it does."""
     if not isinstance(key, str) or not key or len(key) > MAX_KEY or not key.isascii() or "\x00" in key:
         return None  # no key of ours is anything else (and a database refuses a NUL)
-    sql, token_columns, user_columns = statements.once("token_of_key", _lookup_statement)
-    expires_at, is_active = AccessToken._meta.get_field("expires_at"), get_user_model()._meta.get_field("is_active")
+    lookup = statements.once("token_of_key", _lookup_statement)
+    parameters = [digest(key), lookup.is_active.get_db_prep_value(True, connection), lookup.expires_at.get_db_prep_value(timezone.now(), connection)]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [digest(key), is_active.get_db_prep_value(True, connection), expires_at.get_db_prep_value(timezone.now(), connection)])
+        cursor.execute(lookup.sql, parameters)
         row = cursor.fetchone()
     if row is None:
         return None
-    token = token_columns.instance(row)
-    AccessToken._meta.get_field("user").set_cached_value(token, user_columns.instance(row))
+    token = lookup.token.instance(row)
+    lookup.token_user.set_cached_value(token, lookup.user.instance(row))
     return token
 
 
