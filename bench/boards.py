@@ -8,7 +8,7 @@ generate_series: the users, one DealRecord per (player, deal) best (one deal, ms
 of the players; the others spread over 500,000 deals), a month's ladder line for every player, a streak
 for every player, and every tally, exactly as games.boards.services keeps them. Games themselves are
 not loaded (the boards never read them): the boards' foreign keys to games are dropped in this database
-only. --reuse keeps a database loaded by an earlier run; without --keep the database is dropped at the end.
+only. --reuse keeps a database loaded by an earlier run (migrated to this tree's models); without --keep the database is dropped at the end.
 Figures are end-to-end calls of the boards' selectors through Django (warm cache, one connection), the
 best p99 of 3 rounds; these are figures to read, never assertions in the test suite.
 
@@ -99,6 +99,8 @@ def load(players: int, records: int) -> None:
     import psycopg
     from django.core.management import call_command
 
+    from games.models import RecordSpanTally
+
     started = time.perf_counter()
     call_command("migrate", verbosity=0)
     with psycopg.connect(pg_url(DB), autocommit=True) as conn:
@@ -140,6 +142,14 @@ FROM (SELECT g, 1 + g %% %s AS p, g / %s AS k FROM generate_series(0, %s - 1) g)
         conn.execute(
             "INSERT INTO games_recordtally (deal, autoplay, moves, count) SELECT deal, autoplay, moves, count(*) "
             "FROM games_dealrecord GROUP BY 1, 2, 3"
+        )
+        # The crowded move counts split by time, as games.boards.services splits them.
+        conn.execute(
+            "INSERT INTO games_recordspantally (deal, autoplay, moves, span, count) "
+            "SELECT r.deal, r.autoplay, r.moves, r.elapsed_ms / %s, count(*) FROM games_dealrecord r "
+            "JOIN games_recordtally t ON t.deal = r.deal AND t.autoplay = r.autoplay AND t.moves = r.moves "
+            "WHERE t.count >= %s GROUP BY 1, 2, 3, 4",
+            [RecordSpanTally.SPAN_MS, RecordSpanTally.SPLIT_FROM],
         )
         step("record tallies", started)
         # A month of dailies: played 1-30, won up to played, points up to 100 a win (most near 70).
@@ -357,6 +367,10 @@ def main() -> None:
     if must_load:
         print(f"loading {args.players:,} players and {args.records:,} deal records into {DB}:", flush=True)
         load(args.players, args.records)
+    else:
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)  # a database loaded by an earlier tree: its migrations fill what is new
     try:
         if args.http:
             http_run(args.samples, args.deep_samples or args.samples, args.rounds)

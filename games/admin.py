@@ -23,6 +23,7 @@ from games.models import (
     Race,
     RaceEntry,
     RaceInvite,
+    RecordSpanTally,
     RecordTally,
     Report,
     ReviewCase,
@@ -141,6 +142,12 @@ class DealRecordAdmin(ReadOnlyAdmin):
 @admin.register(RecordTally)
 class RecordTallyAdmin(ReadOnlyAdmin):
     list_display = ["deal", "autoplay", "moves", "count"]
+    search_fields = ["deal"]
+
+
+@admin.register(RecordSpanTally)
+class RecordSpanTallyAdmin(ReadOnlyAdmin):
+    list_display = ["deal", "autoplay", "bot", "moves", "span", "count"]
     search_fields = ["deal"]
 
 

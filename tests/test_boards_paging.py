@@ -7,12 +7,14 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from games.boards import selectors
 from games.boards import services as boards
-from games.models import DealRecord, LadderEntry, Streak
+from games.models import Deal, DealRecord, Game, LadderEntry, RecordSpanTally, Streak
 from tests.support.boards import CASUAL_DEAL, win_casual
 from tests.support.players import client_for, make_player
 
@@ -23,6 +25,7 @@ MONTH = dt.date(2026, 3, 1)
 LADDER = f"/api/ladder/{MONTH:%Y-%m}/"
 STREAKS = "/api/ladder/streaks/"
 SIZES = (1, 2, 3, 5, 200)
+User = get_user_model()
 
 
 def pages(client, url: str, size: int) -> list[dict]:
@@ -157,6 +160,151 @@ def test_a_page_is_read_from_the_index_even_when_the_page_starts_inside_a_run(re
             assert [line.game for line in page] == plain[offset : offset + limit], (offset, limit)
             assert [line.rank for line in page] == list(range(offset + 1, offset + 1 + len(page)))
     assert selectors.record_page(CASUAL_DEAL, "safe", offset=len(plain), limit=3) == []
+
+
+# --- a crowded move count, split by time ---------------------------------------------------------------
+
+
+def record_rows() -> list[tuple]:
+    """The deal's safe board of people: (player, moves, elapsed_ms, finished_at, game) of each line."""
+    return list(DealRecord.objects.filter(deal=CASUAL_DEAL, autoplay="safe", bot=False).values_list("player_id", "moves", "elapsed_ms", "finished_at", "game_id"))
+
+
+def spans_recounted(rows: list[tuple], split_from: int) -> dict:
+    """The span tally the board's lines give: every move count with `split_from` lines or more, by span."""
+    lines: dict[int, list[int]] = {}
+    for _player, moves, elapsed, _finished, _game in rows:
+        lines.setdefault(moves, []).append(elapsed // RecordSpanTally.SPAN_MS)
+    counted: dict = {}
+    for moves, spans in lines.items():
+        if len(spans) >= split_from:
+            for span in spans:
+                counted[moves, span] = counted.get((moves, span), 0) + 1
+    return counted
+
+
+def assert_ranks_and_spans(players, split_from: int) -> None:
+    """Every player's `me` is 1 + the lines ahead of theirs, and the span tally is the lines' own (a move
+    count is split once it held `split_from` lines: these tests never shrink one below)."""
+    rows = record_rows()
+    kept = RecordSpanTally.objects.filter(deal=CASUAL_DEAL, autoplay="safe", bot=False, count__gt=0).values_list("moves", "span", "count")
+    assert {(moves, span): count for moves, span, count in kept} == spans_recounted(rows, split_from)
+    for player in players:
+        mine = next(row for row in rows if row[0] == player.pk)
+        ahead = sum(1 for row in rows if row[1:] < mine[1:])
+        line = selectors.record_line_of(CASUAL_DEAL, "safe", player)
+        assert (line.rank, line.game) == (ahead + 1, mine[4]), player.username
+
+
+@pytest.fixture
+def split_from(monkeypatch):
+    """Move counts split from their third line (256 in production: the same code, on a board a test can hold)."""
+    monkeypatch.setattr(RecordSpanTally, "SPLIT_FROM", 3)
+    return 3
+
+
+@pytest.fixture
+def crowded_players(db, split_from):
+    """Eleven players: five lines with 1 move (three of them in one span of time), two with 3 (too few
+    to split), four with 5 in one span."""
+    lines = [(1, 601), (1, 603), (1, 612), (1, 595), (1, 604.5), (3, 700), (3, 701), (5, 650), (5, 651), (5, 652), (5, 653)]
+    players = []
+    for i, (moves, seconds) in enumerate(lines):
+        player = make_player(f"c{i}")
+        win_casual(player, moves=moves, seconds=seconds)
+        players.append(player)
+    return players
+
+
+def test_a_rank_inside_a_split_move_count_sums_its_earlier_spans_and_counts_its_own(crowded_players, split_from):
+    assert RecordSpanTally.objects.filter(moves=1).count() == 3 and not RecordSpanTally.objects.filter(moves=3).exists()
+    assert_ranks_and_spans(crowded_players, split_from)
+
+
+def test_a_better_game_and_a_game_taken_off_move_the_spans_of_their_move_counts(crowded_players, split_from):
+    win_casual(crowded_players[5], moves=1, seconds=602)  # 3 moves -> 1: into a split move count
+    assert_ranks_and_spans(crowded_players, split_from)
+    win_casual(crowded_players[2], moves=1, seconds=590)  # as many moves, faster: from one span to another
+    assert_ranks_and_spans(crowded_players, split_from)
+    win_casual(crowded_players[6], moves=5, seconds=640)  # 3 moves -> 5: a worse game changes nothing
+    assert_ranks_and_spans(crowded_players, split_from)
+    held = Game.objects.get(pk=DealRecord.objects.get(deal=CASUAL_DEAL, player=crowded_players[0]).game_id)
+    assert boards.unrecord_game(held)  # held for review: off the board, with no other win of the player's
+    assert_ranks_and_spans(crowded_players[1:], split_from)
+
+
+def test_a_rebuild_splits_the_move_counts_the_live_updates_split(crowded_players, split_from):
+    def spans() -> list[tuple]:
+        return sorted(RecordSpanTally.objects.filter(count__gt=0).values_list("deal", "autoplay", "bot", "moves", "span", "count"))
+
+    live = spans()
+    assert live
+    boards.rebuild()
+    assert spans() == live
+    assert_ranks_and_spans(crowded_players, split_from)
+
+
+@pytest.fixture(params=[1, 20], ids=["one line a deal", "twenty lines a deal"])
+def a_hot_deal_among_many(request, transactional_db):
+    """A site's boards as PostgreSQL's statistics see them: one deal with 300 lines among 600 others
+    with one line each, or 30 with twenty (vacuumed: the ranking index is read without the table).
+    Rows written straight in: what is planned is the read, whatever the games."""
+    per_deal = request.param
+    users = User.objects.bulk_create(User(username=f"h{i}", password="!") for i in range(300))
+    deals = Deal.objects.bulk_create(Deal(id=f"seed:{1000 + i}", columns=[]) for i in range(1 + 600 // per_deal))
+    now = timezone.now()
+    games = Game.objects.bulk_create(
+        Game(deal=deals[0] if i < 300 else deals[1 + (i - 300) // per_deal], player=users[i % 300], state={}, status="won", ply=5, elapsed_ms=600_000 + i, finished_at=now)
+        for i in range(900)
+    )
+    DealRecord.objects.bulk_create(
+        DealRecord(deal=game.deal_id, autoplay="safe", player=game.player, game=game, moves=5 + i % 7, elapsed_ms=game.elapsed_ms, finished_at=now)
+        for i, game in enumerate(games)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM ANALYZE {connection.ops.quote_name(DealRecord._meta.db_table)}")
+    return deals[0].id, users[150]
+
+
+def literal(value) -> str:
+    """A value written into a statement (an EXECUTE's arguments are not bound): the test's own values."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+@pytest.mark.services
+def test_a_players_line_is_read_by_its_key_even_in_a_plan_made_for_every_deal(a_hot_deal_among_many):
+    """PostgreSQL plans a prepared statement once for any values after five runs: `me` must still read
+    the player's row by their unique key, not the deal's whole board through the ranking index (45 ms on
+    a deal of 200,000 lines). On a site where most deals have one line, the two cost the same to the
+    planner unless the key leads with the player. (That `me` also reads the row's id, which the ranking
+    index lacks, matters at a million lines: bench/boards.py shows it, a test's table is too small.)"""
+    deal, player = a_hot_deal_among_many
+    run = []
+
+    def keep(execute, sql, params, many, context):
+        run.append((sql, list(params)))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
+        assert selectors.record_line_of(deal, "safe", player) is not None
+    ((sql, params),) = run
+    numbered = sql
+    for n in range(1, len(params) + 1):
+        numbered = numbered.replace("%s", f"${n}", 1)
+    with connection.cursor() as cursor:
+        cursor.execute("SET plan_cache_mode = force_generic_plan")
+        cursor.execute(f"PREPARE line_of AS {numbered}")
+        try:
+            cursor.execute(f"EXPLAIN EXECUTE line_of ({', '.join(map(literal, params))})")
+            plan = cursor.fetchall()[0][0]
+        finally:
+            cursor.execute("DEALLOCATE line_of")
+            cursor.execute("RESET plan_cache_mode")
+    assert "deal_record_board" not in plan, plan
 
 
 # --- what an answer costs ----------------------------------------------------------------------------

@@ -30,7 +30,12 @@ class DealRecord(models.Model):
     bot = models.BooleanField(default=False, db_default=False, help_text="a bot's line: on the deal's board of bots, not of people")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["deal", "autoplay", "player"], name="one_record_per_player")]
+        constraints = [
+            # The player first: a player's own line (`me`) is read by this key, and a plan made once for
+            # every deal (a prepared statement's) must prefer it to the ranking index below, which leads
+            # with the deal and, on a crowded deal, would be read through (games.boards.selectors._line_of).
+            models.UniqueConstraint(fields=["player", "deal", "autoplay"], name="one_record_per_player"),
+        ]
         indexes = [
             # The spec's order (moves, time, finish, then the game for one place each), read from the index;
             # people and bots are two boards of the deal, each a range of it.
@@ -60,6 +65,34 @@ class RecordTally(models.Model):
 
     def __str__(self) -> str:
         return f"{self.deal} ({self.autoplay}) {self.moves} moves: {self.count}"
+
+
+class RecordSpanTally(models.Model):
+    """A crowded move count of a deal's board split by time: how many of its lines have their elapsed
+    time in each span (`span` = elapsed_ms // SPAN_MS). A rank inside the move count sums the spans
+    before its own and counts only its own span's better lines (the daily leaderboard's second level).
+    A move count is split once it holds SPLIT_FROM lines, and stays split (games.boards.services); a
+    smaller one is counted line by line, at no more cost than its tally rows would be, and most deals'
+    boards never have one: a row here for every line would double the tallies."""
+
+    #: Width of a span of elapsed time (changing it needs `manage.py rebuild_boards`).
+    SPAN_MS = 10_000
+    #: A move count's lines on one board from which they are tallied by span too.
+    SPLIT_FROM = 256
+
+    deal = models.CharField(max_length=40)
+    autoplay = models.CharField(max_length=4, choices=Game.Autoplay.choices)
+    bot = models.BooleanField(default=False, db_default=False)
+    moves = models.PositiveIntegerField()
+    span = models.PositiveBigIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["deal", "autoplay", "bot", "moves", "span"], name="one_record_span_tally")]
+        indexes = [models.Index(fields=["deal", "autoplay", "bot", "moves", "span", "count"], name="record_span_tally_sum")]
+
+    def __str__(self) -> str:
+        return f"{self.deal} ({self.autoplay}) {self.moves} moves, span {self.span}: {self.count}"
 
 
 class LadderDay(models.Model):

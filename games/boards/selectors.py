@@ -22,13 +22,10 @@ their own board's rows.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import IntegerField, Sum
-from django.db.models.expressions import RawSQL
 
 from accounts.selectors import friend_ids
 from freecell_site.errors import ServiceError
@@ -37,6 +34,7 @@ from games.boards.models import (
     LadderEntry,
     LadderTally,
     LongestTally,
+    RecordSpanTally,
     RecordTally,
     Streak,
     StreakTally,
@@ -108,16 +106,39 @@ def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _ahead(model, sql: str, params: list) -> RawSQL:
-    """A row's rank as an expression of the row (`sql` names the row's columns as `r.<column>`): the
-    lines ahead of it, summed from the tallies. Written as SQL, not as ORM subqueries: a statement
-    compiled on every request costs less so."""
-    table = _table(model)
-    return RawSQL(re.sub(r"\br\.", f"{table}.", sql), params, output_field=IntegerField())
-
-
 def _sum(model, where: str) -> str:
     return f"(SELECT COALESCE(SUM(t.count), 0) FROM {_table(model)} t WHERE {where})"
+
+
+# A board's count and a caller's own line are statements written as SQL, as its pages are: the ORM's
+# aggregate or annotated query, compiled again on every read, cost twice what running them does.
+
+
+def _total(tally, where: str, params: list) -> int:
+    """A board's number of lines: its tally's counts summed (a few hundred rows), in one statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COALESCE(SUM(count), 0) FROM {_table(tally)} WHERE {where}", params)
+        return int(cursor.fetchone()[0])
+
+
+def _line_of(model, fields: tuple[str, ...], where: str, params: list, ahead: str, ahead_params: list) -> tuple | None:
+    """A player's own row of a board (`where`, on the row as `r`: the board and the player, one row at
+    most) as `fields`, then the number of lines ahead of it (`ahead`, naming the row's columns as
+    `r.<column>`: sums over the tallies), in one statement; None when the player has no line there.
+
+    The row's key is read too, unused: a plan made once for every deal (a prepared statement's) would
+    otherwise find the row in the board's ranking index, which holds every column asked for but not the
+    player among its first, and on a hot deal read its whole board (45 ms on 200,000 lines) instead of
+    one row of the player's unique key."""
+    key = connection.ops.quote_name(model._meta.pk.column)
+    sql = f"SELECT r.{key}, {', '.join(f'r.{name}' for name in fields)}, {ahead} FROM {_table(model)} r WHERE {where}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*ahead_params, *params])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    _key, *line, ahead_count = _from_db(model, fields, [row])[0]
+    return (*line, int(ahead_count))
 
 
 @dataclass(frozen=True)
@@ -195,8 +216,8 @@ def _reversed(term: str) -> str:
 
 
 def _from_db(model, fields: tuple[str, ...], rows: list[tuple]) -> list[tuple]:
-    """Raw rows (a name, then `fields` of `model`) with their values as the ORM reads them (SQLite gives
-    dates and times as text, booleans as 0/1; PostgreSQL needs nothing done)."""
+    """Raw rows (one column, a name or a key, then `fields` of `model`) with their values as the ORM reads
+    them (SQLite gives dates and times as text, booleans as 0/1; PostgreSQL needs nothing done)."""
     columns = [model._meta.get_field(name).get_col(model._meta.db_table) for name in fields]
     converters = [
         (i, converter, column)
@@ -238,12 +259,8 @@ def _records(deal: str, autoplay: str, bots: bool):
     return DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bots).order_by(*RECORD_ORDER)
 
 
-def _record_tally(deal: str, autoplay: str, bots: bool):
-    return RecordTally.objects.filter(deal=deal, autoplay=autoplay, bot=bots)
-
-
 def record_count(deal: str, autoplay: str, *, bots: bool = False) -> int:
-    return _record_tally(deal, autoplay, bots).aggregate(n=Sum("count"))["n"] or 0
+    return _total(RecordTally, "deal = %s AND autoplay = %s AND bot = %s", [deal, autoplay, bots])
 
 
 def record_page(deal: str, autoplay: str, *, offset: int, limit: int, bots: bool = False) -> list[RecordLine]:
@@ -265,15 +282,22 @@ def record_of(deal: str, autoplay: str, *, bots: bool = False) -> RecordLine | N
     return page[0] if page else None
 
 
-def _record_ahead() -> RawSQL:
-    """The lines ahead of a DealRecord row: the tally of fewer moves, then a range of the ranking index
-    inside the row's own move count (a row comparison: PostgreSQL and SQLite read it as one index range)."""
+def _record_ahead() -> str:
+    """The lines ahead of a DealRecord row: the tally of fewer moves; then, inside the row's own move
+    count, the spans of time before its own when the move count is split (RecordSpanTally), and a range
+    of the ranking index (a row comparison: PostgreSQL and SQLite read it as one index range) from the
+    start of the row's span, or of its move count when it is not split."""
     board = "t.deal = r.deal AND t.autoplay = r.autoplay AND t.bot = r.bot"
-    same_moves = (
-        f"(SELECT COUNT(*) FROM {_table(DealRecord)} t WHERE {board} AND t.moves = r.moves AND "
+    move_count = f"{board} AND t.moves = r.moves"
+    width = int(RecordSpanTally.SPAN_MS)
+    split = f"EXISTS (SELECT 1 FROM {_table(RecordSpanTally)} t WHERE {move_count})"
+    since = f"CASE WHEN {split} THEN r.elapsed_ms / {width} * {width} ELSE 0 END"
+    same_span = (
+        f"(SELECT COUNT(*) FROM {_table(DealRecord)} t WHERE {move_count} AND t.elapsed_ms >= {since} AND "
         "(t.elapsed_ms, t.finished_at, t.game_id) < (r.elapsed_ms, r.finished_at, r.game_id))"
     )
-    return _ahead(DealRecord, f"{_sum(RecordTally, f'{board} AND t.moves < r.moves')} + {same_moves}", [])
+    earlier_spans = _sum(RecordSpanTally, f"{move_count} AND t.span < r.elapsed_ms / {width}")
+    return f"{_sum(RecordTally, f'{board} AND t.moves < r.moves')} + {earlier_spans} + {same_span}"
 
 
 def record_line_of(deal: str, autoplay: str, user, *, bots: bool = False) -> RecordLine | None:
@@ -281,8 +305,8 @@ def record_line_of(deal: str, autoplay: str, user, *, bots: bool = False) -> Rec
     (a player of the other kind has no line there)."""
     if not _signed_in(user):
         return None
-    mine = DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bots, player=user).annotate(ahead=_record_ahead())
-    row = mine.values_list(*RECORD_FIELDS[1:], "ahead").first()
+    mine = "r.deal = %s AND r.autoplay = %s AND r.bot = %s AND r.player_id = %s"
+    row = _line_of(DealRecord, RECORD_FIELDS[1:], mine, [deal, autoplay, bots, user.pk], _record_ahead(), [])
     if row is None:
         return None
     return RecordLine(row[-1] + 1, user.username, *row[:-1])
@@ -316,7 +340,7 @@ def _ladder(month: dt.date, bots: bool):
 
 
 def ladder_count(month: dt.date, *, bots: bool = False) -> int:
-    return LadderTally.objects.filter(month=month, bot=bots).aggregate(n=Sum("count"))["n"] or 0
+    return _total(LadderTally, "month = %s AND bot = %s", [connection.ops.adapt_datefield_value(month), bots])
 
 
 def _ladder_lines(rows: list[tuple], first_rank: int, position: int) -> list[LadderLine]:
@@ -342,9 +366,9 @@ def ladder_line_of(month: dt.date, user, *, bots: bool = False) -> LadderLine | 
     """The user's line with its rank (1 + the players with more points, from the tally), in one statement."""
     if not _signed_in(user):
         return None
-    above = _ahead(LadderEntry, _sum(LadderTally, "t.month = r.month AND t.bot = r.bot AND t.points > r.points"), [])
-    mine = LadderEntry.objects.filter(month=month, bot=bots, player=user).annotate(above=above)
-    row = mine.values_list(*LADDER_FIELDS[1:], "above").first()
+    above = _sum(LadderTally, "t.month = r.month AND t.bot = r.bot AND t.points > r.points")
+    mine = "r.month = %s AND r.bot = %s AND r.player_id = %s"
+    row = _line_of(LadderEntry, LADDER_FIELDS[1:], mine, [connection.ops.adapt_datefield_value(month), bots, user.pk], above, [])
     if row is None:
         return None
     return LadderLine(row[-1] + 1, user.username, *row[:-1])
@@ -374,7 +398,7 @@ def _effective(row) -> tuple[int, int]:
 
 
 def streak_count(*, bots: bool = False) -> int:
-    return LongestTally.objects.filter(bot=bots).aggregate(n=Sum("count"))["n"] or 0
+    return _total(LongestTally, "bot = %s", [bots])
 
 
 def _streak_lines(rows: list[tuple], first_rank: int, position: int) -> list[StreakLine]:
@@ -453,7 +477,7 @@ def _stale_page(bots: bool, offset: int, limit: int) -> tuple[list[tuple], int]:
 
 
 def _living_count(bots: bool) -> int:
-    return StreakTally.objects.filter(bot=bots, last_day__in=_alive_days()).aggregate(n=Sum("count"))["n"] or 0
+    return _total(StreakTally, "bot = %s AND last_day IN (%s, %s)", _living_params(bots))
 
 
 def streak_page(*, offset: int, limit: int, bots: bool = False) -> list[StreakLine]:
@@ -472,7 +496,7 @@ def streak_page(*, offset: int, limit: int, bots: bool = False) -> list[StreakLi
     return _streak_lines(rows, first_rank, offset + 1)
 
 
-def _streak_ahead(bots: bool) -> RawSQL:
+def _streak_ahead() -> tuple[str, list]:
     """The players ahead of a Streak row on its board, over the tallies only: a living streak is behind
     the living ones with more current days (or as many and a longer best); a stale one behind every
     living streak and the stale ones with a longer best."""
@@ -482,15 +506,15 @@ def _streak_ahead(bots: bool) -> RawSQL:
     longer = _sum(LongestTally, "t.bot = r.bot AND t.longest > r.longest")
     stale = f"{_sum(StreakTally, alive)} + {longer} - {_sum(StreakTally, f'{alive} AND t.longest > r.longest')}"
     sql = f"CASE WHEN r.last_day >= %s THEN {living} ELSE {stale} END"
-    return _ahead(Streak, sql, [days[0], *days, *days, *days])
+    return sql, [days[0], *days, *days, *days]
 
 
 def streak_line_of(user, *, bots: bool = False) -> StreakLine | None:
     """The user's streak with its rank, in one statement."""
     if not _signed_in(user):
         return None
-    mine = Streak.objects.filter(bot=bots, player=user).annotate(ahead=_streak_ahead(bots))
-    row = mine.values_list(*STREAK_FIELDS[1:], "ahead").first()
+    ahead, params = _streak_ahead()
+    row = _line_of(Streak, STREAK_FIELDS[1:], "r.bot = %s AND r.player_id = %s", [bots, user.pk], ahead, params)
     if row is None:
         return None
     return _streak_lines([(user.username, *row[:-1])], row[-1] + 1, 1)[0]

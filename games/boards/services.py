@@ -28,6 +28,7 @@ from games.boards.models import (
     LadderEntry,
     LadderTally,
     LongestTally,
+    RecordSpanTally,
     RecordTally,
     Streak,
     StreakTally,
@@ -207,15 +208,18 @@ def _insert_new(model, values: dict, conflict: tuple[str, ...]) -> bool:
     return _execute(sql, list(values.values())) == 1
 
 
-def _bump(model, key: dict, delta: int) -> None:
-    """Adds `delta` to the `count` of a tally row, made on first use."""
+def _bump(model, key: dict, delta: int) -> int:
+    """Adds `delta` to the `count` of a tally row, made on first use; gives its count after. Locks the
+    row until the transaction ends, even for a `delta` of 0."""
     table = _table(model)
     columns = [*key, "count"]
     sql = (
         f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "
-        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET count = {table}.count + %s"
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET count = {table}.count + %s RETURNING count"
     )
-    _execute(sql, [*key.values(), max(delta, 0), delta])
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_adapted(value) for value in [*key.values(), max(delta, 0), delta]])
+        return cursor.fetchone()[0]
 
 
 def _bumps(model, changes: list[tuple[dict, int]]) -> None:
@@ -243,6 +247,32 @@ def score(row) -> tuple:
     return (row.moves, row.elapsed_ms, row.finished_at, row.game_id)
 
 
+#: A move count of a deal's board: the key of its RecordTally row.
+MOVE_COUNT = ("deal", "autoplay", "bot", "moves")
+
+
+def _tally_records(changes: list[tuple[tuple, int, int]]) -> None:
+    """Moves the tallies of deals' boards by `changes` (a move count, as MOVE_COUNT's values; a line's
+    elapsed time; +1 or -1), one move count at a time in the key's order: its RecordTally row first,
+    which locks the move count (two writers of one take turns), then its spans if it is split
+    (RecordSpanTally), or its split, read from its lines (this change's among them), once it holds
+    SPLIT_FROM of them."""
+    width = RecordSpanTally.SPAN_MS
+    for move_count in sorted({move_count for move_count, _elapsed, _delta in changes}):
+        lines = [(elapsed, delta) for other, elapsed, delta in changes if other == move_count]
+        key = dict(zip(MOVE_COUNT, move_count, strict=True))
+        count = _bump(RecordTally, key, sum(delta for _elapsed, delta in lines))
+        if RecordSpanTally.objects.filter(**key).exists():
+            _bumps(RecordSpanTally, [({**key, "span": elapsed // width}, delta) for elapsed, delta in lines])
+        elif count >= RecordSpanTally.SPLIT_FROM:
+            _execute(
+                f"INSERT INTO {_table(RecordSpanTally)} (deal, autoplay, bot, moves, span, count) "
+                f"SELECT deal, autoplay, bot, moves, elapsed_ms / {int(width)}, COUNT(*) FROM {_table(DealRecord)} "
+                f"WHERE deal = %s AND autoplay = %s AND bot = %s AND moves = %s GROUP BY deal, autoplay, bot, moves, elapsed_ms / {int(width)}",
+                list(move_count),
+            )
+
+
 def _record_key(game: Game) -> dict:
     return {"deal": game.deal_id, "autoplay": game.autoplay, "player_id": game.player_id}
 
@@ -265,7 +295,7 @@ def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -
         key = _record_key(game)
         best = _best_score(game.deal_id, game.autoplay, bot)
         fields = {"game_id": game.pk, "moves": game.ply, "undos": game.undos, "elapsed_ms": game.elapsed_ms, "finished_at": game.finished_at}
-        changes = [({"deal": game.deal_id, "autoplay": game.autoplay, "bot": bot, "moves": game.ply}, +1)]
+        changes = [((game.deal_id, game.autoplay, bot, game.ply), game.elapsed_ms, +1)]
         row = DealRecord.objects.select_for_update().filter(**key).first()
         # A first win of the deal inserts; should another game of the player's insert first (two
         # tabs winning at once), this one is compared with it below instead of failing the move.
@@ -274,9 +304,9 @@ def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -
         if row is not None:
             if row.game_id == game.pk or score(row) <= score(game):
                 return False
-            changes.append(({"deal": game.deal_id, "autoplay": game.autoplay, "bot": bot, "moves": row.moves}, -1))
+            changes.append(((game.deal_id, game.autoplay, bot, row.moves), row.elapsed_ms, -1))
             DealRecord.objects.filter(pk=row.pk).update(**fields)
-        _bumps(RecordTally, changes)
+        _tally_records(changes)
         board_changed(records_board(game.deal_id, game.autoplay, bot))
         if announce:
             _announce_board(game.deal_id, game.autoplay, bot, record_fell=best is None or score(game) < best)
@@ -292,7 +322,7 @@ def unrecord_game(game: Game) -> bool:
             return False
         best = _best_score(row.deal, row.autoplay, row.bot)
         row.delete()
-        _bumps(RecordTally, [({"deal": row.deal, "autoplay": row.autoplay, "bot": row.bot, "moves": row.moves}, -1)])
+        _tally_records([((row.deal, row.autoplay, row.bot, row.moves), row.elapsed_ms, -1)])
         board_changed(records_board(row.deal, row.autoplay, row.bot))
         following = (
             Game.objects.filter(player_id=row.player_id, deal_id=row.deal, autoplay=row.autoplay, status=Game.Status.WON)
@@ -469,7 +499,7 @@ def rebuild() -> dict[str, int]:
     """Builds every board again from the stored games and ranked results, through the same steps as
     the live updates (so the rebuild and the incremental boards agree); for a backfill or a manual fix."""
     with transaction.atomic():
-        for model in (DealRecord, RecordTally, LadderDay, LadderEntry, LadderTally, Streak, StreakTally, LongestTally):
+        for model in (DealRecord, RecordTally, RecordSpanTally, LadderDay, LadderEntry, LadderTally, Streak, StreakTally, LongestTally):
             model.objects.all().delete()
         board_changed(EVERY_BOARD)  # boards left with no line are changed too
     started = Game.objects.filter(RANKED).exclude(ply=0, status=Game.Status.PLAYING)
