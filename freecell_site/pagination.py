@@ -70,12 +70,20 @@ def paginated(item_serializer, name: str):
     )
 
 
+def page_asked(request) -> tuple[int | None, int]:
+    """`page` as asked, before the list's length is known (None for `last`, which the length decides),
+    and `page_size`; 400 invalid_request when either is no whole number in its bounds."""
+    size = whole_number(request, "page_size", DEFAULT_PAGE_SIZE, high=MAX_PAGE_SIZE)
+    page = None if request.query_params.get("page") == "last" else whole_number(request, "page", 1)
+    return page, size
+
+
 def page_bounds(request, total: int) -> tuple[int, int]:
     """`page` (from 1, or `last`) and `page_size` of a list of `total` rows, by the rules of every
     list (freecell_site/pagination.py): a page past the last is 404; page 1 of an empty list is empty."""
-    size = whole_number(request, "page_size", DEFAULT_PAGE_SIZE, high=MAX_PAGE_SIZE)
+    asked, size = page_asked(request)
     last = max(1, -(-total // size))
-    page = last if request.query_params.get("page") == "last" else whole_number(request, "page", 1)
+    page = last if asked is None else asked
     if page > last:
         raise ServiceError("not_found", f"there is no page {page}: the last is {last}", status=404)
     return page, size

@@ -193,6 +193,46 @@ def test_a_kept_read_costs_no_query_but_the_callers_own(db, clock, url, anonymou
         assert signed_in.get(url).json()["me"]["username"] == "alice"
 
 
+class CountingCache:
+    """The boards' cache, with the reads they ask of it counted (the throttles' own are not among them)."""
+
+    def __init__(self, real):
+        self.real, self.reads = real, []
+
+    def __getattr__(self, name):
+        attr = getattr(self.real, name)
+        if name not in ("get", "get_many"):
+            return attr
+
+        def read(*args, **kwargs):
+            self.reads.append(name)
+            return attr(*args, **kwargs)
+
+        return read
+
+
+@pytest.mark.parametrize(
+    ("query", "reads"),
+    [
+        # The page asked by number comes with the board's version, the count and `me`.
+        ("?page_size=1", ["get_many"]),
+        ("?page=2&page_size=1", ["get_many"]),
+        # The last page waits for the count, which says which page it is.
+        ("?page=last&page_size=1", ["get_many", "get"]),
+    ],
+)
+def test_a_kept_page_asked_by_number_costs_one_round_trip_to_the_cache(db, query, reads, monkeypatch):
+    alice = make_player("alice")
+    for player in (alice, make_player("bob")):
+        win_casual(player, moves=3 if player is alice else 5)
+    client = client_for(alice)
+    first = client.get(RECORDS + query).json()  # read and kept
+    counting = CountingCache(boards.cache)
+    monkeypatch.setattr(boards, "cache", counting)
+    assert client.get(RECORDS + query).json() == first
+    assert counting.reads == reads
+
+
 def test_a_kept_page_is_not_read_again_until_its_board_changes(db, anon_client, django_capture_on_commit_callbacks):
     win_casual(make_player("alice"), moves=5)
     anon_client.get(RECORDS)

@@ -6,29 +6,16 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.support.migrations import migrate_to, migrate_to_latest
 
 BEFORE = [("games", "0016_game_abandoned")]
 AFTER = [("games", "0017_daily_game")]
 
 
-def _migrate(to):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(to)
-    return executor.loader.project_state(to).apps
-
-
-def _latest():
-    """The database as the other tests expect it: every migration applied."""
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_daily_columns_move_to_the_dailys_table_and_back():
-    apps = _migrate(BEFORE)
+    apps = migrate_to(BEFORE)
     try:
         User, Deal, Daily, Game = (apps.get_model(*name) for name in (("auth", "User"), ("games", "Deal"), ("games", "DailyChallenge"), ("games", "Game")))
         alice, bob = User.objects.create(username="m-alice"), User.objects.create(username="m-bob")
@@ -42,7 +29,7 @@ def test_the_daily_columns_move_to_the_dailys_table_and_back():
         }
         ids = {name: game.pk for name, game in made.items()}
 
-        apps = _migrate(AFTER)
+        apps = migrate_to(AFTER)
         DailyGame = apps.get_model("games", "DailyGame")
         rows = {row.game_id: (row.daily_id, row.player_id, row.ranked) for row in DailyGame.objects.all()}
         assert rows == {
@@ -52,7 +39,7 @@ def test_the_daily_columns_move_to_the_dailys_table_and_back():
         }
         assert "daily_id" not in {field.attname for field in apps.get_model("games", "Game")._meta.concrete_fields}
 
-        apps = _migrate(BEFORE)
+        apps = migrate_to(BEFORE)
         Game = apps.get_model("games", "Game")
         back = {game.pk: (game.daily_id, game.past_daily_id) for game in Game.objects.all()}
         assert back == {
@@ -62,4 +49,4 @@ def test_the_daily_columns_move_to_the_dailys_table_and_back():
             ids["bobs"]: (day.date, None),
         }
     finally:
-        _latest()
+        migrate_to_latest()

@@ -6,23 +6,16 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.support.migrations import migrate_to, migrate_to_latest
 
 BEFORE = [("games", "0017_daily_game")]
 AFTER = [("games", "0018_record_span_tally")]
 
 
-def _migrate(to):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(to)
-    return executor.loader.project_state(to).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_crowded_move_counts_stored_are_split_by_ten_seconds():
-    apps = _migrate(BEFORE)
+    apps = migrate_to(BEFORE)
     try:
         User, Deal, Game, DealRecord, RecordTally = (
             apps.get_model(*name) for name in (("auth", "User"), ("games", "Deal"), ("games", "Game"), ("games", "DealRecord"), ("games", "RecordTally"))
@@ -39,7 +32,7 @@ def test_the_crowded_move_counts_stored_are_split_by_ten_seconds():
         )
         RecordTally.objects.bulk_create([RecordTally(deal=deal.pk, autoplay="safe", moves=40, count=256), RecordTally(deal=deal.pk, autoplay="safe", moves=41, count=44)])
 
-        apps = _migrate(AFTER)
+        apps = migrate_to(AFTER)
         spans = apps.get_model("games", "RecordSpanTally").objects.values_list("deal", "autoplay", "bot", "moves", "span", "count")
         expected: dict[tuple, int] = {}
         for moves, elapsed in lines:
@@ -49,5 +42,4 @@ def test_the_crowded_move_counts_stored_are_split_by_ten_seconds():
         assert {row[:-1]: row[-1] for row in spans} == expected
         assert len(expected) == 3  # 600,000 to 620,000 ms: spans 60, 61 and 62
     finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
+        migrate_to_latest()

@@ -13,7 +13,7 @@ from accounts.permissions import TokenScopes
 from accounts.scopes import READ
 from freecell_site.errors import ServiceError
 from freecell_site.filters import FilteredList
-from freecell_site.pagination import PAGING, page_bounds, page_links
+from freecell_site.pagination import PAGING, page_asked, page_bounds, page_links
 from games.boards import selectors, services
 from games.boards.serializers import LadderSerializer, PageSerializer, RecordsSerializer, StreaksSerializer
 from games.boards.services import POINTS_RULE
@@ -66,7 +66,15 @@ def _board(request, shape: PageSerializer, board, *, friends, count, page, mine,
     else:
         signed_in = request.user.is_authenticated
         mine_part = f"me:{as_of}:{request.user.pk}"  # each caller's own
-        kept = services.Kept(board(bots), ["count", mine_part] if signed_in else ["count"])
+
+        def page_part(number: int, size: int) -> str:
+            return f"page:{as_of}:{number}:{size}"
+
+        # The parts asked for with the board's version, in one round trip: the page too when the request
+        # names its number (`last` waits for the count, which says which it is).
+        asked, size = page_asked(request)
+        first = ["count", *([mine_part] if signed_in else []), *([page_part(asked, size)] if asked is not None else [])]
+        kept = services.Kept(board(bots), first)
         total = kept.get("count", lambda: count(bots=bots))
         number, size = page_bounds(request, total)
 
@@ -78,7 +86,7 @@ def _board(request, shape: PageSerializer, board, *, friends, count, page, mine,
                 parts["record"] = (entries[0] if number == 1 and entries else None) or record(bots=bots)
             return shape.write(**parts)
 
-        written = kept.get(f"page:{as_of}:{number}:{size}", read_page)
+        written = kept.get(page_part(number, size), read_page)
         own = kept.get(mine_part, lambda: shape.write(me=mine(bots=bots))) if signed_in else shape.write(me=None)
         written = {**written, **own}
         kept.keep()
