@@ -679,8 +679,9 @@ def test_open_sockets_share_the_process_s_one_heartbeat_and_sleep_on_no_timer_of
         return asleep_with, beats
 
     (with_ten, with_twenty), beats = run(scenario)
-    # The process's own timers (its bus watch, the socket limits' upkeep), once whatever the sockets.
-    assert with_ten <= 2 and with_twenty == with_ten, (with_ten, with_twenty)
+    # The process's own timers (its bus watch, the socket limits' upkeep), once whatever the sockets:
+    # one of them may start between the two counts, never one a socket (10, then 20, if each had one).
+    assert with_ten <= 2 and with_twenty <= 2, (with_ten, with_twenty)
     assert beats == ["heartbeat"] * 20
 
 
