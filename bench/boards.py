@@ -37,6 +37,8 @@ import time
 from functools import partial
 from pathlib import Path
 
+from django.core.management import call_command
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._server import REDIS, daphne, server_env  # noqa: E402 (after the path is set)
@@ -97,12 +99,10 @@ def load(players: int, records: int) -> None:
     """Loads the boards' rows; their indexes are dropped first and built again after (much faster than
     keeping them up to date row by row), the foreign keys to games are dropped for good."""
     import psycopg
-    from django.core.management import call_command
 
     from games.models import RecordSpanTally
 
     started = time.perf_counter()
-    call_command("migrate", verbosity=0)
     with psycopg.connect(pg_url(DB), autocommit=True) as conn:
         conn.execute("SELECT setseed(0.42)")
         rebuild = []
@@ -364,13 +364,11 @@ def main() -> None:
     args = parser.parse_args()
     must_load = create_database(args.reuse)
     setup_django(args.http)
+    # A new database gets its tables; one loaded by an earlier tree, what this tree's migrations add.
+    call_command("migrate", verbosity=0)
     if must_load:
         print(f"loading {args.players:,} players and {args.records:,} deal records into {DB}:", flush=True)
         load(args.players, args.records)
-    else:
-        from django.core.management import call_command
-
-        call_command("migrate", verbosity=0)  # a database loaded by an earlier tree: its migrations fill what is new
     try:
         if args.http:
             http_run(args.samples, args.deep_samples or args.samples, args.rounds)
