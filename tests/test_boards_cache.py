@@ -10,6 +10,7 @@ and in the services run (-m services) on PostgreSQL with Redis, as deployed."""
 from __future__ import annotations
 
 import datetime as dt
+import random
 
 import pytest
 from django.core.cache import cache
@@ -17,9 +18,10 @@ from django.core.management import call_command
 from django.db import transaction
 
 from accounts.closing import close_account, closed_name
+from games.boards import selectors
 from games.boards import services as boards
 from games.fairplay import services as fairplay
-from games.models import DealRecord, Game
+from games.models import DealRecord, Game, LadderEntry, Streak
 from tests.support.boards import CASUAL_DEAL, names_and_moves, win_casual
 from tests.support.daily import make_test_daily, win_daily
 from tests.support.players import client_for, make_player
@@ -139,15 +141,20 @@ def test_me_is_each_callers_own_on_a_kept_page(db, anon_client):
     assert anon_client.get(RECORDS).json()["me"] is None
 
 
-def test_a_forgotten_version_never_brings_back_a_page_kept_under_an_earlier_one(db, anon_client):
+@pytest.mark.parametrize("kept_with", ["top", "board"])
+def test_a_forgotten_version_never_brings_back_a_page_kept_under_an_earlier_one(db, anon_client, monkeypatch, kept_with):
     """The cache may forget a board's version (evicted, expired): the next is one never given before,
-    so a page kept at an earlier version is not taken for the board as it is now."""
+    so a page kept at an earlier version is not taken for the board as it is now. A page within the
+    board's first lines is kept with their version (the top's), any other with the board's."""
+    if kept_with == "board":
+        monkeypatch.setattr(boards, "TOP", 1)  # the page of 50 reaches past the top
     win_casual(make_player("alice"), moves=5)
     assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("alice", 5)]
     with transaction.atomic():  # a change whose version did not move on (the cache was away then)
         win_casual(make_player("bob"), moves=3)
     assert len(anon_client.get(RECORDS).json()["entries"]) == 1  # kept: the version did not move
-    cache.delete(boards._version_key(boards.records_board(CASUAL_DEAL, "safe", False)))
+    board = boards.records_board(CASUAL_DEAL, "safe", False)
+    cache.delete(boards._version_key(boards.top_of(board) if kept_with == "top" else board))
     assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("bob", 3), ("alice", 5)]
 
 
@@ -241,3 +248,184 @@ def test_a_kept_page_is_not_read_again_until_its_board_changes(db, anon_client, 
     with django_capture_on_commit_callbacks(execute=True):
         win_casual(make_player("bob"), moves=7)
     assert [e["undos"] for e in anon_client.get(RECORDS).json()["entries"]] == [1, 0]
+
+
+# --- a page within the board's first lines (services.TOP) -------------------------------------------
+# Kept with their own version: a change that lands below them leaves it kept. The tests set the top to
+# two lines, and write a line behind the boards' back (its undos or played) to see whether a page was
+# read again.
+
+
+@pytest.fixture
+def top_of_two(monkeypatch):
+    monkeypatch.setattr(boards, "TOP", 2)
+
+
+def lines(client, query: str = "?page_size=2") -> list[tuple]:
+    return [(e["username"], e["moves"], e["undos"]) for e in client.get(RECORDS + query).json()["entries"]]
+
+
+def behind_the_boards_back(player) -> None:
+    assert DealRecord.objects.filter(deal=CASUAL_DEAL, player=player).update(undos=9) == 1
+
+
+def test_a_win_below_the_top_leaves_its_pages_kept_and_shows_in_the_count_me_and_later_pages(committed, top_of_two, anon_client):
+    alice, bob, carol = make_player("alice"), make_player("bob"), make_player("carol")
+    win_casual(alice, moves=3)
+    win_casual(bob, moves=5)
+    assert lines(anon_client) == [("alice", 3, 0), ("bob", 5, 0)]
+    behind_the_boards_back(alice)
+    win_casual(carol, moves=7)  # third: below the top
+    body = anon_client.get(f"{RECORDS}?page_size=2").json()
+    assert [(e["username"], e["undos"]) for e in body["entries"]] == [("alice", 0), ("bob", 0)]  # kept
+    assert body["count"] == 3 and body["next"] is not None
+    assert lines(anon_client, "?page=2&page_size=2") == [("carol", 7, 0)]  # past the top: the board's version
+    assert client_for(carol).get(f"{RECORDS}?page_size=2").json()["me"]["rank"] == 3
+    # A page of one line within the top is kept alike; the game page's record with it.
+    assert anon_client.get(f"{RECORDS}?page_size=1").json()["record"]["undos"] == 9  # read first now
+    win_casual(make_player("dave"), moves=9)
+    assert anon_client.get(f"{RECORDS}?page_size=1").json()["record"]["undos"] == 9
+
+
+@pytest.mark.parametrize(
+    ("moves", "seconds", "top"),
+    [
+        (4, 700, [("alice", 3, 9), ("dave", 4, 0)]),  # the second place, the top's last: read again
+        (5, 500, [("alice", 3, 9), ("dave", 5, 0)]),  # bob's moves in less time: the second place too
+        (5, 700, [("alice", 3, 0), ("bob", 5, 0)]),  # bob's moves in more time: the third, below the top
+        (9, 700, [("alice", 3, 0), ("bob", 5, 0)]),
+    ],
+)
+def test_a_win_at_the_tops_last_place_reads_it_again_and_one_just_below_does_not(committed, top_of_two, anon_client, moves, seconds, top):
+    alice = make_player("alice")
+    win_casual(alice, moves=3)
+    win_casual(make_player("bob"), moves=5, seconds=600)
+    win_casual(make_player("carol"), moves=8)
+    assert lines(anon_client) == [("alice", 3, 0), ("bob", 5, 0)]
+    behind_the_boards_back(alice)
+    win_casual(make_player("dave"), moves=moves, seconds=seconds)
+    assert lines(anon_client) == top
+
+
+def test_a_line_taken_off_reads_the_top_again_when_it_was_in_it(committed, top_of_two, anon_client):
+    alice, bob, carol, dave = (make_player(name) for name in ("alice", "bob", "carol", "dave"))
+    win_casual(alice, moves=3)
+    win_casual(bob, moves=5)
+    win_casual(carol, moves=7)
+    below = win_casual(dave, moves=9)
+    assert lines(anon_client) == [("alice", 3, 0), ("bob", 5, 0)]
+    behind_the_boards_back(alice)
+    fairplay.reject(Game.objects.get(pk=below.pk))  # the fourth line: the top stays kept
+    assert lines(anon_client) == [("alice", 3, 0), ("bob", 5, 0)]
+    fairplay.reject(Game.objects.get(pk=DealRecord.objects.get(player=bob).game_id))  # the second: carol comes up
+    assert lines(anon_client) == [("alice", 3, 9), ("carol", 7, 0)]
+
+
+def test_a_better_game_from_below_the_top_into_it_reads_it_again(committed, top_of_two, anon_client):
+    alice, carol = make_player("alice"), make_player("carol")
+    win_casual(alice, moves=3)
+    win_casual(make_player("bob"), moves=5)
+    win_casual(carol, moves=9)
+    assert lines(anon_client) == [("alice", 3, 0), ("bob", 5, 0)]
+    behind_the_boards_back(alice)
+    win_casual(carol, moves=8)  # better, still below
+    assert lines(anon_client) == [("alice", 3, 0), ("bob", 5, 0)]
+    win_casual(carol, moves=4)
+    assert lines(anon_client) == [("alice", 3, 9), ("carol", 4, 0)]
+
+
+def ladder_lines(client) -> list[tuple]:
+    return [(e["username"], e["points"], e["played"]) for e in client.get(f"{LADDER}?page_size=1").json()["entries"]]
+
+
+def test_a_ladder_change_reads_the_top_again_only_when_it_lands_in_it(committed, monkeypatch, anon_client):
+    """The ladder's top of one line: a player below it playing or winning leaves it kept; its own
+    player playing again, or losing their win to a review, reads it again."""
+    monkeypatch.setattr(boards, "TOP", 1)
+    alice, bob = make_player("alice"), make_player("bob")
+    won = win_daily(alice)
+    assert ladder_lines(anon_client) == [("alice", 100, 1)]
+    month = DAY.replace(day=1)
+    assert LadderEntry.objects.filter(month=month, player=alice).update(played=5) == 1  # behind the boards' back
+    boards.mark_played(bob.pk, DAY)  # bob starts the day's daily: 0 points, below alice
+    win_daily(bob, moves=2)  # 50 points: still below
+    assert ladder_lines(anon_client) == [("alice", 100, 1)]
+    boards.mark_played(alice.pk, DAY - dt.timedelta(days=1))  # alice's own line changes
+    assert ladder_lines(anon_client) == [("alice", 100, 6)]
+    fairplay.reject(Game.objects.get(pk=won.pk))  # her win off: she drops below bob
+    assert ladder_lines(anon_client) == [("bob", 50, 1)]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_kept_page_agrees_with_the_board_after_any_change(committed, monkeypatch, seed):
+    """Wins (first, better, worse) and games taken off, in a random order on a top of three lines: after
+    each, every page of one to four lines answers as the database does."""
+    monkeypatch.setattr(boards, "TOP", 3)
+    rng = random.Random(seed)
+    players = [make_player(f"p{i}") for i in range(6)]
+    watcher = client_for(make_player("watcher"))  # signed in: the anonymous rate would stop the reads
+    for _change in range(14):
+        won = list(DealRecord.objects.filter(deal=CASUAL_DEAL).values_list("game_id", flat=True))
+        if won and rng.random() < 0.2:
+            fairplay.reject(Game.objects.get(pk=rng.choice(won)))
+        else:
+            win_casual(rng.choice(players), moves=rng.randint(1, 9), seconds=rng.choice([500, 600]))
+        total = selectors.record_count(CASUAL_DEAL, "safe")
+        for size in range(1, 5):
+            for number in range(1, -(-total // size) + 1):
+                stored = selectors.record_page(CASUAL_DEAL, "safe", offset=(number - 1) * size, limit=size)
+                shown = watcher.get(f"{RECORDS}?page={number}&page_size={size}").json()
+                assert [(e["username"], e["moves"], e["elapsed_ms"]) for e in shown["entries"]] == [
+                    (line.username, line.moves, line.elapsed_ms) for line in stored
+                ], (size, number)
+
+
+def streak_lines(client) -> list[tuple]:
+    return [(e["username"], e["current"], e["longest"]) for e in client.get(f"{STREAKS}?page_size=1").json()["entries"]]
+
+
+def test_a_streak_change_reads_the_top_again_only_when_it_lands_in_it(committed, monkeypatch, anon_client):
+    monkeypatch.setattr(boards, "TOP", 1)
+    alice, bob = make_player("alice"), make_player("bob")
+    win_daily(alice)
+    assert streak_lines(anon_client) == [("alice", 1, 1)]
+    assert Streak.objects.filter(player=alice).update(longest=7) == 1  # behind the boards' back
+    win_daily(bob)  # 1 day, as alice: ranked after her
+    assert streak_lines(anon_client) == [("alice", 1, 1)]  # kept
+    committed.advance()
+    make_test_daily(DAY + dt.timedelta(days=1))
+    assert streak_lines(anon_client) == [("alice", 1, 7)]  # the new day's page
+    assert Streak.objects.filter(player=alice).update(longest=8) == 1
+    win_daily(bob)  # 2 days: first
+    assert streak_lines(anon_client) == [("bob", 2, 2)]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_kept_ladder_and_streak_page_agrees_with_the_board_after_any_change(committed, monkeypatch, seed):
+    """Ranked wins over three days and wins taken off, in a random order on a top of two lines: after
+    each, every page of one to three lines of the month's ladder and of the streaks answers as the
+    database does."""
+    monkeypatch.setattr(boards, "TOP", 2)
+    rng = random.Random(seed)
+    players = [make_player(f"p{i}") for i in range(5)]
+    watcher = client_for(make_player("watcher"))  # signed in: the anonymous rate would stop the reads
+    month = DAY.replace(day=1)
+    boards_now = [
+        (LADDER, lambda: selectors.ladder_count(month), lambda at: selectors.ladder_page(month, **at), ("username", "points", "played", "won")),
+        (STREAKS, selectors.streak_count, lambda at: selectors.streak_page(**at), ("username", "current", "longest")),
+    ]
+    for day in range(3):
+        if day:
+            committed.advance()
+            make_test_daily(DAY + dt.timedelta(days=day))
+        for player in rng.sample(players, 4):
+            won = win_daily(player, moves=rng.choice([1, 2, 3]))
+            if rng.random() < 0.25:
+                fairplay.reject(Game.objects.get(pk=won.pk))
+            for url, count, page, fields in boards_now:
+                total = count()
+                for size in range(1, 4):
+                    for number in range(1, -(-total // size) + 1):
+                        stored = page({"offset": (number - 1) * size, "limit": size})
+                        shown = watcher.get(f"{url}?page={number}&page_size={size}").json()["entries"]
+                        assert [tuple(e[f] for f in fields) for e in shown] == [tuple(getattr(line, f) for f in fields) for line in stored], (url, size, number)

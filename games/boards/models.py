@@ -29,6 +29,9 @@ class DealRecord(models.Model):
     finished_at = models.DateTimeField()
     bot = models.BooleanField(default=False, db_default=False, help_text="a bot's line: on the deal's board of bots, not of people")
 
+    #: The board's order (as order_by takes it): fewest moves, then time, then finish, then the game.
+    ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
+
     class Meta:
         constraints = [
             # The player first: a player's own line (`me`) is read by this key, and a plan made once for
@@ -123,6 +126,9 @@ class LadderEntry(models.Model):
     won = models.PositiveIntegerField(default=0, help_text="ranked dailies won in the month")
     bot = models.BooleanField(default=False, db_default=False, help_text="a bot's line: on the month's ladder of bots, not of people")
 
+    #: The ladder's order (as order_by takes it): by points, then wins, then who joined first.
+    ORDER = ("-points", "-won", "player_id")
+
     class Meta:
         constraints = [models.UniqueConstraint(fields=["month", "player"], name="one_ladder_entry")]
         indexes = [
@@ -159,6 +165,9 @@ class Streak(models.Model):
     current = models.PositiveIntegerField()
     longest = models.PositiveIntegerField()
     bot = models.BooleanField(default=False, db_default=False, help_text="a bot's streak: on the bots' board, not the people's")
+
+    #: The living streaks' order (as order_by takes it), ahead of every other streak on the board.
+    LIVING_ORDER = ("-current", "-longest", "player_id")
 
     class Meta:
         indexes = [

@@ -249,7 +249,7 @@ def board_deal(text: str) -> str:
     return deal
 
 
-RECORD_ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
+RECORD_ORDER = DealRecord.ORDER
 RECORD_FIELDS = ("player__username", "moves", "undos", "elapsed_ms", "finished_at", "game_id", "bot")
 RECORD_INDEX_ORDER = ("moves", "elapsed_ms", "finished_at", "game_id")
 RECORD_COLUMNS = ("moves", "undos", "elapsed_ms", "finished_at", "game_id", "bot", "player_id")
@@ -319,7 +319,7 @@ def record_friends(deal: str, autoplay: str, user, *, bots: bool = False) -> lis
 
 # --- the month's ladder ---------------------------------------------------------------------------
 
-LADDER_ORDER = ("-points", "-won", "player_id")
+LADDER_ORDER = LadderEntry.ORDER
 LADDER_FIELDS = ("player__username", "points", "played", "won", "bot")
 LADDER_INDEX_ORDER = ("points DESC", "won DESC", "player_id")
 LADDER_COLUMNS = ("points", "played", "won", "bot", "player_id")

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 
 from accounts.guests import is_guest_id
@@ -101,27 +101,76 @@ def _new_version(board: str) -> None:
         logger.warning("board %s: version not moved on, cache unavailable: %s: %s", board, type(exc).__name__, exc)
 
 
-def board_changed(board: str) -> None:
+#: A board's first lines, whose pages are kept with a version of their own (the board's top): a change
+#: that lands below them moves only the board's version, so the pages most read stay kept while a
+#: crowded board changes far below them. The largest page (freecell_site.pagination.MAX_PAGE_SIZE).
+TOP = 200
+
+
+def top_of(board: str) -> str:
+    """A board's first TOP lines, as their version is named."""
+    return f"{board}:top"
+
+
+def board_changed(board: str, *, top: Callable[[], bool] | None = None) -> None:
     """After commit, the board has a new version: a read from then on reads what was committed. Moved
     on after the commit, not before: a read between the two would keep the board as it was under the
-    new version."""
-    transaction.on_commit(lambda: _new_version(board))
+    new version. Its top's version moves on too, unless `top()`, asked after the commit, says the
+    change lands below it. Asked after the commit, not inside it: a line that the change's own snapshot
+    puts just below the top can be in it once a removal committed beside it shows; of two changes,
+    the later to commit sees both."""
+
+    def moved() -> None:
+        _new_version(board)
+        if top is None or _lands_in_top(board, top):
+            _new_version(top_of(board))
+
+    transaction.on_commit(moved)
 
 
-def _version_now(board: str, found: dict) -> str:
-    """Every board's version and this board's (from `found`, a read of the cache), made when missing."""
-    keys = [_version_key(EVERY_BOARD), _version_key(board)]
+def _lands_in_top(board: str, top: Callable[[], bool]) -> bool:
+    try:
+        return top()
+    except DatabaseError as exc:  # the change is committed: its top is read again rather than missed
+        logger.warning("board %s: top not checked, database unavailable: %s: %s", board, type(exc).__name__, exc)
+        return True
+
+
+def _in_top(order: tuple[str, ...], values: tuple, *runs) -> Callable[[], bool]:
+    """Whether a line with `values` (of `order`'s fields, as order_by takes them) is, or would be, among
+    the first TOP lines of a board: at or ahead of its TOP-th line. The board is one run of rows (a
+    queryset read in `order` from its ranking index, TOP entries long), or several merged (the living
+    streaks of yesterday and today, each from its own day's index)."""
+
+    def key(row: tuple) -> tuple:
+        return tuple(-value if field.startswith("-") else value for field, value in zip(order, row, strict=True))
+
+    def check() -> bool:
+        read = [run.order_by(*order).values_list(*(field.lstrip("-") for field in order)) for run in runs]
+        if len(read) == 1:
+            edge = list(read[0][TOP - 1 : TOP])
+        else:
+            edge = sorted((row for rows in read for row in rows[:TOP]), key=key)[TOP - 1 : TOP]
+        return not edge or key(values) <= key(edge[0])
+
+    return check
+
+
+def _version_now(keys: list[str], found: dict) -> list[str]:
+    """The versions of `keys` (from `found`, a read of the cache), each made when missing."""
     if any(key not in found for key in keys):
         for key in keys:
             if key not in found:
                 cache.add(key, uuid.uuid4().hex, timeout=VERSION_KEEP_S)
         found = cache.get_many(keys)
-    return ".".join(found[key] for key in keys)
+    return [found[key] for key in keys]
 
 
 class Kept:
     """Parts of one board as it is now (its count, a page, a caller's line), each kept in the cache with
     the board's version it was read at: a part kept at another version is read again, and kept anew.
+    A page within the board's first TOP lines (`top=True`) is kept with its top's version instead,
+    which a change landing below them leaves as it is.
 
     The board's versions come in the same round trip as the parts named first (`parts`), so a part is
     never taken for a later version than the one read with it; a change committed after that read moves
@@ -130,20 +179,23 @@ class Kept:
 
     def __init__(self, board: str, parts: list[str]):
         self.board, self.found, self.fresh = board, {}, {}
+        versions = [_version_key(EVERY_BOARD), _version_key(board), _version_key(top_of(board))]
         try:
-            self.found = cache.get_many([_version_key(EVERY_BOARD), _version_key(board), *map(self._key, parts)])
-            self.version = _version_now(board, self.found)
+            self.found = cache.get_many([*versions, *map(self._key, parts)])
+            every, whole, top = _version_now(versions, self.found)
+            self.version, self.top_version = f"{every}.{whole}", f"{every}.{top}"
         except Exception as exc:  # the cache backend's own errors: the database answers alone
             logger.warning("board %s read without the cache, unavailable: %s: %s", board, type(exc).__name__, exc)
-            self.version = None
+            self.version = self.top_version = None
 
     def _key(self, part: str) -> str:
         return f"boards:{self.board}:{part}"
 
-    def get(self, part: str, read: Callable[[], object]) -> object:
-        """The part as kept at the board's version, else `read()` (kept by `keep`). A part not named
-        first costs a round trip of its own."""
-        if self.version is None:
+    def get(self, part: str, read: Callable[[], object], *, top: bool = False) -> object:
+        """The part as kept at the board's version (its top's, for a page within the top), else `read()`
+        (kept by `keep`). A part not named first costs a round trip of its own."""
+        version = self.top_version if top else self.version
+        if version is None:
             return read()
         key = self._key(part)
         try:
@@ -151,10 +203,10 @@ class Kept:
         except Exception as exc:
             logger.warning("board %s read without the cache, unavailable: %s: %s", self.board, type(exc).__name__, exc)
             kept = None
-        if kept is not None and kept[0] == self.version:
+        if kept is not None and kept[0] == version:
             return kept[1]
         value = read()
-        self.fresh[key] = (self.version, value)
+        self.fresh[key] = (version, value)
         return value
 
     def keep(self) -> None:
@@ -277,10 +329,19 @@ def _record_key(game: Game) -> dict:
     return {"deal": game.deal_id, "autoplay": game.autoplay, "player_id": game.player_id}
 
 
+def _records(deal: str, autoplay: str, bot: bool):
+    return DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bot)
+
+
 def _best_score(deal: str, autoplay: str, bot: bool):
-    board = DealRecord.objects.filter(deal=deal, autoplay=autoplay, bot=bot)
-    best = board.order_by("moves", "elapsed_ms", "finished_at", "game_id").first()
+    best = _records(deal, autoplay, bot).order_by(*DealRecord.ORDER).first()
     return score(best) if best is not None else None
+
+
+def _records_changed(deal: str, autoplay: str, bot: bool, line: tuple) -> None:
+    """The deal's board changed at `line` (a score: the better of the line's old and new places), in
+    its top or below it."""
+    board_changed(records_board(deal, autoplay, bot), top=_in_top(DealRecord.ORDER, line, _records(deal, autoplay, bot)))
 
 
 def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -> bool:
@@ -307,7 +368,7 @@ def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -
             changes.append(((game.deal_id, game.autoplay, bot, row.moves), row.elapsed_ms, -1))
             DealRecord.objects.filter(pk=row.pk).update(**fields)
         _tally_records(changes)
-        board_changed(records_board(game.deal_id, game.autoplay, bot))
+        _records_changed(game.deal_id, game.autoplay, bot, score(game))  # a better game's old place is below
         if announce:
             _announce_board(game.deal_id, game.autoplay, bot, record_fell=best is None or score(game) < best)
     return True
@@ -323,7 +384,7 @@ def unrecord_game(game: Game) -> bool:
         best = _best_score(row.deal, row.autoplay, row.bot)
         row.delete()
         _tally_records([((row.deal, row.autoplay, row.bot, row.moves), row.elapsed_ms, -1)])
-        board_changed(records_board(row.deal, row.autoplay, row.bot))
+        _records_changed(row.deal, row.autoplay, row.bot, score(row))
         following = (
             Game.objects.filter(player_id=row.player_id, deal_id=row.deal, autoplay=row.autoplay, status=Game.Status.WON)
             .exclude(pk=game.pk)
@@ -362,7 +423,10 @@ def _change_entry(player_id: int, month: dt.date, bot: bool, *, points: int = 0,
         ]
     LadderEntry.objects.filter(pk=entry.pk).update(points=entry.points + points, played=entry.played + played, won=entry.won + won)
     _bumps(LadderTally, changes)
-    board_changed(ladder_board(month, bot))
+    # In its top or below it: at the better of the line's old and new places (more points, then wins).
+    points_won = max((entry.points, entry.won), (entry.points + points, entry.won + won))
+    ladder = LadderEntry.objects.filter(month=month, bot=bot)
+    board_changed(ladder_board(month, bot), top=_in_top(LadderEntry.ORDER, (*points_won, player_id), ladder))
 
 
 def mark_played(player_id: int, date: dt.date) -> bool:
@@ -424,7 +488,23 @@ def _store_streak(player_id: int, bot: bool, old: Streak | None, new: tuple[dt.d
         Streak.objects.filter(player_id=player_id).delete()
     _bumps(StreakTally, changes)
     _bumps(LongestTally, longest)
-    board_changed(streaks_board(bot))
+    was = None if old is None else (old.last_day, old.current, old.longest)
+    board_changed(streaks_board(bot), top=_streak_in_top(player_id, bot, was, new))
+
+
+def _streak_in_top(player_id: int, bot: bool, old: tuple | None, new: tuple | None) -> Callable[[], bool]:
+    """Whether a streak's change, from `old` to `new` (each (last day, current, longest), or None), is
+    among the board's first TOP lines as of today: at the better of its places while living (a streak
+    no longer current is in the top only while fewer than TOP are living)."""
+
+    def check() -> bool:
+        yesterday = today() - dt.timedelta(days=1)
+        living = [(current, best) for last_day, current, best in filter(None, (old, new)) if last_day >= yesterday]
+        current, best = max(living, default=(0, 0))
+        days = [Streak.objects.filter(bot=bot, last_day=day) for day in (yesterday, yesterday + dt.timedelta(days=1))]
+        return _in_top(Streak.LIVING_ORDER, (current, best, player_id), *days)()
+
+    return check
 
 
 def runs(days: list[dt.date]) -> tuple[dt.date, int, int] | None:
