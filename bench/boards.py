@@ -21,7 +21,9 @@ largest run of equal points). --samples calls of each (--deep-samples of the dee
 does not change during the run, so those answers come from the cache after the first
 (games.boards.services.Kept). Then, apart, "after a change" moves the board's version on before each
 call (services.board_changed, from this process, which shares the server's Redis under --http: a round
-trip to it inside the time), as a win on the board would: the read after a change, from the database.
+trip to it inside the time), as a win on the board would: "in the top" its top's version too (a page
+of the top 100 is read from the database), "below the top" the board's alone (the count and `me` are).
+Beside them, "a change's top check" times what a change below the top asks after its commit.
 """
 
 from __future__ import annotations
@@ -241,6 +243,22 @@ def run(samples: int) -> None:
         print(f"  {what:<18} {how:<24} n={len(values):<5} p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  {met}", flush=True)
 
 
+def top_checks(player: int) -> dict:
+    """The check a change of `player`'s line makes after its commit (games.boards.services.in_top), on
+    the records' and the ladder's boards (the streaks' reads two such runs of the index, a day's each)."""
+    from games.boards import services
+    from games.models import DealRecord, LadderEntry
+
+    records = DealRecord.objects.filter(deal=HOT_DEAL, autoplay="safe", bot=False)
+    record = records.values_list(*DealRecord.ORDER).get(player_id=player)
+    ladder = LadderEntry.objects.filter(month=MONTH, bot=False)
+    entry = ladder.values_list("points", "won", "player_id").get(player_id=player)
+    return {
+        "records": services.in_top(DealRecord.ORDER, record, records),
+        "ladder": services.in_top(LadderEntry.ORDER, entry, ladder),
+    }
+
+
 def http_run(samples: int, deep_samples: int, rounds: int) -> None:
     """Every board read over HTTP on one Daphne beside /api/ping/ in the same run (see the module's doc)."""
     from django.db.models import Sum
@@ -324,16 +342,23 @@ def http_run(samples: int, deep_samples: int, rounds: int) -> None:
                 assert (body["me"] is not None) == (client is signed), (name, what)
                 cases[(name, what)] = (lambda _, client=client, path=url + query: client.get(path), [0] * n)
 
-        def changed_then_read(client: Client, board: str, path: str) -> dict:
-            services.board_changed(board)  # no transaction here: moved on at once
+        def changed_then_read(client: Client, board: str, below: bool, path: str) -> dict:
+            # No transaction here: moved on at once. Below the top, the board's version alone moves on.
+            services.board_changed(board, top=(lambda: False) if below else None)
             return client.get(path)
 
         # Apart, after: a change moves every kept page of its board on, the others' reads among them would miss too.
         changed = {key: cases[key] for key in [("GET /api/ping/", "baseline"), ("GET /api/ping/", "signed in")]}
         for name, (url, _count) in boards.items():
-            for what, client in (("top 100 after a change", anon), ("top 100, me after a change", signed)):
-                read = partial(changed_then_read, client, versions[name], f"{url}page_size={size}")
-                changed[(name, what)] = (lambda _, read=read: read(), [0] * samples)
+            for where, below in (("in the top", False), ("below the top", True)):
+                for what, client in ((f"top 100 after a change {where}", anon), (f"top 100, me after a change {where}", signed)):
+                    read = partial(changed_then_read, client, versions[name], below, f"{url}page_size={size}")
+                    changed[(name, what)] = (lambda _, read=read: read(), [0] * samples)
+        # What a change asks after its commit (the writer's cost): is its line in the board's top 200?
+        # `me`'s line, in the middle of each board, is not.
+        for name, check in top_checks(me).items():
+            assert not check(), name
+            changed[(name, "a change's top check")] = (lambda _, check=check: check(), [0] * samples)
         load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(f"measuring (calls interleaved, best p99 of {rounds} rounds; load average {load_avg} on {os.cpu_count()} cores):")
         times = interleaved(cases, rounds)

@@ -136,7 +136,7 @@ def _lands_in_top(board: str, top: Callable[[], bool]) -> bool:
         return True
 
 
-def _in_top(order: tuple[str, ...], values: tuple, *runs) -> Callable[[], bool]:
+def in_top(order: tuple[str, ...], values: tuple, *runs) -> Callable[[], bool]:
     """Whether a line with `values` (of `order`'s fields, as order_by takes them) is, or would be, among
     the first TOP lines of a board: at or ahead of its TOP-th line. The board is one run of rows (a
     queryset read in `order` from its ranking index, TOP entries long), or several merged (the living
@@ -341,7 +341,7 @@ def _best_score(deal: str, autoplay: str, bot: bool):
 def _records_changed(deal: str, autoplay: str, bot: bool, line: tuple) -> None:
     """The deal's board changed at `line` (a score: the better of the line's old and new places), in
     its top or below it."""
-    board_changed(records_board(deal, autoplay, bot), top=_in_top(DealRecord.ORDER, line, _records(deal, autoplay, bot)))
+    board_changed(records_board(deal, autoplay, bot), top=in_top(DealRecord.ORDER, line, _records(deal, autoplay, bot)))
 
 
 def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -> bool:
@@ -426,7 +426,7 @@ def _change_entry(player_id: int, month: dt.date, bot: bool, *, points: int = 0,
     # In its top or below it: at the better of the line's old and new places (more points, then wins).
     points_won = max((entry.points, entry.won), (entry.points + points, entry.won + won))
     ladder = LadderEntry.objects.filter(month=month, bot=bot)
-    board_changed(ladder_board(month, bot), top=_in_top(LadderEntry.ORDER, (*points_won, player_id), ladder))
+    board_changed(ladder_board(month, bot), top=in_top(LadderEntry.ORDER, (*points_won, player_id), ladder))
 
 
 def mark_played(player_id: int, date: dt.date) -> bool:
@@ -502,7 +502,7 @@ def _streak_in_top(player_id: int, bot: bool, old: tuple | None, new: tuple | No
         living = [(current, best) for last_day, current, best in filter(None, (old, new)) if last_day >= yesterday]
         current, best = max(living, default=(0, 0))
         days = [Streak.objects.filter(bot=bot, last_day=day) for day in (yesterday, yesterday + dt.timedelta(days=1))]
-        return _in_top(Streak.LIVING_ORDER, (current, best, player_id), *days)()
+        return in_top(Streak.LIVING_ORDER, (current, best, player_id), *days)()
 
     return check
 
