@@ -114,7 +114,17 @@ def unwatch(socket) -> None:
 
 
 async def _watch_forever(layer) -> None:
+    """Checks the bus every WS_BUS_CHECK_S until its task is cancelled (its loop's end cancels it once).
+
+    On Python 3.11 a cancellation can be lost inside a check: an `asyncio.wait_for` (a probe, a round
+    trip, a join) whose call finishes just as its task is cancelled returns the call's result and drops
+    the cancellation (fixed in 3.12). The loop would then go on forever, and `asyncio.run`'s teardown,
+    which cancels each task once and waits for all, with it (a socket test hung so). So the loop also
+    stops once its task has been asked to cancel (`cancelling()`), whatever became of the request."""
+    task = asyncio.current_task()
     while True:
+        if task.cancelling():
+            raise asyncio.CancelledError
         try:
             await asyncio.sleep(settings.WS_BUS_CHECK_S)
             await _check(layer, settings.WS_BUS_CHECK_S)
