@@ -117,8 +117,9 @@ def board_changed(board: str, *, top: Callable[[], bool] | None = None) -> None:
     on after the commit, not before: a read between the two would keep the board as it was under the
     new version. Its top's version moves on too, unless `top()`, asked after the commit, says the
     change lands below it. Asked after the commit, not inside it: a line that the change's own snapshot
-    puts just below the top can be in it once a removal committed beside it shows; of two changes,
-    the later to commit sees both."""
+    puts just below the top can be in it once a removal committed beside it shows. Asked after, the
+    last change to alter the top finds its line (or its old place) still there, so the top's version
+    moves on after every change of it."""
 
     def moved() -> None:
         _new_version(board)
