@@ -252,8 +252,8 @@ def test_a_kept_page_is_not_read_again_until_its_board_changes(db, anon_client, 
 
 # --- a page within the board's first lines (services.TOP) -------------------------------------------
 # Kept with their own version: a change that lands below them leaves it kept. The tests set the top to
-# two lines, and write a line behind the boards' back (its undos or played) to see whether a page was
-# read again.
+# one to three lines, and write a line behind the boards' back (its undos, played or longest) to see
+# whether a page was read again.
 
 
 @pytest.fixture
