@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import threading
 
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
-from django.db import transaction
+from django.db import connection, transaction
 
 from accounts.closing import close_account, closed_name
 from games.boards import selectors
@@ -429,3 +430,38 @@ def test_every_kept_ladder_and_streak_page_agrees_with_the_board_after_any_chang
                         stored = page({"offset": (number - 1) * size, "limit": size})
                         shown = watcher.get(f"{url}?page={number}&page_size={size}").json()["entries"]
                         assert [tuple(e[f] for f in fields) for e in shown] == [tuple(getattr(line, f) for f in fields) for line in stored], (url, size, number)
+
+
+def in_a_thread_of_its_own(work):
+    """`work()` on another thread, with a database connection of its own, committed there."""
+    done = []
+
+    def run():
+        try:
+            done.append(work())
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=60)
+    assert done, "the thread's work failed"
+    return done[0]
+
+
+def test_a_line_its_own_transaction_put_below_the_top_is_in_it_once_a_removal_beside_it_shows(committed, top_of_two):
+    """Carol's win is third in its own transaction's snapshot (alice, bob, carol, dave); bob's line is
+    taken off and committed beside it, first. Asked inside its transaction, carol's win would leave the
+    top as read between the two commits (alice, dave); asked after its commit, it is in it."""
+    if connection.vendor != "postgresql":
+        pytest.skip("two writers at once: SQLite takes one at a time")
+    alice, bob, carol, dave = (make_player(name) for name in ("alice", "bob", "carol", "dave"))
+    win_casual(alice, moves=3)
+    taken_off = win_casual(bob, moves=5)
+    win_casual(dave, moves=9)
+    reader = client_for(make_player("watcher"))
+    with transaction.atomic():
+        win_casual(carol, moves=7)
+        in_a_thread_of_its_own(lambda: fairplay.reject(Game.objects.get(pk=taken_off.pk)))
+        assert in_a_thread_of_its_own(lambda: lines(reader)) == [("alice", 3, 0), ("dave", 9, 0)]  # kept, carol not yet committed
+    assert lines(reader) == [("alice", 3, 0), ("carol", 7, 0)]
