@@ -16,7 +16,7 @@ import threading
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 
 from accounts.closing import close_account, closed_name
 from games.boards import selectors
@@ -465,3 +465,38 @@ def test_a_line_its_own_transaction_put_below_the_top_is_in_it_once_a_removal_be
         in_a_thread_of_its_own(lambda: fairplay.reject(Game.objects.get(pk=taken_off.pk)))
         assert in_a_thread_of_its_own(lambda: lines(reader)) == [("alice", 3, 0), ("dave", 9, 0)]  # kept, carol not yet committed
     assert lines(reader) == [("alice", 3, 0), ("carol", 7, 0)]
+
+
+def versions_of(board: str) -> tuple:
+    return tuple(cache.get(boards._version_key(name)) for name in (board, boards.top_of(board)))
+
+
+@pytest.mark.parametrize(
+    ("check", "top_moves"),
+    [(lambda: False, False), (lambda: True, True), (None, True)],
+    ids=["below", "in the top", "not asked"],
+)
+def test_a_change_moves_its_boards_version_and_its_tops_when_it_lands_there(db, django_capture_on_commit_callbacks, check, top_moves):
+    board = boards.records_board(CASUAL_DEAL, "safe", False)
+    boards.Kept(board, [])  # both versions made
+    before = versions_of(board)
+    with django_capture_on_commit_callbacks(execute=True):
+        boards.board_changed(board, top=check)
+    after = versions_of(board)
+    assert after[0] != before[0] and (after[1] != before[1]) == top_moves
+
+
+def test_a_top_check_that_fails_moves_the_tops_version_on(db, django_capture_on_commit_callbacks, caplog):
+    """The change is committed: its top is read again rather than missed."""
+    board = boards.records_board(CASUAL_DEAL, "safe", False)
+    boards.Kept(board, [])
+    before = versions_of(board)
+
+    def check():
+        raise OperationalError("the database went away")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        boards.board_changed(board, top=check)
+    after = versions_of(board)
+    assert after[0] != before[0] and after[1] != before[1]
+    assert "top not checked" in caplog.text
