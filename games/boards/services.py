@@ -339,17 +339,19 @@ def _best_score(deal: str, autoplay: str, bot: bool):
     return score(best) if best is not None else None
 
 
-def _records_changed(deal: str, autoplay: str, bot: bool, line: tuple) -> None:
+def _records_changed(deal: str, autoplay: str, bot: bool, line: tuple, *, ask: bool = True) -> None:
     """The deal's board changed at `line` (a score: the better of the line's old and new places), in
-    its top or below it."""
-    board_changed(records_board(deal, autoplay, bot), top=in_top(DealRecord.ORDER, line, _records(deal, autoplay, bot)))
+    its top or below it; `ask=False` moves its top's version on without asking."""
+    top = in_top(DealRecord.ORDER, line, _records(deal, autoplay, bot)) if ask else None
+    board_changed(records_board(deal, autoplay, bot), top=top)
 
 
 def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -> bool:
     """Puts a won game on its deal's board when it is its player's best there (inside the caller's
     transaction); False when nothing changed (not better, held for review, already counted, or a guest's).
-    `announce`: tell the board's sockets after commit (not during a rebuild); `bot`: the player's
-    kind, when the caller knows it (else read from their profile)."""
+    `announce`: tell the board's sockets after commit, and ask whether the change lands in the board's
+    top (not during a rebuild: its top moves on with each change, and asking cost a rebuild a fifth to a third
+    more time); `bot`: the player's kind, when the caller knows it (else read from their profile)."""
     if not counts_as_record(game) or is_guest_id(game.player_id):
         return False  # a guest's win is casual play: it counts once the guest signs up (games/guests.py)
     with transaction.atomic():
@@ -369,7 +371,7 @@ def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -
             changes.append(((game.deal_id, game.autoplay, bot, row.moves), row.elapsed_ms, -1))
             DealRecord.objects.filter(pk=row.pk).update(**fields)
         _tally_records(changes)
-        _records_changed(game.deal_id, game.autoplay, bot, score(game))  # a better game's old place is below
+        _records_changed(game.deal_id, game.autoplay, bot, score(game), ask=announce)  # a better game's old place is below
         if announce:
             _announce_board(game.deal_id, game.autoplay, bot, record_fell=best is None or score(game) < best)
     return True
