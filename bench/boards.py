@@ -243,22 +243,6 @@ def run(samples: int) -> None:
         print(f"  {what:<18} {how:<24} n={len(values):<5} p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  {met}", flush=True)
 
 
-def top_checks(player: int) -> dict:
-    """The check a change of `player`'s line makes after its commit (games.boards.services.in_top), on
-    the records' and the ladder's boards (the streaks' reads two such runs of the index, a day's each)."""
-    from games.boards import services
-    from games.models import DealRecord, LadderEntry
-
-    records = DealRecord.objects.filter(deal=HOT_DEAL, autoplay="safe", bot=False)
-    record = records.values_list(*DealRecord.ORDER).get(player_id=player)
-    ladder = LadderEntry.objects.filter(month=MONTH, bot=False)
-    entry = ladder.values_list("points", "won", "player_id").get(player_id=player)
-    return {
-        "records": services.in_top(DealRecord.ORDER, record, records),
-        "ladder": services.in_top(LadderEntry.ORDER, entry, ladder),
-    }
-
-
 def http_run(samples: int, deep_samples: int, rounds: int) -> None:
     """Every board read over HTTP on one Daphne beside /api/ping/ in the same run (see the module's doc)."""
     from django.db.models import Sum
@@ -356,7 +340,13 @@ def http_run(samples: int, deep_samples: int, rounds: int) -> None:
                     changed[(name, what)] = (lambda _, read=read: read(), [0] * samples)
         # What a change asks after its commit (the writer's cost): is its line in the board's top 200?
         # `me`'s line, in the middle of each board, is not.
-        for name, check in top_checks(me).items():
+        ranked = {
+            "records": (DealRecord.objects.filter(deal=HOT_DEAL, autoplay="safe", bot=False), DealRecord.ORDER),
+            "ladder": (LadderEntry.objects.filter(month=MONTH, bot=False), LadderEntry.ORDER),
+        }
+        for name, (rows, order) in ranked.items():
+            mine = rows.values_list(*(field.lstrip("-") for field in order)).get(player_id=me)
+            check = services.in_top(order, mine, rows)
             assert not check(), name
             changed[(name, "a change's top check")] = (lambda _, check=check: check(), [0] * samples)
         load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
