@@ -119,7 +119,7 @@ async def _watch_forever(layer) -> None:
     On Python 3.11 a cancellation can be lost inside a check: an `asyncio.wait_for` (a probe, a round
     trip, a join) whose call finishes just as its task is cancelled returns the call's result and drops
     the cancellation (fixed in 3.12). The loop would then go on forever, and `asyncio.run`'s teardown,
-    which cancels each task once and waits for all, with it (a socket test hung so). So the loop also
+    which cancels each task once and waits for all, with it. So the loop also
     stops once its task has been asked to cancel (`cancelling()`), whatever became of the request."""
     task = asyncio.current_task()
     while True:
