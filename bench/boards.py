@@ -21,9 +21,11 @@ largest run of equal points). --samples calls of each (--deep-samples of the dee
 does not change during the run, so those answers come from the cache after the first
 (games.boards.services.Kept). Then, apart, "after a change" moves the board's version on before each
 call (services.board_changed, from this process, which shares the server's Redis under --http: a round
-trip to it inside the time), as a win on the board would: "in the top" its top's version too (a page
-of the top 100 is read from the database), "below the top" the board's alone (the count and `me` are).
-Beside them, "a change's top check" times what a change below the top asks after its commit.
+trip to it inside the time), as a win on the board would: "in the top" every top's version too (a page
+of the top 100 is read from the database), "below the top" the board's alone (the count and `me` are),
+and for the game page's one line, a change "in the top below it" (second: the tops of 10 lines and more).
+Beside them, "a change's top check" times what a change asks after its commit: below the top, and at
+its 50th line (its place counted).
 """
 
 from __future__ import annotations
@@ -326,29 +328,36 @@ def http_run(samples: int, deep_samples: int, rounds: int) -> None:
                 assert (body["me"] is not None) == (client is signed), (name, what)
                 cases[(name, what)] = (lambda _, client=client, path=url + query: client.get(path), [0] * n)
 
-        def changed_then_read(client: Client, board: str, below: bool, path: str) -> dict:
-            # No transaction here: moved on at once. Below the top, the board's version alone moves on.
-            services.board_changed(board, top=(lambda: False) if below else None)
+        def changed_then_read(client: Client, board: str, place, path: str) -> dict:
+            # No transaction here: moved on at once. Below the top (a place of None), the board's version alone moves on.
+            services.board_changed(board, place=place)
             return client.get(path)
 
         # Apart, after: a change moves every kept page of its board on, the others' reads among them would miss too.
         changed = {key: cases[key] for key in [("GET /api/ping/", "baseline"), ("GET /api/ping/", "signed in")]}
         for name, (url, _count) in boards.items():
-            for where, below in (("in the top", False), ("below the top", True)):
+            for where, place in (("in the top", None), ("below the top", lambda: None)):
                 for what, client in ((f"top 100 after a change {where}", anon), (f"top 100, me after a change {where}", signed)):
-                    read = partial(changed_then_read, client, versions[name], below, f"{url}page_size={size}")
+                    read = partial(changed_then_read, client, versions[name], place, f"{url}page_size={size}")
                     changed[(name, what)] = (lambda _, read=read: read(), [0] * samples)
-        # What a change asks after its commit (the writer's cost): is its line in the board's top 200?
-        # `me`'s line, in the middle of each board, is not.
+            # The game page's one line (the record), after a win that lands second: in the top, below the record.
+            read = partial(changed_then_read, signed, versions[name], lambda: 2, f"{url}page_size=1")
+            changed[(name, "one line, me after a change in the top below it")] = (lambda _, read=read: read(), [0] * samples)
+        # What a change asks after its commit (the writer's cost): its line's place in the board's top 200,
+        # if it is there. `me`'s line, in the middle of each board, is not; the 50th line is.
         ranked = {
             "records": (DealRecord.objects.filter(deal=HOT_DEAL, autoplay="safe", bot=False), DealRecord.ORDER),
             "ladder": (LadderEntry.objects.filter(month=MONTH, bot=False), LadderEntry.ORDER),
         }
         for name, (rows, order) in ranked.items():
-            mine = rows.values_list(*(field.lstrip("-") for field in order)).get(player_id=me)
-            check = services.in_top(order, mine, rows)
-            assert not check(), name
-            changed[(name, "a change's top check")] = (lambda _, check=check: check(), [0] * samples)
+            fields = [field.lstrip("-") for field in order]
+            for what, line, place in (
+                ("a change's top check", rows.values_list(*fields).get(player_id=me), None),
+                ("a change's top check, 50th line", rows.order_by(*order).values_list(*fields)[49], 50),
+            ):
+                check = services.place_in_top(order, line, rows)
+                assert check() == place, (name, what)
+                changed[(name, what)] = (lambda _, check=check: check(), [0] * samples)
         load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(f"measuring (calls interleaved, best p99 of {rounds} rounds; load average {load_avg} on {os.cpu_count()} cores):")
         times = interleaved(cases, rounds)

@@ -133,13 +133,13 @@ def test_a_rebuild_moves_each_top_on_without_asking(committed, monkeypatch, anon
     time; the rebuild moves every board's version on anyway."""
     for name, moves in (("alice", 3), ("bob", 5), ("carol", 7)):
         win_casual(make_player(name), moves=moves)
-    asked, real = [], boards.in_top
+    asked, real = [], boards.place_in_top
 
     def counted(*args):
         check = real(*args)
         return lambda: asked.append(args) or check()
 
-    monkeypatch.setattr(boards, "in_top", counted)
+    monkeypatch.setattr(boards, "place_in_top", counted)
     call_command("rebuild_boards", stdout=open("/dev/null", "w"))
     assert asked == []
     assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("alice", 3), ("bob", 5), ("carol", 7)]
@@ -165,16 +165,17 @@ def test_me_is_each_callers_own_on_a_kept_page(db, anon_client):
 def test_a_forgotten_version_never_brings_back_a_page_kept_under_an_earlier_one(db, anon_client, monkeypatch, kept_with):
     """The cache may forget a board's version (evicted, expired): the next is one never given before,
     so a page kept at an earlier version is not taken for the board as it is now. A page within the
-    board's first lines is kept with their version (the top's), any other with the board's."""
+    board's first lines is kept with their version (the first top that holds it, here of 50 lines), any
+    other with the board's."""
     if kept_with == "board":
-        monkeypatch.setattr(boards, "TOP", 1)  # the page of 50 reaches past the top
+        monkeypatch.setattr(boards, "TOPS", (1,))  # the page of 50 reaches past the top
     win_casual(make_player("alice"), moves=5)
     assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("alice", 5)]
     with transaction.atomic():  # a change whose version did not move on (the cache was away then)
         win_casual(make_player("bob"), moves=3)
     assert len(anon_client.get(RECORDS).json()["entries"]) == 1  # kept: the version did not move
     board = boards.records_board(CASUAL_DEAL, "safe", False)
-    cache.delete(boards._version_key(boards.top_of(board) if kept_with == "top" else board))
+    cache.delete(boards._version_key(boards.top_of(board, 50) if kept_with == "top" else board))
     assert names_and_moves(anon_client.get(RECORDS).json()["entries"]) == [("bob", 3), ("alice", 5)]
 
 
@@ -270,15 +271,15 @@ def test_a_kept_page_is_not_read_again_until_its_board_changes(db, anon_client, 
     assert [e["undos"] for e in anon_client.get(RECORDS).json()["entries"]] == [1, 0]
 
 
-# --- a page within the board's first lines (services.TOP) -------------------------------------------
-# Kept with their own version: a change that lands below them leaves it kept. The tests set the top to
-# one to three lines, and write a line behind the boards' back (its undos, played or longest) to see
-# whether a page was read again.
+# --- a page within the board's first lines (services.TOPS) ------------------------------------------
+# Kept with their version (the first top that holds it): a change that lands below them leaves it kept.
+# The tests set the tops to one to three lines, and write a line behind the boards' back (its undos,
+# played or longest) to see whether a page was read again.
 
 
 @pytest.fixture
 def top_of_two(monkeypatch):
-    monkeypatch.setattr(boards, "TOP", 2)
+    monkeypatch.setattr(boards, "TOPS", (2,))
 
 
 def lines(client, query: str = "?page_size=2") -> list[tuple]:
@@ -354,6 +355,41 @@ def test_a_better_game_from_below_the_top_into_it_reads_it_again(committed, top_
     assert lines(anon_client) == [("alice", 3, 9), ("carol", 4, 0)]
 
 
+def test_a_win_in_the_top_leaves_the_pages_ending_before_its_place_kept(committed, monkeypatch, anon_client):
+    """Tops of one, two and three lines: a win at the third place reads the page of three again and
+    leaves the pages of one and two kept; one at the second leaves the first line (the game page's)."""
+    monkeypatch.setattr(boards, "TOPS", (1, 2, 3))
+    alice = make_player("alice")
+    win_casual(alice, moves=3)
+    win_casual(make_player("bob"), moves=5)
+    win_casual(make_player("carol"), moves=7)
+    for size in (1, 2, 3):
+        lines(anon_client, f"?page_size={size}")
+    behind_the_boards_back(alice)
+    win_casual(make_player("dave"), moves=6)
+    assert lines(anon_client, "?page_size=1") == [("alice", 3, 0)]
+    assert lines(anon_client, "?page_size=2") == [("alice", 3, 0), ("bob", 5, 0)]
+    assert lines(anon_client, "?page_size=3") == [("alice", 3, 9), ("bob", 5, 0), ("dave", 6, 0)]
+    win_casual(make_player("erin"), moves=4)
+    assert lines(anon_client, "?page_size=1") == [("alice", 3, 0)]
+    assert lines(anon_client, "?page_size=2") == [("alice", 3, 9), ("erin", 4, 0)]
+    win_casual(make_player("fay"), moves=2)  # a new record: every top
+    assert lines(anon_client, "?page_size=1") == [("fay", 2, 0)]
+
+
+def test_a_lines_place_is_counted_within_the_top_and_none_below_it(db, monkeypatch):
+    monkeypatch.setattr(boards, "TOPS", (1, 3))
+    for name, moves in (("alice", 3), ("bob", 5), ("carol", 7), ("dave", 9)):
+        win_casual(make_player(name), moves=moves)
+    rows = DealRecord.objects.filter(deal=CASUAL_DEAL, autoplay="safe", bot=False)
+    fields = [field.lstrip("-") for field in DealRecord.ORDER]
+    places = [boards.place_in_top(DealRecord.ORDER, line, rows)() for line in rows.order_by(*DealRecord.ORDER).values_list(*fields)]
+    assert places == [1, 2, 3, None]
+    bob = rows.values_list(*fields).get(player__username="bob")
+    assert boards.place_in_top(DealRecord.ORDER, (4, *bob[1:]), rows)() == 2  # a line not on the board: where it would be
+    assert boards.place_in_top(DealRecord.ORDER, (8, *bob[1:]), rows)() is None
+
+
 def ladder_lines(client) -> list[tuple]:
     return [(e["username"], e["points"], e["played"]) for e in client.get(f"{LADDER}?page_size=1").json()["entries"]]
 
@@ -361,7 +397,7 @@ def ladder_lines(client) -> list[tuple]:
 def test_a_ladder_change_reads_the_top_again_only_when_it_lands_in_it(committed, monkeypatch, anon_client):
     """The ladder's top of one line: a player below it playing or winning leaves it kept; its own
     player playing again, or losing their win to a review, reads it again."""
-    monkeypatch.setattr(boards, "TOP", 1)
+    monkeypatch.setattr(boards, "TOPS", (1,))
     alice, bob = make_player("alice"), make_player("bob")
     won = win_daily(alice)
     assert ladder_lines(anon_client) == [("alice", 100, 1)]
@@ -378,9 +414,9 @@ def test_a_ladder_change_reads_the_top_again_only_when_it_lands_in_it(committed,
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_every_kept_page_agrees_with_the_board_after_any_change(committed, monkeypatch, seed):
-    """Wins (first, better, worse) and games taken off, in a random order on a top of three lines: after
-    each, every page of one to four lines answers as the database does."""
-    monkeypatch.setattr(boards, "TOP", 3)
+    """Wins (first, better, worse) and games taken off, in a random order on tops of one and three
+    lines: after each, every page of one to four lines answers as the database does."""
+    monkeypatch.setattr(boards, "TOPS", (1, 3))
     rng = random.Random(seed)
     players = [make_player(f"p{i}") for i in range(6)]
     watcher = client_for(make_player("watcher"))  # signed in: the anonymous rate would stop the reads
@@ -405,7 +441,7 @@ def streak_lines(client) -> list[tuple]:
 
 
 def test_a_streak_change_reads_the_top_again_only_when_it_lands_in_it(committed, monkeypatch, anon_client):
-    monkeypatch.setattr(boards, "TOP", 1)
+    monkeypatch.setattr(boards, "TOPS", (1,))
     alice, bob = make_player("alice"), make_player("bob")
     win_daily(alice)
     assert streak_lines(anon_client) == [("alice", 1, 1)]
@@ -422,10 +458,10 @@ def test_a_streak_change_reads_the_top_again_only_when_it_lands_in_it(committed,
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_every_kept_ladder_and_streak_page_agrees_with_the_board_after_any_change(committed, monkeypatch, seed):
-    """Ranked wins over three days and wins taken off, in a random order on a top of two lines: after
-    each, every page of one to three lines of the month's ladder and of the streaks answers as the
-    database does."""
-    monkeypatch.setattr(boards, "TOP", 2)
+    """Ranked wins over three days and wins taken off, in a random order on tops of one and two lines:
+    after each, every page of one to three lines of the month's ladder and of the streaks answers as
+    the database does."""
+    monkeypatch.setattr(boards, "TOPS", (1, 2))
     rng = random.Random(seed)
     players = [make_player(f"p{i}") for i in range(5)]
     watcher = client_for(make_player("watcher"))  # signed in: the anonymous rate would stop the reads
@@ -487,26 +523,34 @@ def test_a_line_its_own_transaction_put_below_the_top_is_in_it_once_a_removal_be
 
 
 def versions_of(board: str) -> tuple:
-    return tuple(cache.get(boards._version_key(name)) for name in (board, boards.top_of(board)))
+    return tuple(cache.get(boards._version_key(name)) for name in (board, *(boards.top_of(board, end) for end in boards.TOPS)))
 
 
 @pytest.mark.parametrize(
-    ("check", "top_moves"),
-    [(lambda: False, False), (lambda: True, True), (None, True)],
-    ids=["below", "in the top", "not asked"],
+    ("place", "moved"),
+    [
+        (lambda: None, (True, False, False, False)),
+        (lambda: 3, (True, False, True, True)),
+        (lambda: 2, (True, False, True, True)),
+        (lambda: 1, (True, True, True, True)),
+        (None, (True, True, True, True)),
+    ],
+    ids=["below", "third", "second", "first", "not asked"],
 )
-def test_a_change_moves_its_boards_version_and_its_tops_when_it_lands_there(db, django_capture_on_commit_callbacks, check, top_moves):
+def test_a_change_moves_its_boards_version_and_each_top_it_lands_in(db, monkeypatch, django_capture_on_commit_callbacks, place, moved):
+    """Tops of one, three and five lines: a change at the second or third place is in the last two."""
+    monkeypatch.setattr(boards, "TOPS", (1, 3, 5))
     board = boards.records_board(CASUAL_DEAL, "safe", False)
-    boards.Kept(board, [])  # both versions made
+    boards.Kept(board, [])  # every version made
     before = versions_of(board)
     with django_capture_on_commit_callbacks(execute=True):
-        boards.board_changed(board, top=check)
+        boards.board_changed(board, place=place)
     after = versions_of(board)
-    assert after[0] != before[0] and (after[1] != before[1]) == top_moves
+    assert tuple(a != b for a, b in zip(after, before, strict=True)) == moved
 
 
-def test_a_top_check_that_fails_moves_the_tops_version_on(db, django_capture_on_commit_callbacks, caplog):
-    """The change is committed: its top is read again rather than missed."""
+def test_a_top_check_that_fails_moves_every_tops_version_on(db, django_capture_on_commit_callbacks, caplog):
+    """The change is committed: its tops are read again rather than missed."""
     board = boards.records_board(CASUAL_DEAL, "safe", False)
     boards.Kept(board, [])
     before = versions_of(board)
@@ -515,7 +559,7 @@ def test_a_top_check_that_fails_moves_the_tops_version_on(db, django_capture_on_
         raise OperationalError("the database went away")
 
     with django_capture_on_commit_callbacks(execute=True):
-        boards.board_changed(board, top=check)
+        boards.board_changed(board, place=check)
     after = versions_of(board)
-    assert after[0] != before[0] and after[1] != before[1]
+    assert all(a != b for a, b in zip(after, before, strict=True))
     assert "top not checked" in caplog.text

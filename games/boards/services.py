@@ -92,67 +92,78 @@ def _version_key(board: str) -> str:
     return f"boards:version:{board}"
 
 
-def _new_version(board: str) -> None:
-    """A version never given before, so that no page kept at an earlier one (nor at one that the cache
-    forgot and made again) is ever taken for this one's."""
+def _new_versions(boards: list[str]) -> None:
+    """Versions never given before (one round trip), so that no page kept at an earlier one (nor at one
+    that the cache forgot and made again) is ever taken for one of these."""
     try:
-        cache.set(_version_key(board), uuid.uuid4().hex, timeout=VERSION_KEEP_S)
+        cache.set_many({_version_key(board): uuid.uuid4().hex for board in boards}, timeout=VERSION_KEEP_S)
     except Exception as exc:  # the cache backend's own errors: the change is committed, never fail it
-        logger.warning("board %s: version not moved on, cache unavailable: %s: %s", board, type(exc).__name__, exc)
+        logger.warning("board %s: version not moved on, cache unavailable: %s: %s", boards[0], type(exc).__name__, exc)
 
 
-#: A board's first lines, whose pages are kept with a version of their own (the board's top): a change
-#: that lands below them moves only the board's version, so the pages most read stay kept while a
-#: crowded board changes far below them. The largest page (freecell_site.pagination.MAX_PAGE_SIZE).
-TOP = 200
+#: The ends of a board's top pages: a page that ends at or before one of them (the first such) is kept
+#: with that top's version, which a change landing below it leaves as it is, so the pages most read stay
+#: kept while a crowded board changes below them. The game page reads the first line (the record), a
+#: board page 50 lines by default or 100, the largest page 200 (freecell_site.pagination.MAX_PAGE_SIZE).
+TOPS = (1, 10, 50, 100, 200)
 
 
-def top_of(board: str) -> str:
-    """A board's first TOP lines, as their version is named."""
-    return f"{board}:top"
+def top_of(board: str, end: int) -> str:
+    """A board's first `end` lines, as their version is named."""
+    return f"{board}:top{end}"
 
 
-def board_changed(board: str, *, top: Callable[[], bool] | None = None) -> None:
+def board_changed(board: str, *, place: Callable[[], int | None] | None = None) -> None:
     """After commit, the board has a new version: a read from then on reads what was committed. Moved
     on after the commit, not before: a read between the two would keep the board as it was under the
-    new version. Its top's version moves on too, unless `top()`, asked after the commit, says the
-    change lands below it. Asked after the commit, not inside it: a line that the change's own snapshot
-    puts just below the top can be in it once a removal committed beside it shows. Asked after, the
-    last change to alter the top finds its line (or its old place) still there, so the top's version
-    moves on after every change of it."""
+    new version. The version of each of its tops that ends at or after the change's place moves on
+    too: every top when `place` is not given, none when `place()`, asked after the commit, says the
+    change lands below them all (None). Asked after the commit, not inside it: a line that the change's
+    own snapshot puts just below a top can be in it once a removal committed beside it shows. Asked
+    after, the last change to alter a top finds its line (or its old place) still there, so the top's
+    version moves on after every change of it."""
 
     def moved() -> None:
-        _new_version(board)
-        if top is None or _lands_in_top(board, top):
-            _new_version(top_of(board))
+        at = 1 if place is None else _place_now(board, place)
+        _new_versions([board, *(top_of(board, end) for end in TOPS if at is not None and at <= end)])
 
     transaction.on_commit(moved)
 
 
-def _lands_in_top(board: str, top: Callable[[], bool]) -> bool:
+def _place_now(board: str, place: Callable[[], int | None]) -> int | None:
     try:
-        return top()
-    except DatabaseError as exc:  # the change is committed: its top is read again rather than missed
+        return place()
+    except DatabaseError as exc:  # the change is committed: its tops are read again rather than missed
         logger.warning("board %s: top not checked, database unavailable: %s: %s", board, type(exc).__name__, exc)
-        return True
+        return 1
 
 
-def in_top(order: tuple[str, ...], values: tuple, *runs) -> Callable[[], bool]:
-    """Whether a line with `values` (of `order`'s fields, as order_by takes them) is, or would be, among
-    the first TOP lines of a board: at or ahead of its TOP-th line. The board is one run of rows (a
-    queryset read in `order` from its ranking index, TOP entries long), or several merged (the living
-    streaks of yesterday and today, each from its own day's index)."""
+def place_in_top(order: tuple[str, ...], values: tuple, *runs) -> Callable[[], int | None]:
+    """The place a line with `values` (of `order`'s fields, as order_by takes them) is at, or would be
+    at, among the first lines of a board, up to the largest top (TOPS); None below it. The board is one
+    run of rows (a queryset read in `order` from its ranking index), or several merged (the living
+    streaks of yesterday and today, each from its own day's index). A line below the top costs one
+    row read (the top's last line); one within it, its place counted in the top's lines."""
 
     def key(row: tuple) -> tuple:
         return tuple(-value if field.startswith("-") else value for field, value in zip(order, row, strict=True))
 
-    def check() -> bool:
+    def check() -> int | None:
+        last = TOPS[-1]
         read = [run.order_by(*order).values_list(*(field.lstrip("-") for field in order)) for run in runs]
         if len(read) == 1:
-            edge = list(read[0][TOP - 1 : TOP])
+            edge = list(read[0][last - 1 : last])
+            if edge and key(values) > key(edge[0]):
+                return None
+            # Within the top, as its last line says: the place is counted in a second read, and when a
+            # change committed between the two puts the line past it there, the top's last place stands.
+            rows = list(read[0][:last])
         else:
-            edge = sorted((row for rows in read for row in rows[:TOP]), key=key)[TOP - 1 : TOP]
-        return not edge or key(values) <= key(edge[0])
+            rows = sorted((row for rows in read for row in rows[:last]), key=key)[:last]
+        place = 1 + sum(1 for row in rows if key(row) < key(values))
+        if place <= last:
+            return place
+        return last if len(read) == 1 else None
 
     return check
 
@@ -170,8 +181,8 @@ def _version_now(keys: list[str], found: dict) -> list[str]:
 class Kept:
     """Parts of one board as it is now (its count, a page, a caller's line), each kept in the cache with
     the board's version it was read at: a part kept at another version is read again, and kept anew.
-    A page within the board's first TOP lines (`top=True`) is kept with its top's version instead,
-    which a change landing below them leaves as it is.
+    A page that ends within one of the board's tops (TOPS) is kept with that top's version instead,
+    which a change landing below the top leaves as it is.
 
     The board's versions come in the same round trip as the parts named first (`parts`), so a part is
     never taken for a later version than the one read with it; a change committed after that read moves
@@ -180,22 +191,25 @@ class Kept:
 
     def __init__(self, board: str, parts: list[str]):
         self.board, self.found, self.fresh = board, {}, {}
-        versions = [_version_key(EVERY_BOARD), _version_key(board), _version_key(top_of(board))]
+        versions = [_version_key(EVERY_BOARD), _version_key(board), *(_version_key(top_of(board, end)) for end in TOPS)]
         try:
             self.found = cache.get_many([*versions, *map(self._key, parts)])
-            every, whole, top = _version_now(versions, self.found)
-            self.version, self.top_version = f"{every}.{whole}", f"{every}.{top}"
+            every, whole, *tops = _version_now(versions, self.found)
+            self.version = f"{every}.{whole}"
+            self.top_versions = {end: f"{every}.{top}" for end, top in zip(TOPS, tops, strict=True)}
         except Exception as exc:  # the cache backend's own errors: the database answers alone
             logger.warning("board %s read without the cache, unavailable: %s: %s", board, type(exc).__name__, exc)
-            self.version = self.top_version = None
+            self.version, self.top_versions = None, {}
 
     def _key(self, part: str) -> str:
         return f"boards:{self.board}:{part}"
 
-    def get(self, part: str, read: Callable[[], object], *, top: bool = False) -> object:
-        """The part as kept at the board's version (its top's, for a page within the top), else `read()`
-        (kept by `keep`). A part not named first costs a round trip of its own."""
-        version = self.top_version if top else self.version
+    def get(self, part: str, read: Callable[[], object], *, end: int | None = None) -> object:
+        """The part as kept at the board's version (for a page whose last line is `end`, the version of
+        the first top that holds it, if one does), else `read()` (kept by `keep`). A part not named
+        first costs a round trip of its own."""
+        top = next((top for top in TOPS if end is not None and end <= top), None)
+        version = self.version if top is None else self.top_versions.get(top)
         if version is None:
             return read()
         key = self._key(part)
@@ -341,9 +355,9 @@ def _best_score(deal: str, autoplay: str, bot: bool):
 
 def _records_changed(deal: str, autoplay: str, bot: bool, line: tuple, *, ask: bool = True) -> None:
     """The deal's board changed at `line` (a score: the better of the line's old and new places), in
-    its top or below it; `ask=False` moves its top's version on without asking."""
-    top = in_top(DealRecord.ORDER, line, _records(deal, autoplay, bot)) if ask else None
-    board_changed(records_board(deal, autoplay, bot), top=top)
+    its tops or below them; `ask=False` moves every top's version on without asking."""
+    place = place_in_top(DealRecord.ORDER, line, _records(deal, autoplay, bot)) if ask else None
+    board_changed(records_board(deal, autoplay, bot), place=place)
 
 
 def record_game(game: Game, *, announce: bool = True, bot: bool | None = None) -> bool:
@@ -429,7 +443,7 @@ def _change_entry(player_id: int, month: dt.date, bot: bool, *, points: int = 0,
     # In its top or below it: at the better of the line's old and new places (more points, then wins).
     points_won = max((entry.points, entry.won), (entry.points + points, entry.won + won))
     ladder = LadderEntry.objects.filter(month=month, bot=bot)
-    board_changed(ladder_board(month, bot), top=in_top(LadderEntry.ORDER, (*points_won, player_id), ladder))
+    board_changed(ladder_board(month, bot), place=place_in_top(LadderEntry.ORDER, (*points_won, player_id), ladder))
 
 
 def mark_played(player_id: int, date: dt.date) -> bool:
@@ -492,20 +506,21 @@ def _store_streak(player_id: int, bot: bool, old: Streak | None, new: tuple[dt.d
     _bumps(StreakTally, changes)
     _bumps(LongestTally, longest)
     was = None if old is None else (old.last_day, old.current, old.longest)
-    board_changed(streaks_board(bot), top=_streak_in_top(player_id, bot, was, new))
+    board_changed(streaks_board(bot), place=_streak_place(player_id, bot, was, new))
 
 
-def _streak_in_top(player_id: int, bot: bool, old: tuple | None, new: tuple | None) -> Callable[[], bool]:
-    """Whether a streak's change, from `old` to `new` (each (last day, current, longest), or None), is
-    among the board's first TOP lines as of today: at the better of its places while living (a streak
-    no longer current is in the top only while fewer than TOP are living)."""
+def _streak_place(player_id: int, bot: bool, old: tuple | None, new: tuple | None) -> Callable[[], int | None]:
+    """The place of a streak's change, from `old` to `new` (each (last day, current, longest), or None),
+    among the board's top lines as of today (place_in_top): the better of its places while living; a
+    streak no longer current comes after every living one, which is where it is counted (at its
+    earliest, so its tops move on when it might be in them)."""
 
-    def check() -> bool:
+    def check() -> int | None:
         yesterday = today() - dt.timedelta(days=1)
         living = [(current, best) for last_day, current, best in filter(None, (old, new)) if last_day >= yesterday]
         current, best = max(living, default=(0, 0))
         days = [Streak.objects.filter(bot=bot, last_day=day) for day in (yesterday, yesterday + dt.timedelta(days=1))]
-        return in_top(Streak.LIVING_ORDER, (current, best, player_id), *days)()
+        return place_in_top(Streak.LIVING_ORDER, (current, best, player_id), *days)()
 
     return check
 

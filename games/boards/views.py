@@ -50,8 +50,8 @@ def _board(request, shape: PageSerializer, board, *, friends, count, page, mine,
     tallies; its count and each page, written (`shape.write`), are the same for every caller, and the
     caller's own line (`me`) is theirs whatever the page: each is kept in the cache with the board's
     version (services.Kept), so a change of the board is read from the database at once, and a board
-    that did not change is not; a page within the board's first lines (services.TOP) is kept until a change
-    lands among them. `record(bots=...)`: the board's first line (the deal's record),
+    that did not change is not; a page that ends within one of the board's tops (services.TOPS) is kept
+    until a change lands in that top. `record(bots=...)`: the board's first line (the deal's record),
     whatever the scope and page; `as_of`: what else a page and `me` depend on (the streaks' day)."""
     scope, players = _scope(request), players_asked(request)
     bots = players == "bots"
@@ -87,8 +87,8 @@ def _board(request, shape: PageSerializer, board, *, friends, count, page, mine,
                 parts["record"] = (entries[0] if number == 1 and entries else None) or record(bots=bots)
             return shape.write(**parts)
 
-        # A page within the board's first lines is kept with their own version (a change below them leaves it).
-        written = kept.get(page_part(number, size), read_page, top=number * size <= services.TOP)
+        # A page within the board's first lines is kept with their version (a change below them leaves it).
+        written = kept.get(page_part(number, size), read_page, end=number * size)
         own = kept.get(mine_part, lambda: shape.write(me=mine(bots=bots))) if signed_in else shape.write(me=None)
         written = {**written, **own}
         kept.keep()
