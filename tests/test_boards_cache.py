@@ -23,6 +23,7 @@ from games.boards import selectors
 from games.boards import services as boards
 from games.fairplay import services as fairplay
 from games.models import DealRecord, Game, LadderEntry, Streak
+from games.sockets import boards as live_board
 from tests.support.boards import CASUAL_DEAL, names_and_moves, win_casual
 from tests.support.daily import make_test_daily, win_daily
 from tests.support.players import client_for, make_player
@@ -377,17 +378,42 @@ def test_a_win_in_the_top_leaves_the_pages_ending_before_its_place_kept(committe
     assert lines(anon_client, "?page_size=1") == [("fay", 2, 0)]
 
 
-def test_a_lines_place_is_counted_within_the_top_and_none_below_it(db, monkeypatch):
-    monkeypatch.setattr(boards, "TOPS", (1, 3))
-    for name, moves in (("alice", 3), ("bob", 5), ("carol", 7), ("dave", 9)):
+def test_a_lines_place_is_counted_within_the_smaller_tops_the_largest_ones_end_past_them_and_none_below(db, monkeypatch):
+    monkeypatch.setattr(boards, "TOPS", (1, 2, 4))
+    for name, moves in (("alice", 3), ("bob", 5), ("carol", 7), ("dave", 9), ("erin", 11)):
         win_casual(make_player(name), moves=moves)
     rows = DealRecord.objects.filter(deal=CASUAL_DEAL, autoplay="safe", bot=False)
     fields = [field.lstrip("-") for field in DealRecord.ORDER]
     places = [boards.place_in_top(DealRecord.ORDER, line, rows)() for line in rows.order_by(*DealRecord.ORDER).values_list(*fields)]
-    assert places == [1, 2, 3, None]
+    assert places == [1, 2, 4, 4, None]
     bob = rows.values_list(*fields).get(player__username="bob")
     assert boards.place_in_top(DealRecord.ORDER, (4, *bob[1:]), rows)() == 2  # a line not on the board: where it would be
-    assert boards.place_in_top(DealRecord.ORDER, (8, *bob[1:]), rows)() is None
+    assert boards.place_in_top(DealRecord.ORDER, (10, *bob[1:]), rows)() is None
+
+
+def test_a_watchers_frame_after_a_change_below_its_top_reads_only_the_count_and_its_own_line(committed, monkeypatch, django_assert_num_queries):
+    """The live board socket reads its top as the REST board does (games.boards.reading): kept, the
+    frame costs no query; after a change below its top, the count (once for every watcher) and each
+    watcher's own line; after a change in it, its lines too."""
+    monkeypatch.setattr(boards, "TOPS", (2,))
+    monkeypatch.setattr(live_board, "TOP", 2)
+    alice, bob = make_player("alice"), make_player("bob")
+    win_casual(alice, moves=3)
+    win_casual(bob, moves=5)
+    first = live_board.board_top(CASUAL_DEAL, "safe", alice)
+    with django_assert_num_queries(0):
+        assert live_board.board_top(CASUAL_DEAL, "safe", alice) == first
+    behind_the_boards_back(alice)
+    win_casual(make_player("carol"), moves=7)  # third: below the top
+    with django_assert_num_queries(2):
+        frame = live_board.board_top(CASUAL_DEAL, "safe", alice)
+    assert frame["entries"] == first["entries"] and frame["count"] == 3 and frame["me"]["undos"] == 9
+    with django_assert_num_queries(1):
+        assert live_board.board_top(CASUAL_DEAL, "safe", bob)["me"]["rank"] == 2
+    win_casual(make_player("dave"), moves=4)  # second: in the top
+    frame = live_board.board_top(CASUAL_DEAL, "safe", alice)
+    assert [(e["username"], e["undos"]) for e in frame["entries"]] == [("alice", 9), ("dave", 0)]
+    assert frame["record"] == frame["entries"][0]
 
 
 def ladder_lines(client) -> list[tuple]:

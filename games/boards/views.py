@@ -15,7 +15,16 @@ from freecell_site.errors import ServiceError
 from freecell_site.filters import FilteredList
 from freecell_site.pagination import PAGING, page_asked, page_bounds, page_links
 from games.boards import selectors, services
-from games.boards.serializers import LadderSerializer, PageSerializer, RecordsSerializer, StreaksSerializer
+from games.boards.reading import read_board
+from games.boards.serializers import (
+    LADDER,
+    RECORDS,
+    STREAKS,
+    LadderSerializer,
+    PageSerializer,
+    RecordsSerializer,
+    StreaksSerializer,
+)
 from games.boards.services import POINTS_RULE
 from games.daily.views import PLAYERS, players_asked
 from games.play.serializers import ErrorSerializer
@@ -47,12 +56,10 @@ def _board(request, shape: PageSerializer, board, *, friends, count, page, mine,
     """The answer of a board of people or bots (`?players=`): each reader takes `bots`, `board(bots)`
     names the board's version (games.boards.services). The friends board is ranked among its players
     (a short list, read whole). The whole board is read one page at a time with ranks from its
-    tallies; its count and each page, written (`shape.write`), are the same for every caller, and the
-    caller's own line (`me`) is theirs whatever the page: each is kept in the cache with the board's
-    version (services.Kept), so a change of the board is read from the database at once, and a board
-    that did not change is not; a page that ends within one of the board's tops (services.TOPS) is kept
-    until a change lands in that top. `record(bots=...)`: the board's first line (the deal's record),
-    whatever the scope and page; `as_of`: what else a page and `me` depend on (the streaks' day)."""
+    tallies, through the cache (games.boards.reading.read_board): a change of the board is read from
+    the database at once, and a board that did not change is not. `record(bots=...)`: the board's
+    first line (the deal's record), whatever the scope and page; `as_of`: what else a page and `me`
+    depend on (the streaks' day)."""
     scope, players = _scope(request), players_asked(request)
     bots = players == "bots"
     if scope == "friends":
@@ -65,43 +72,23 @@ def _board(request, shape: PageSerializer, board, *, friends, count, page, mine,
         me = next((line for line in lines if line.username == request.user.username), None)
         written = shape.write(**parts, me=me)
     else:
-        signed_in = request.user.is_authenticated
-        mine_part = f"me:{as_of}:{request.user.pk}"  # each caller's own
-
-        def page_part(number: int, size: int) -> str:
-            return f"page:{as_of}:{number}:{size}"
-
-        # The parts asked for with the board's version, in one round trip: the page too when the request
-        # names its number (`last` waits for the count, which says which it is).
-        asked, size = page_asked(request)
-        first = ["count", *([mine_part] if signed_in else []), *([page_part(asked, size)] if asked is not None else [])]
-        kept = services.Kept(board(bots), first)
-        total = kept.get("count", lambda: count(bots=bots))
-        number, size = page_bounds(request, total)
-
-        def read_page() -> dict:
-            entries = page(offset=(number - 1) * size, limit=size, bots=bots) if total else []
-            parts = {"entries": entries}
-            if record is not None:
-                # The record is the board's first line: the first page of the whole board already holds it.
-                parts["record"] = (entries[0] if number == 1 and entries else None) or record(bots=bots)
-            return shape.write(**parts)
-
-        # A page within the board's first lines is kept with their version (a change below them leaves it).
-        written = kept.get(page_part(number, size), read_page, end=number * size)
-        own = kept.get(mine_part, lambda: shape.write(me=mine(bots=bots))) if signed_in else shape.write(me=None)
-        written = {**written, **own}
-        kept.keep()
+        total, number, size, written = read_board(
+            board(bots),
+            shape,
+            request.user,
+            asked=page_asked(request),
+            bounds=lambda total: page_bounds(request, total),
+            count=lambda: count(bots=bots),
+            page=lambda **at: page(**at, bots=bots),
+            mine=lambda: mine(bots=bots),
+            record=None if record is None else lambda: record(bots=bots),
+            as_of=as_of,
+        )
     nxt, prev = page_links(request, number, size, total)
     return {
         "scope": scope, "players": players, "count": total, "page": number, "page_size": size,
         "next": nxt, "previous": prev, shape.WRITTEN: written,
     }
-
-
-#: One writer of each answer, made once: a serializer copies its class's fields when first used (0.4 ms
-#: a request), and writing an answer changes nothing in them.
-RECORDS, LADDER, STREAKS = RecordsSerializer(), LadderSerializer(), StreaksSerializer()
 
 
 class DealRecordsView(FilteredList, APIView):

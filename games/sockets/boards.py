@@ -2,7 +2,7 @@
 
 `?autoplay=none|safe` (default safe) and `?players=people|bots` (default people) pick the board. A frame
 `{"type": "records", ...}` carries the board's top (`record`, `entries`, `count`, and the viewer's
-`me`), read from the database; a push says whether the record (rank 1) just fell (`record_fell`). The
+`me`), read as the REST board reads them (through the cache); a push says whether the record (rank 1) just fell (`record_fell`). The
 bus only says that the deal's board of people or of bots changed, so a lost push costs a late frame at
 most: `sync` asks for the board again.
 """
@@ -12,8 +12,9 @@ from __future__ import annotations
 from urllib.parse import parse_qs
 
 from freecell_site.errors import ServiceError
-from games.boards import selectors
-from games.boards.serializers import RecordEntrySerializer
+from games.boards import selectors, services
+from games.boards.reading import read_board
+from games.boards.serializers import RECORDS
 from games.boards.services import records_group
 from games.daily.leaderboard import PLAYERS
 from games.engine import EngineError
@@ -25,15 +26,21 @@ TOP = 10
 
 def board_top(deal: str, autoplay: str, viewer, *, bots: bool = False) -> dict:
     """The top of the deal's board of people (or of bots) and the viewer's line, as a socket frame's
-    fields (reads only)."""
-    lines = RecordEntrySerializer(selectors.record_page(deal, autoplay, offset=0, limit=TOP, bots=bots), many=True).data
-    mine = selectors.record_line_of(deal, autoplay, viewer, bots=bots)
-    return {
-        "record": lines[0] if lines else None,
-        "entries": lines,
-        "count": selectors.record_count(deal, autoplay, bots=bots),
-        "me": RecordEntrySerializer(mine).data if mine is not None else None,
-    }
+    fields: read as `GET /api/deals/<deal>/records/?page_size=10` reads them, through the cache, so
+    a change tells every watcher and the first to read after it reads the database for the others
+    (a change below the top, only the count and each viewer's own line)."""
+    count, _number, _size, written = read_board(
+        services.records_board(deal, autoplay, bots),
+        RECORDS,
+        viewer,
+        asked=(1, TOP),
+        bounds=lambda _count: (1, TOP),
+        count=lambda: selectors.record_count(deal, autoplay, bots=bots),
+        page=lambda **at: selectors.record_page(deal, autoplay, **at, bots=bots),
+        mine=lambda: selectors.record_line_of(deal, autoplay, viewer, bots=bots),
+        record=lambda: selectors.record_of(deal, autoplay, bots=bots),
+    )
+    return {"record": written["record"], "entries": written["entries"], "count": count, "me": written["me"]}
 
 
 class RecordsConsumer(Socket):
