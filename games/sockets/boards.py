@@ -2,9 +2,9 @@
 
 `?autoplay=none|safe` (default safe) and `?players=people|bots` (default people) pick the board. A frame
 `{"type": "records", ...}` carries the board's top (`record`, `entries`, `count`, and the viewer's
-`me`), read as the REST board reads them (through the cache); a push says whether the record (rank 1) just fell (`record_fell`). The
-bus only says that the deal's board of people or of bots changed, so a lost push costs a late frame at
-most: `sync` asks for the board again.
+`me`), read as the REST board reads them (through the cache); a push says whether the record (rank 1)
+just fell (`record_fell`). The bus only says that the deal's board of people or of bots changed, so a
+lost push costs a late frame at most: `sync` asks for the board again.
 """
 
 from __future__ import annotations
