@@ -51,12 +51,12 @@ def server_env(database_url: str, **extra: str) -> dict:
 
 
 @contextlib.contextmanager
-def daphne(env: dict, count: int = 1):
-    """Starts `count` Daphne processes; yields their ports; stops them."""
+def daphne(env: dict, count: int = 1, app: str = "freecell_site.asgi:application"):
+    """Starts `count` Daphne processes serving `app`; yields their ports; stops them."""
     ports = [free_port() for _ in range(count)]
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "freecell_site.asgi:application"],
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), app],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         for port in ports

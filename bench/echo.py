@@ -9,6 +9,9 @@ three statements every action runs (games.play.store: read the game by its key, 
 version check, append an action) in one transaction, through the same hop to a database thread as
 a game socket's action (games.sockets.database.db). No rules, no serializer, no follow-ups. What a move
 costs above it is the rules engine, the game's JSON, the follow-ups and the socket's own checks.
+
+`POST /bench/floor/<game>/` is the same floor over REST (bench/floor.py, for `bench/api.py`), served
+through the service's own bridge to its worker threads.
 """
 
 from __future__ import annotations
@@ -25,13 +28,16 @@ from channels.auth import AuthMiddlewareStack
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.routing import URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
-from django.db import transaction
+from django.conf import settings
 from django.urls import path
 
-from freecell_site.asgi import application as service
+from freecell_site.asgi import application as service  # first: it sets Django up
+
+# isort: split
+from bench.floor import FloorHandler, store_an_action
+from freecell_site.forwarded import ForwardedForMiddleware
 from freecell_site.origin import SameOriginValidator
-from games.play import store
-from games.play.models import Action
+from freecell_site.wsgi_bridge import WSGIBridge
 from games.sockets.base import Socket
 from games.sockets.database import db
 from games.sockets.frames import MAX_FRAME, parse_frame
@@ -148,17 +154,6 @@ if os.environ.get("BENCH_LOG_GC") in ("1", "types"):
     log_long_collections()
 
 
-def store_an_action(game_id: int) -> None:
-    """An action's three statements in one transaction: the game read, its version moved on, an
-    action appended at the next index (a bench game's history: it is never replayed)."""
-    with transaction.atomic():
-        game = store.read_game(game_id)
-        read_version = game.version
-        game.version += 1
-        store.write_game(game, ("version",), read_version)
-        store.insert_action(Action(game=game, index=read_version, kind="move", notation="5a", via="api"))
-
-
 class FloorConsumer(EchoConsumer):
     """`/ws/floor/<room>/<game>/`: the echo, after storing an action of `game` each frame."""
 
@@ -171,6 +166,9 @@ class FloorConsumer(EchoConsumer):
             return
         await db(store_an_action)(self.game_id)
         await super().receive(text_data=text_data)
+
+
+floor_http = ForwardedForMiddleware(WSGIBridge(FloorHandler(), workers=settings.HTTP_THREADS))
 
 
 echo_router = URLRouter(
@@ -188,4 +186,6 @@ async def application(scope, receive, send):
         _lag_watch.append(asyncio.get_running_loop().create_task(watch_loop_lag()))
     if scope["type"] == "websocket" and scope["path"].startswith(("/ws/echo/", "/ws/floor/")):
         return await echo(scope, receive, send)
+    if scope["type"] == "http" and scope["path"].startswith("/bench/floor/"):
+        return await floor_http(scope, receive, send)
     return await service(scope, receive, send)
