@@ -41,6 +41,15 @@ class Client:
         return response.status, json.loads(response.read() or b"{}")
 
 
+def timed(client: Client, method: str, path: str, body: dict | None = None) -> tuple[float, dict]:
+    """One request answered 200: its round trip in seconds, and its answer."""
+    started = time.perf_counter()
+    status, answer = client.call(method, path, body)
+    elapsed = time.perf_counter() - started
+    assert status == 200, (status, answer)
+    return elapsed, answer
+
+
 class Player:
     """Plays one game with legal moves, undoing when stuck and starting a new game when over."""
 
@@ -61,10 +70,7 @@ class Player:
             self.start()
             legal = self.board.legal_moves()
         move = str(legal[(self.count * 7919) % len(legal)])
-        started = time.perf_counter()
-        status, body = self.client.call("POST", f"/api/games/{self.game['id']}/moves/", {"move": move, "ply": self.game["ply"]})
-        elapsed = time.perf_counter() - started
-        assert status == 200, (status, body)
+        elapsed, body = timed(self.client, "POST", f"/api/games/{self.game['id']}/moves/", {"move": move, "ply": self.game["ply"]})
         self.game = body
         self.board = Board.from_state(body["state"])
         self.count += 1
@@ -85,19 +91,11 @@ def floor_game(client: Client) -> int:
 
 
 def floor_step(client: Client, game_id: int) -> float:
-    started = time.perf_counter()
-    status, body = client.call("POST", f"/bench/floor/{game_id}/", {"move": "5a", "ply": 0})
-    elapsed = time.perf_counter() - started
-    assert status == 200, (status, body)
-    return elapsed
+    return timed(client, "POST", f"/bench/floor/{game_id}/", {"move": "5a", "ply": 0})[0]
 
 
 def ping_step(client: Client) -> float:
-    started = time.perf_counter()
-    status, body = client.call("GET", "/api/ping/")
-    elapsed = time.perf_counter() - started
-    assert status == 200, (status, body)
-    return elapsed
+    return timed(client, "GET", "/api/ping/")[0]
 
 
 def round_trips(port: int, token: str, count: int) -> tuple[list[float], list[float], list[float]]:
